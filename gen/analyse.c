@@ -1,0 +1,230 @@
+/* analyse.c - pass 4: static facts about a schedule at one (p, root):
+ * who sends which blocks to whom in every round, totals, and an
+ * alpha-beta-gamma prediction. Feeds `collgen explain` and the worked
+ * table in each emitted file's header. Reports no errors of its own.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+#include "sim.h"
+
+void cg_model_init(struct cg_model *m)
+{
+    m->alpha_us = 1.0;
+    m->beta_ns_B = 0.1;
+    m->gamma_ns_B = 0.2;
+}
+
+struct tally {
+    const struct cg_schedule *s; /* what runs */
+    struct cg_analysis *a;       /* totals */
+    const struct cg_model *model;/* costs */
+    FILE *trace;                 /* per-instance lines, or NULL */
+    int compact;                 /* one line per instance */
+    const char *prefix;          /* before each compact line */
+    long blocks;                 /* B */
+    long nb[CG_BUF_COUNT_];      /* blocks per buffer */
+    size_t vec;                  /* elements in one full vector */
+    double *sent;                /* per rank, bytes */
+    double *recv;                /* per rank, bytes */
+    double *reduced;             /* per rank, bytes */
+    double *step_out;            /* per rank, this instance */
+    double *step_in;             /* per rank, this instance */
+};
+
+static double range_bytes(const struct tally *t, const struct cg_sim_range *r)
+{
+    size_t base = t->vec / (size_t)t->blocks, rem = t->vec % (size_t)t->blocks, n = 0;
+    for (long i = 0; i < r->n; i++) {
+        long j = ((r->first + i) % t->nb[r->buf]) % t->blocks;
+        n += base + ((size_t)j < rem ? 1 : 0);
+    }
+    return (double)n * (double)t->a->elem_size;
+}
+
+static void instance_head(struct tally *t, const struct cg_sim_where *w)
+{
+    const struct cg_step *st = w->step;
+    if (t->compact) {
+        fprintf(t->trace, "%s%s", t->prefix, w->phase->name);
+        if (w->has_round) {
+            fprintf(t->trace, " %s=%lld", w->phase->var, (long long)w->round);
+        }
+        fprintf(t->trace, " %s:", st->name);
+    } else {
+        fprintf(t->trace, "phase %s", w->phase->name);
+        if (w->has_round) {
+            fprintf(t->trace, ", %s=%lld", w->phase->var, (long long)w->round);
+        }
+        if (strcmp(st->name, cg_op_names[st->kind]) == 0) {
+            fprintf(t->trace, ", step %s (%s:%d)\n", st->name, t->s->file, st->pos.line);
+        } else {
+            fprintf(t->trace, ", step %s (%s, %s:%d)\n", st->name, cg_op_names[st->kind],
+                    t->s->file, st->pos.line);
+        }
+    }
+}
+
+static int on_start(void *arg, const struct cg_sim_where *w, long blocks, const long *nblocks)
+{
+    struct tally *t = arg;
+    (void)w;
+    t->blocks = blocks;
+    memcpy(t->nb, nblocks, sizeof(t->nb));
+    return 0;
+}
+
+static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_sim_msg *sends,
+                       int nsends, const struct cg_sim_msg *recvs, int nrecvs)
+{
+    struct tally *t = arg;
+    struct cg_analysis *a = t->a;
+    if (nsends == 0 && nrecvs == 0) {
+        return 0;
+    }
+    memset(t->step_out, 0, sizeof(double) * (size_t)a->p);
+    memset(t->step_in, 0, sizeof(double) * (size_t)a->p);
+    for (int k = 0; k < nsends; k++) {
+        double b = range_bytes(t, &sends[k].range);
+        t->step_out[sends[k].rank] += b;
+        t->sent[sends[k].rank] += b;
+        a->messages++;
+    }
+    for (int k = 0; k < nrecvs; k++) {
+        double b = range_bytes(t, &recvs[k].range);
+        t->step_in[recvs[k].rank] += b;
+        t->recv[recvs[k].rank] += b;
+    }
+    double most = 0;
+    for (int r = 0; r < a->p; r++) {
+        most = t->step_out[r] > most ? t->step_out[r] : most;
+        most = t->step_in[r] > most ? t->step_in[r] : most;
+    }
+    a->rounds++;
+    a->t_alpha_us += t->model->alpha_us;
+    a->t_beta_us += most * t->model->beta_ns_B / 1000.0;
+    if (t->trace == NULL) {
+        return 0;
+    }
+    instance_head(t, w);
+    char rb[96];
+    for (int r = 0; r < a->p; r++) {
+        int first = 1;
+        for (int k = 0; k < nsends; k++) {
+            if (sends[k].rank != r) {
+                continue;
+            }
+            cg_sim_range_str(&sends[k].range, t->nb[sends[k].range.buf], rb, sizeof(rb));
+            if (t->compact) {
+                fprintf(t->trace, " %d->%d %s;", r, sends[k].peer, rb);
+            } else if (first) {
+                fprintf(t->trace, "  rank %d: %s -> %d", r, rb, sends[k].peer);
+            } else {
+                fprintf(t->trace, ", %s -> %d", rb, sends[k].peer);
+            }
+            first = 0;
+        }
+        if (t->compact) {
+            continue;
+        }
+        for (int k = 0; k < nrecvs; k++) {
+            if (recvs[k].rank != r) {
+                continue;
+            }
+            cg_sim_range_str(&recvs[k].range, t->nb[recvs[k].range.buf], rb, sizeof(rb));
+            if (first) {
+                fprintf(t->trace, "  rank %d: %s <- %d", r, rb, recvs[k].peer);
+            } else {
+                fprintf(t->trace, ", %s <- %d", rb, recvs[k].peer);
+            }
+            first = 0;
+        }
+        if (!first) {
+            fputc('\n', t->trace);
+        }
+    }
+    if (t->compact) {
+        fputc('\n', t->trace);
+    }
+    return 0;
+}
+
+static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim_local *ops,
+                    int nops)
+{
+    struct tally *t = arg;
+    struct cg_analysis *a = t->a;
+    int reduce = w->step->kind == CG_STEP_REDUCE;
+    double most = 0;
+    for (int k = 0; k < nops; k++) {
+        double b = range_bytes(t, &ops[k].dst);
+        if (reduce) {
+            t->reduced[ops[k].rank] += b;
+            a->reduce_sum_B += b;
+            most = b > most ? b : most;
+        } else {
+            a->copy_sum_B += b;
+        }
+    }
+    a->t_gamma_us += most * t->model->gamma_ns_B / 1000.0;
+    if (t->trace == NULL) {
+        return 0;
+    }
+    instance_head(t, w);
+    char d[96], f[96];
+    for (int k = 0; k < nops; k++) {
+        cg_sim_range_str(&ops[k].dst, t->nb[ops[k].dst.buf], d, sizeof(d));
+        cg_sim_range_str(&ops[k].src, t->nb[ops[k].src.buf], f, sizeof(f));
+        const char *how = !reduce ? "=" : w->step->order == CG_ORDER_INTO_FROM ? "op=" : "=op";
+        if (t->compact) {
+            fprintf(t->trace, " %d: %s %s %s;", ops[k].rank, d, how, f);
+        } else {
+            fprintf(t->trace, "  rank %d: %s %s %s\n", ops[k].rank, d, how, f);
+        }
+    }
+    if (t->compact) {
+        fputc('\n', t->trace);
+    }
+    return 0;
+}
+
+int cg_analyse(struct cg_gen *g, const struct cg_schedule *s, int p, int root, size_t count,
+               int elem_size, const struct cg_model *model, FILE *trace, int compact,
+               const char *prefix, struct cg_analysis *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->p = p;
+    a->root = root;
+    a->count = count;
+    a->elem_size = elem_size;
+    struct tally t = { 0 };
+    t.s = s;
+    t.a = a;
+    t.model = model;
+    t.trace = trace;
+    t.compact = compact;
+    t.prefix = prefix ? prefix : "";
+    t.vec = (s->coll == CG_C_ALLGATHER || s->coll == CG_C_REDUCE_SCATTER_BLOCK)
+                ? count * (size_t)p
+                : count;
+    double *mem = calloc((size_t)p * 5, sizeof(double));
+    if (mem == NULL) {
+        cg_panic("out of memory");
+    }
+    t.sent = mem;
+    t.recv = mem + p;
+    t.reduced = mem + 2 * p;
+    t.step_out = mem + 3 * p;
+    t.step_in = mem + 4 * p;
+    struct cg_sim_consumer c = { &t, on_start, on_exchange, on_local, NULL };
+    int rc = cg_sim_run(g, s, p, root, &c);
+    for (int r = 0; r < p; r++) {
+        a->sent_sum_B += t.sent[r];
+        a->sent_max_B = t.sent[r] > a->sent_max_B ? t.sent[r] : a->sent_max_B;
+        a->recv_max_B = t.recv[r] > a->recv_max_B ? t.recv[r] : a->recv_max_B;
+        a->reduce_max_B = t.reduced[r] > a->reduce_max_B ? t.reduced[r] : a->reduce_max_B;
+    }
+    free(mem);
+    return rc;
+}

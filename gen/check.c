@@ -1,0 +1,341 @@
+/* check.c - pass 2: names bound, identifiers and shapes checked.
+ *
+ * Owns: unsafe identifiers, unknown or duplicate names, buffers a
+ * collective does not have, writes into the read-only input, a missing
+ * scratch declaration, root in an unrooted collective. After it succeeds
+ * every expression's names have slots and tag ids are assigned.
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "ir.h"
+
+const char *const cg_op_names[CG_STEP_KINDS_] = {
+#define X(id, name, doc) name,
+    CG_OPS(X)
+#undef X
+};
+
+const struct cg_coll_info cg_colls[CG_C_COUNT_] = {
+#define X(id, name, reduces, rooted) { name, reduces, rooted },
+    CG_COLLS(X)
+#undef X
+};
+
+const char *const cg_buf_names[CG_BUF_COUNT_] = { "in", "out", "tmp" };
+
+/* Names the emitted code uses itself, and C's keywords: a schedule may not
+ * declare them. */
+static const char *const reserved[] = {
+    "p", "rank", "root", "count", "sendbuf", "recvbuf", "buffer", "sendcount", "recvcount",
+    "sendtype", "recvtype", "datatype", "op", "comm", "rc", "c", "in", "out", "tmp", "geom", "mine",
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+    "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex",
+    "_Imaginary", "_Alignas", "_Alignof", "_Atomic", "_Generic", "_Noreturn",
+    "_Static_assert", "_Thread_local", "main", "errno", "NULL", "bool", "true", "false",
+    "log2", "ceil_log2", "pof2", "pow", "min", "max", "ceil_div", NULL
+};
+
+#define CG_MAX_IDENT 40
+
+struct scope_entry {
+    const char *name;  /* declared name */
+    int slot;          /* its slot */
+    struct cg_pos pos; /* where declared (0 for builtins) */
+    int *used;         /* set to 1 when an expression mentions it (may be NULL) */
+};
+
+struct checker {
+    struct cg_gen *g;            /* context */
+    struct cg_schedule *s;       /* what is checked */
+    struct scope_entry vars[256];/* visible names, innermost last */
+    int nvars;                   /* entries used */
+    int nslots;                  /* slots handed out */
+    const char *slot_names[256]; /* by slot */
+    const char *context;         /* what the current expression is, for messages */
+};
+
+static void err(struct checker *ck, struct cg_pos pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void err(struct checker *ck, struct cg_pos pos, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cg_verror(&ck->g->diag, ck->s->file, pos, fmt, ap);
+    va_end(ap);
+}
+
+/* A safe C identifier of ours: [a-z_][a-z0-9_]* (lower case, so that the
+ * upper-case tag constants made from it stay unique), at most 40 characters,
+ * not reserved, no cg_/mpi_ prefix, no leading or double underscore. */
+static int ident_ok(struct checker *ck, const char *name, struct cg_pos pos, const char *what)
+{
+    if (name == NULL) {
+        return 0;
+    }
+    size_t n = strlen(name);
+    int ok = n > 0 && n <= CG_MAX_IDENT && (islower((unsigned char)name[0]) || name[0] == '_');
+    for (size_t i = 0; ok && i < n; i++) {
+        unsigned char ch = (unsigned char)name[i];
+        ok = islower(ch) || isdigit(ch) || ch == '_';
+    }
+    if (!ok) {
+        err(ck, pos, "%s '%s' is not a safe identifier: use lower-case letters, digits and "
+            "'_', starting with a letter, at most %d characters", what, name, CG_MAX_IDENT);
+        return 0;
+    }
+    if (name[0] == '_' || strstr(name, "__") != NULL || strncmp(name, "cg_", 3) == 0 ||
+        strncmp(name, "mpi_", 4) == 0 || strncmp(name, "pmpi_", 5) == 0) {
+        err(ck, pos, "%s '%s' uses a reserved prefix or '__'", what, name);
+        return 0;
+    }
+    for (int i = 0; reserved[i]; i++) {
+        if (strcmp(name, reserved[i]) == 0) {
+            err(ck, pos, "%s '%s' is reserved (a C keyword or a name the generated code uses)",
+                what, name);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int declare(struct checker *ck, const char *name, struct cg_pos pos, const char *what,
+                   int *used)
+{
+    if (!ident_ok(ck, name, pos, what)) {
+        return -1;
+    }
+    for (int i = 0; i < ck->nvars; i++) {
+        if (strcmp(ck->vars[i].name, name) == 0) {
+            err(ck, pos, "%s '%s' is already defined", what, name);
+            if (ck->vars[i].pos.line > 0) {
+                cg_note(&ck->g->diag, ck->s->file, ck->vars[i].pos, "first defined here");
+            }
+            return -1;
+        }
+    }
+    if (ck->nvars >= 256 || ck->nslots >= 256) {
+        err(ck, pos, "too many names (256 at most)");
+        return -1;
+    }
+    int slot = ck->nslots++;
+    ck->slot_names[slot] = name;
+    ck->vars[ck->nvars++] = (struct scope_entry){ name, slot, pos, used };
+    return slot;
+}
+
+static void bind_one(struct cg_expr *e, void *arg)
+{
+    struct checker *ck = arg;
+    for (int i = ck->nvars - 1; i >= 0; i--) {
+        if (strcmp(ck->vars[i].name, e->name) == 0) {
+            e->slot = ck->vars[i].slot;
+            if (ck->vars[i].used) {
+                *ck->vars[i].used = 1;
+            }
+            return;
+        }
+    }
+    if (strcmp(e->name, "root") == 0) {
+        err(ck, e->pos, "'root' in %s: %s has no root", ck->context, cg_colls[ck->s->coll].name);
+    } else if (strcmp(e->name, "count") == 0) {
+        err(ck, e->pos, "'count' in %s: schedules are verified for every count, so peers and "
+            "blocks may not depend on it", ck->context);
+    } else {
+        err(ck, e->pos, "unknown name '%s' in %s", e->name, ck->context);
+    }
+}
+
+static void bind(struct checker *ck, struct cg_expr *e, const char *context)
+{
+    if (e != NULL) {
+        ck->context = context;
+        cg_expr_walk_names(e, bind_one, ck);
+    }
+}
+
+static void ref(struct checker *ck, struct cg_ref *r, int writes, const char *what)
+{
+    const struct cg_schedule *s = ck->s;
+    if (r->buf == CG_BUF_IN) {
+        if (s->coll != CG_C_REDUCE_SCATTER_BLOCK) {
+            err(ck, r->pos, "%s uses 'in': %s schedules work on 'out' (the runtime copies the "
+                "input there first)", what, cg_colls[s->coll].name);
+        } else if (writes) {
+            err(ck, r->pos, "%s writes into 'in', which is read-only", what);
+        }
+    }
+    if (r->buf == CG_BUF_TMP && s->scratch == NULL) {
+        err(ck, r->pos, "%s uses 'tmp' but the schedule declares no \"scratch\"", what);
+    }
+    bind(ck, r->first, what);
+    bind(ck, r->count, what);
+}
+
+static void lets(struct checker *ck, struct cg_let *l, int n)
+{
+    for (int i = 0; i < n; i++) {
+        bind(ck, l[i].expr, "a let binding");
+        l[i].slot = declare(ck, l[i].name, l[i].pos, "let name", &l[i].used);
+    }
+}
+
+static const char *step_default_name(const struct cg_phase *ph, int i, struct cg_arena *a)
+{
+    const char *base = cg_op_names[ph->steps[i].kind];
+    int before = 0, total = 0;
+    for (int j = 0; j < ph->nsteps; j++) {
+        if (ph->steps[j].kind == ph->steps[i].kind && ph->steps[j].name == NULL) {
+            total++;
+            if (j < i) {
+                before++;
+            }
+        }
+    }
+    return total == 1 ? base : cg_arena_printf(a, "%s_%d", base, before + 1);
+}
+
+int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
+{
+    struct checker *ck = cg_arena_alloc(arena, sizeof(*ck));
+    ck->g = g;
+    ck->s = s;
+    int before = g->diag.errors;
+    struct cg_pos none = { 0, 0 };
+    ck->vars[0] = (struct scope_entry){ "p", CG_SLOT_P, none, NULL };
+    ck->vars[1] = (struct scope_entry){ "rank", CG_SLOT_RANK, none, NULL };
+    ck->slot_names[0] = "p";
+    ck->slot_names[1] = "rank";
+    ck->slot_names[2] = "root";
+    ck->nvars = 2;
+    if (cg_colls[s->coll].rooted) {
+        ck->vars[ck->nvars++] = (struct scope_entry){ "root", CG_SLOT_ROOT, none, NULL };
+    }
+    ck->nslots = CG_SLOT_FIRST_FREE;
+
+    if (ident_ok(ck, s->name, s->pos, "schedule name")) {
+        const char *cn = cg_colls[s->coll].name;
+        size_t n = strlen(cn);
+        if (strncmp(s->name, cn, n) != 0 || s->name[n] != '_' || s->name[n + 1] == '\0') {
+            err(ck, s->pos, "schedule name '%s' must start with '%s_'", s->name, cn);
+        }
+    }
+    if (s->summary != NULL) {
+        int ok = s->summary[0] != '\0' && strlen(s->summary) <= 200 &&
+                 strstr(s->summary, "*/") == NULL && strstr(s->summary, "??") == NULL;
+        for (const char *c = s->summary; ok && *c; c++) {
+            ok = *c >= 32 && *c < 127 && *c != '\\';
+        }
+        if (!ok) {
+            err(ck, s->pos, "\"summary\" must be one line of at most 200 printable ASCII "
+                "characters, without '\\', '*/' or '?\?'");
+        }
+    }
+    if (s->coll == CG_C_ALLGATHER || s->coll == CG_C_REDUCE_SCATTER_BLOCK) {
+        if (s->blocks != NULL) {
+            err(ck, s->blocks_pos, "\"blocks\" is fixed for %s: block i belongs to rank i",
+                cg_colls[s->coll].name);
+        }
+        struct cg_expr *e = cg_arena_alloc(arena, sizeof(*e));
+        e->kind = CG_E_NAME;
+        e->name = "p";
+        e->slot = CG_SLOT_P;
+        e->pos = s->blocks_pos;
+        s->blocks = e;
+    } else if (s->blocks == NULL) {
+        err(ck, s->blocks_pos, "a %s schedule needs \"blocks\" (how many blocks the vector is "
+            "split into, e.g. \"p\" or 1)", cg_colls[s->coll].name);
+    }
+    if (s->commutative && !cg_colls[s->coll].reduces) {
+        err(ck, s->pos, "\"requires\": {\"commutative\"} makes no sense for %s, which does "
+            "not reduce", cg_colls[s->coll].name);
+    }
+    for (int i = 0; i < s->nparams; i++) {
+        s->params[i].slot = declare(ck, s->params[i].name, s->params[i].pos, "parameter name",
+                                    NULL);
+    }
+    bind(ck, s->blocks, "\"blocks\"");
+    bind(ck, s->scratch, "\"scratch\"");
+    lets(ck, s->lets, s->nlets);
+    int global_vars = ck->nvars;
+
+    int step_index = 1, tag = 1;
+    for (int pi = 0; pi < s->nphases; pi++) {
+        struct cg_phase *ph = &s->phases[pi];
+        if (ident_ok(ck, ph->name, ph->pos, "phase name")) {
+            for (int pj = 0; pj < pi; pj++) {
+                if (s->phases[pj].name && strcmp(s->phases[pj].name, ph->name) == 0) {
+                    err(ck, ph->pos, "phase name '%s' is already used", ph->name);
+                    cg_note(&g->diag, s->file, s->phases[pj].pos, "first used here");
+                }
+            }
+        }
+        ck->nvars = global_vars;
+        bind(ck, ph->when, "a phase's \"when\"");
+        ph->tag_id = tag++;
+        if (ph->rounds != CG_ROUNDS_NONE) {
+            bind(ck, ph->from, "\"rounds\"");
+            bind(ck, ph->to, "\"rounds\"");
+            ph->var_slot = declare(ck, ph->var, ph->rounds_pos, "round variable", &ph->var_used);
+            ph->round_tag_id = tag++;
+        }
+        lets(ck, ph->lets, ph->nlets);
+        if (ph->nsteps == 0) {
+            err(ck, ph->pos, "phase '%s' has no steps", ph->name ? ph->name : "?");
+        }
+        for (int si = 0; si < ph->nsteps; si++) {
+            struct cg_step *st = &ph->steps[si];
+            st->index = step_index++;
+            st->tag_id = tag++;
+            if (st->name != NULL) {
+                if (strcmp(st->name, "round") == 0) {
+                    err(ck, st->pos, "step name 'round' is reserved (it names the round tag)");
+                } else if (ident_ok(ck, st->name, st->pos, "step name")) {
+                    for (int sj = 0; sj < si; sj++) {
+                        if (ph->steps[sj].name && strcmp(ph->steps[sj].name, st->name) == 0) {
+                            err(ck, st->pos, "step name '%s' is already used in phase '%s'",
+                                st->name, ph->name);
+                        }
+                    }
+                }
+            }
+            bind(ck, st->when, "a step's \"when\"");
+            for (int k = 0; k < st->nsends; k++) {
+                bind(ck, st->sends[k].when, "a send's \"when\"");
+                bind(ck, st->sends[k].peer, "\"to\"");
+                ref(ck, &st->sends[k].ref, 0, "a send");
+            }
+            for (int k = 0; k < st->nrecvs; k++) {
+                bind(ck, st->recvs[k].when, "a receive's \"when\"");
+                bind(ck, st->recvs[k].peer, "\"from\"");
+                ref(ck, &st->recvs[k].ref, 1, "a receive");
+            }
+            if (st->kind == CG_STEP_REDUCE || st->kind == CG_STEP_COPY) {
+                const char *what = st->kind == CG_STEP_REDUCE ? "a reduce step" : "a copy step";
+                ref(ck, &st->dst, 1, what);
+                ref(ck, &st->src, 0, what);
+                if (st->kind == CG_STEP_REDUCE && !cg_colls[s->coll].reduces) {
+                    err(ck, st->pos, "a reduce step in a %s schedule: %s has no op",
+                        cg_colls[s->coll].name, cg_colls[s->coll].name);
+                }
+            }
+        }
+        for (int si = 0; si < ph->nsteps; si++) {
+            if (ph->steps[si].name == NULL) {
+                ph->steps[si].name = step_default_name(ph, si, arena);
+            }
+        }
+    }
+    s->ntags = tag;
+    s->nslots = ck->nslots;
+    s->slot_names = cg_arena_alloc(arena, sizeof(char *) * (size_t)ck->nslots);
+    memcpy(s->slot_names, ck->slot_names, sizeof(char *) * (size_t)ck->nslots);
+    if (g->diag.errors > before) {
+        return -1;
+    }
+    s->checked = 1;
+    return 0;
+}

@@ -1,0 +1,101 @@
+/* expr.h - integer expressions of the schedule language, as trees.
+ *
+ * Grammar (C precedence, lowest first):
+ *   cond   := or ( '?' cond ':' cond )?
+ *   or     := and ( '||' and )*
+ *   and    := bor ( '&&' bor )*
+ *   bor    := bxor ( '|' bxor )*
+ *   bxor   := band ( '^' band )*
+ *   band   := eq ( '&' eq )*
+ *   eq     := rel ( ( '==' | '!=' ) rel )*
+ *   rel    := shift ( ( '<' | '<=' | '>' | '>=' ) shift )*
+ *   shift  := add ( ( '<<' | '>>' ) add )*
+ *   add    := mul ( ( '+' | '-' ) mul )*
+ *   mul    := unary ( ( '*' | '/' | '%' ) unary )*
+ *   unary  := ( '-' | '!' | '~' | '+' ) unary | primary
+ *   primary:= INT | NAME | NAME '(' cond ( ',' cond )* ')' | '(' cond ')'
+ *
+ * Semantics (64-bit signed): '/' is floor division, '%' is never negative
+ * (a % b == a - b * floor(a / b), b > 0 required), comparisons and logic give
+ * 0 or 1, '&&' '||' '?:' short-circuit. Functions: log2(x) (floor, x >= 1),
+ * ceil_log2(x) (x >= 1), pof2(x) (largest power of two <= x, x >= 1),
+ * pow(b, e) (e >= 0), min(a, b), max(a, b), ceil_div(a, b) (b > 0).
+ * Errors at evaluation: division or modulo by zero or negative divisor, shift
+ * count outside 0..62, log2/ceil_log2/pof2 of x < 1, pow with e < 0, overflow.
+ */
+#ifndef CG_EXPR_H
+#define CG_EXPR_H
+
+#include "base.h"
+
+enum cg_expr_kind {
+    CG_E_NUM,   /* integer literal: num */
+    CG_E_NAME,  /* identifier: name, bound to slot by the check pass */
+    CG_E_UNARY, /* op a */
+    CG_E_BINARY,/* a op b */
+    CG_E_COND,  /* a ? b : c */
+    CG_E_CALL   /* fn(args[0..nargs-1]) */
+};
+
+enum cg_expr_op {
+    CG_OP_NONE,
+    CG_OP_NEG, CG_OP_NOT, CG_OP_BNOT,                   /* unary - ! ~ */
+    CG_OP_ADD, CG_OP_SUB, CG_OP_MUL, CG_OP_DIV, CG_OP_MOD,
+    CG_OP_SHL, CG_OP_SHR, CG_OP_BAND, CG_OP_BOR, CG_OP_BXOR,
+    CG_OP_LT, CG_OP_LE, CG_OP_GT, CG_OP_GE, CG_OP_EQ, CG_OP_NE,
+    CG_OP_AND, CG_OP_OR
+};
+
+enum cg_expr_fn {
+    CG_FN_LOG2, CG_FN_CEIL_LOG2, CG_FN_POF2, CG_FN_POW,
+    CG_FN_MIN, CG_FN_MAX, CG_FN_CEIL_DIV
+};
+
+struct cg_expr {
+    enum cg_expr_kind kind; /* which of the fields below are used */
+    enum cg_expr_op op;     /* UNARY and BINARY */
+    enum cg_expr_fn fn;     /* CALL */
+    int64_t num;            /* NUM */
+    const char *name;       /* NAME: the identifier (arena copy) */
+    int slot;               /* NAME: environment index, -1 until bound */
+    struct cg_expr *a;      /* first operand (UNARY, BINARY, COND) */
+    struct cg_expr *b;      /* second operand (BINARY, COND) */
+    struct cg_expr *c;      /* third operand (COND) */
+    struct cg_expr **args;  /* CALL arguments */
+    int nargs;              /* CALL argument count */
+    struct cg_pos pos;      /* where this node starts in the schedule file */
+};
+
+/* Parses text (the contents of a JSON string whose first character is at
+ * `start` in `file`) into a tree allocated from `arena`. On a syntax error
+ * reports "file:line:col: error: ..." through d, with the column of the
+ * offending character, and returns NULL. Names stay unbound (slot -1). */
+struct cg_expr *cg_expr_parse(struct cg_arena *arena, struct cg_diag *d, const char *file,
+                              struct cg_pos start, const char *text);
+
+/* Evaluation. env[slot] holds each bound name's value. Returns 0 and sets
+ * *out, or returns -1 and sets *bad to the failing node and *why to a static
+ * message ("division by zero", "log2 of 0", ...). A NAME with slot < 0 is an
+ * error ("unbound name"). */
+int cg_expr_eval(const struct cg_expr *e, const int64_t *env, int64_t *out,
+                 const struct cg_expr **bad, const char **why);
+
+/* Prints e as C into buf (always NUL-terminated, truncated at cap), with the
+ * fewest parentheses that keep C's meaning. '/' and '%' print as
+ * cg_div(a, b) and cg_mod(a, b) unless both operands are provably
+ * non-negative constants or ...: always use the functions, for simplicity
+ * and to keep floor semantics. Functions print as cg_log2(x), cg_ceil_log2,
+ * cg_pof2, cg_pow, cg_min, cg_max, cg_ceil_div. Names print as themselves.
+ * Returns the length it wanted to write. */
+size_t cg_expr_print_c(const struct cg_expr *e, char *buf, size_t cap);
+
+/* Prints e back in schedule syntax (for dumps and diagnostics). */
+size_t cg_expr_print(const struct cg_expr *e, char *buf, size_t cap);
+
+/* Calls fn on every NAME node (for binding names in the check pass). */
+void cg_expr_walk_names(struct cg_expr *e, void (*fn)(struct cg_expr *name, void *arg), void *arg);
+
+/* 1 when e mentions no NAME (a constant). */
+int cg_expr_is_const(const struct cg_expr *e);
+
+#endif

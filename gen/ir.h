@@ -1,0 +1,171 @@
+/* ir.h - the schedule IR: the one contract between the generator's passes.
+ *
+ * parse fills these structs from JSON (every node carries its source
+ * position, expressions are trees with unbound names); check binds names to
+ * environment slots, checks identifiers, shapes and the collective's rules,
+ * and sets `checked`. verify, analyse and the emitters only read a checked IR.
+ * Buffers are (buffer id, block range), never pointers, so an IR can be
+ * simulated, dumped and compared.
+ */
+#ifndef CG_IR_H
+#define CG_IR_H
+
+#include "base.h"
+#include "expr.h"
+
+/* The closed list of step kinds, with their one-line semantics. */
+#define CG_OPS(X)                                                          \
+    X(EXCHANGE, "exchange", "post this step's sends and receives, then wait for all") \
+    X(REDUCE, "reduce", "into[i] = into[i] op from[i] (or from op into), order stated") \
+    X(COPY, "copy", "to[i] = from[i]")                                     \
+    X(CALL, "call", "run a collective on a sub-communicator (not yet supported)")
+
+enum cg_op_kind {
+#define X(id, name, doc) CG_STEP_##id,
+    CG_OPS(X)
+#undef X
+    CG_STEP_KINDS_
+};
+
+extern const char *const cg_op_names[CG_STEP_KINDS_];
+
+/* The collectives, in the order of enum cg_coll in runtime/cg_algo.h. */
+#define CG_COLLS(X)                                   \
+    X(ALLREDUCE, "allreduce", 1, 0)                   \
+    X(ALLGATHER, "allgather", 0, 0)                   \
+    X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block", 1, 0) \
+    X(BCAST, "bcast", 0, 1)
+
+enum cg_coll_kind {
+#define X(id, name, reduces, rooted) CG_C_##id,
+    CG_COLLS(X)
+#undef X
+    CG_C_COUNT_
+};
+
+struct cg_coll_info {
+    const char *name; /* as written in schedules */
+    int reduces;      /* takes an MPI_Op */
+    int rooted;       /* has a root */
+};
+extern const struct cg_coll_info cg_colls[CG_C_COUNT_];
+
+enum cg_bufid { CG_BUF_IN, CG_BUF_OUT, CG_BUF_TMP, CG_BUF_COUNT_ };
+extern const char *const cg_buf_names[CG_BUF_COUNT_];
+
+enum cg_range_kind {
+    CG_RANGE_BLOCK, /* {"block": first}: one block, 0 <= first < nblocks */
+    CG_RANGE_SPAN,  /* {"first": first, "count": count}: wraps modulo nblocks */
+    CG_RANGE_ALL    /* "all": every block of the buffer */
+};
+
+/* A block range of one buffer. */
+struct cg_ref {
+    enum cg_bufid buf;       /* which buffer */
+    enum cg_range_kind kind; /* how the range is given */
+    struct cg_expr *first;   /* BLOCK and SPAN */
+    struct cg_expr *count;   /* SPAN */
+    struct cg_pos pos;       /* the "buf" object */
+};
+
+/* One send or receive of an exchange step. */
+struct cg_xfer {
+    struct cg_expr *when; /* posted only when true (NULL: always) */
+    struct cg_expr *peer; /* "to" for a send, "from" for a receive */
+    struct cg_ref ref;    /* what is sent, or where it lands */
+    struct cg_pos pos;    /* the send/recv object */
+};
+
+#define CG_ORDER_INTO_FROM 0 /* into = into op from */
+#define CG_ORDER_FROM_INTO 1 /* into = from op into */
+
+struct cg_step {
+    enum cg_op_kind kind;  /* what it does */
+    const char *name;      /* identifier, unique in the phase */
+    struct cg_expr *when;  /* runs only when true (NULL: always) */
+    struct cg_xfer *sends; /* EXCHANGE: posted in this order */
+    int nsends;            /* EXCHANGE */
+    struct cg_xfer *recvs; /* EXCHANGE: posted in this order */
+    int nrecvs;            /* EXCHANGE */
+    struct cg_ref dst;     /* REDUCE "into", COPY "to" */
+    struct cg_ref src;     /* REDUCE and COPY "from" */
+    int order;             /* REDUCE: CG_ORDER_* */
+    struct cg_pos pos;     /* the step object */
+    int index;             /* position in the schedule, all phases (MPI tag) */
+    int tag_id;            /* timing tag, relative to the schedule's first */
+};
+
+struct cg_let {
+    const char *name;     /* identifier */
+    struct cg_expr *expr; /* its value */
+    int slot;             /* environment slot */
+    int used;             /* some expression mentions it (check) */
+    struct cg_pos pos;    /* the key */
+};
+
+enum cg_rounds_kind {
+    CG_ROUNDS_NONE,   /* the phase runs once */
+    CG_ROUNDS_COUNT,  /* var = 0 .. count - 1 */
+    CG_ROUNDS_UP,     /* var = from .. to (inclusive) */
+    CG_ROUNDS_DOWN    /* var = from down to down_to (inclusive) */
+};
+
+struct cg_phase {
+    const char *name;          /* identifier, unique in the schedule */
+    struct cg_pos pos;         /* the phase object */
+    struct cg_expr *when;      /* ranks for which false skip the phase */
+    enum cg_rounds_kind rounds;/* how it loops */
+    const char *var;           /* round variable */
+    int var_slot;              /* its slot */
+    int var_used;              /* mentioned by some expression of the phase */
+    struct cg_expr *from;      /* UP, DOWN: first value; COUNT: NULL */
+    struct cg_expr *to;        /* COUNT: count; UP: last; DOWN: last */
+    struct cg_pos rounds_pos;  /* the rounds object */
+    struct cg_let *lets;       /* evaluated per round, in order */
+    int nlets;                 /* how many */
+    struct cg_step *steps;     /* in order */
+    int nsteps;                /* how many */
+    int tag_id;                /* phase tag (relative) */
+    int round_tag_id;          /* round tag (relative), -1 without rounds */
+};
+
+struct cg_param {
+    const char *name;  /* identifier */
+    int64_t value;     /* default, used by the verifier */
+    int slot;          /* environment slot */
+    struct cg_pos pos; /* the key */
+};
+
+/* Slots 0..2 of every environment. */
+#define CG_SLOT_P 0
+#define CG_SLOT_RANK 1
+#define CG_SLOT_ROOT 2
+#define CG_SLOT_FIRST_FREE 3
+
+struct cg_schedule {
+    const char *file;          /* path as given (repository-relative) */
+    const char *name;          /* identifier: "<collective>_<algorithm>" */
+    enum cg_coll_kind coll;    /* which collective */
+    const char *summary;       /* one line, printable ASCII */
+    int commutative;           /* requires a commutative op */
+    struct cg_expr *blocks;    /* B: blocks of out (and in) */
+    struct cg_pos blocks_pos;  /* where "blocks" is (or the schedule) */
+    struct cg_expr *scratch;   /* blocks of tmp (NULL: no tmp) */
+    struct cg_param *params;   /* tunable knobs with defaults */
+    int nparams;               /* how many */
+    struct cg_let *lets;       /* evaluated once per rank, in order */
+    int nlets;                 /* how many */
+    struct cg_phase *phases;   /* in order */
+    int nphases;               /* how many */
+    int nslots;                /* environment size */
+    const char **slot_names;   /* by slot (for dumps) */
+    struct cg_pos pos;         /* the top-level object */
+    int ntags;                 /* timing tags: call + phases + rounds + steps */
+    int checked;               /* set by check */
+};
+
+/* The passes (one file each). */
+int cg_parse(struct cg_gen *g, struct cg_arena *arena, const char *path, struct cg_schedule *s);
+int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s);
+
+#endif

@@ -1,0 +1,295 @@
+/* json.c - cJSON plus source positions (see json.h). */
+#include "json.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Maps byte offsets to line:col. */
+struct linemap {
+    const char *text; /* the document */
+    size_t len;       /* its length */
+    size_t *starts;   /* byte offset of each line's first character */
+    int nlines;       /* entries in starts */
+};
+
+static void linemap_init(struct linemap *m, struct cg_arena *a, const char *text, size_t len)
+{
+    int n = 1;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\n') {
+            n++;
+        }
+    }
+    m->text = text;
+    m->len = len;
+    m->nlines = n;
+    m->starts = cg_arena_alloc(a, sizeof(size_t) * (size_t)n);
+    int k = 0;
+    m->starts[k++] = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\n') {
+            m->starts[k++] = i + 1;
+        }
+    }
+}
+
+static struct cg_pos linemap_pos(const struct linemap *m, size_t off)
+{
+    int lo = 0, hi = m->nlines - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (m->starts[mid] <= off) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    struct cg_pos pos = { lo + 1, (int)(off - m->starts[lo]) + 1 };
+    return pos;
+}
+
+/* Prints the line of `off` and a caret under it, GCC style. */
+static void print_caret(struct cg_diag *d, const struct linemap *m, size_t off)
+{
+    struct cg_pos pos = linemap_pos(m, off);
+    size_t s = m->starts[pos.line - 1], e = s;
+    while (e < m->len && m->text[e] != '\n') {
+        e++;
+    }
+    if (d->errors > d->max_errors) {
+        return;
+    }
+    fprintf(d->sink, " %.*s\n ", (int)(e - s), m->text + s);
+    for (size_t i = s; i < off && i < e; i++) {
+        fputc(m->text[i] == '\t' ? '\t' : ' ', d->sink);
+    }
+    fputs("^ near here\n", d->sink);
+}
+
+static size_t skip_ws(const struct linemap *m, size_t i)
+{
+    while (i < m->len && (m->text[i] == ' ' || m->text[i] == '\t' || m->text[i] == '\n' ||
+                          m->text[i] == '\r')) {
+        i++;
+    }
+    return i;
+}
+
+/* Offset just past the string starting at text[i] == '"'; sets *esc when it
+ * holds an escape. */
+static size_t skip_string(const struct linemap *m, size_t i, int *esc)
+{
+    i++;
+    while (i < m->len && m->text[i] != '"') {
+        if (m->text[i] == '\\') {
+            *esc = 1;
+            i++;
+        }
+        i++;
+    }
+    return i + 1;
+}
+
+struct zip {
+    struct cg_arena *arena; /* where the tree goes */
+    struct cg_diag *diag;   /* duplicate keys are reported here */
+    const char *file;       /* for messages */
+    struct linemap map;     /* offsets to positions */
+};
+
+/* Builds the positioned node for cJSON item `it`, whose text starts at
+ * offset i (whitespace skipped). Returns the offset after the value. */
+static size_t zip_value(struct zip *z, const cJSON *it, size_t i, struct cg_json *out)
+{
+    const struct linemap *m = &z->map;
+    i = skip_ws(m, i);
+    out->pos = linemap_pos(m, i);
+    if (cJSON_IsObject(it) || cJSON_IsArray(it)) {
+        int is_obj = cJSON_IsObject(it);
+        out->kind = is_obj ? CG_J_OBJECT : CG_J_ARRAY;
+        int n = cJSON_GetArraySize(it);
+        out->nitems = n;
+        out->items = cg_arena_alloc(z->arena, sizeof(*out->items) * (size_t)(n > 0 ? n : 1));
+        i++; /* '{' or '[' */
+        int k = 0;
+        for (const cJSON *c = it->child; c; c = c->next, k++) {
+            struct cg_json *node = cg_arena_alloc(z->arena, sizeof(*node));
+            i = skip_ws(m, i);
+            if (m->text[i] == ',') {
+                i = skip_ws(m, i + 1);
+            }
+            if (is_obj) {
+                int esc = 0;
+                node->key = cg_arena_strdup(z->arena, c->string);
+                node->key_pos = linemap_pos(m, i);
+                i = skip_string(m, i, &esc);
+                i = skip_ws(m, i) + 1; /* ':' */
+                for (int j = 0; j < k; j++) {
+                    if (strcmp(out->items[j]->key, node->key) == 0) {
+                        cg_error(z->diag, z->file, node->key_pos, "duplicate key '%s'", node->key);
+                        cg_note(z->diag, z->file, out->items[j]->key_pos, "first defined here");
+                        break;
+                    }
+                }
+            }
+            i = zip_value(z, c, i, node);
+            out->items[k] = node;
+        }
+        i = skip_ws(m, i);
+        return i + 1; /* '}' or ']' */
+    }
+    if (cJSON_IsString(it)) {
+        out->kind = CG_J_STRING;
+        out->str = cg_arena_strdup(z->arena, it->valuestring);
+        out->str_pos = linemap_pos(m, i + 1);
+        return skip_string(m, i, &out->raw_escapes);
+    }
+    if (cJSON_IsNumber(it)) {
+        out->kind = CG_J_NUMBER;
+        out->num = it->valuedouble;
+        size_t e = i;
+        int plain = 1;
+        while (e < m->len && strchr("+-0123456789.eE", m->text[e]) != NULL) {
+            if (strchr(".eE", m->text[e]) != NULL) {
+                plain = 0;
+            }
+            e++;
+        }
+        if (plain) {
+            char buf[32];
+            size_t n = e - i < sizeof(buf) - 1 ? e - i : sizeof(buf) - 1;
+            memcpy(buf, m->text + i, n);
+            buf[n] = '\0';
+            errno = 0;
+            long long v = strtoll(buf, NULL, 10);
+            if (errno == 0) {
+                out->is_int = 1;
+                out->ival = v;
+            }
+        }
+        return e;
+    }
+    if (cJSON_IsBool(it)) {
+        out->kind = CG_J_BOOL;
+        out->boolean = cJSON_IsTrue(it);
+        return i + (out->boolean ? 4 : 5);
+    }
+    out->kind = CG_J_NULL;
+    return i + 4;
+}
+
+struct cg_json *cg_json_parse(struct cg_arena *arena, struct cg_diag *d, const char *file,
+                              const char *text, size_t len)
+{
+    struct zip z = { arena, d, file, { 0 } };
+    linemap_init(&z.map, arena, text, len);
+    const char *end = NULL;
+    /* len + 1: cJSON wants to see the terminating NUL when asked to
+     * reject trailing text. */
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+    if (root == NULL) {
+        size_t off = end ? (size_t)(end - text) : 0;
+        if (off > len) {
+            off = len;
+        }
+        size_t at = skip_ws(&z.map, off);
+        if (at >= len) {
+            cg_error(d, file, linemap_pos(&z.map, off),
+                     "invalid JSON: unexpected end of text (a '}', ']' or '\"' is missing)");
+        } else {
+            cg_error(d, file, linemap_pos(&z.map, at), "invalid JSON: unexpected '%c'", text[at]);
+            off = at;
+        }
+        print_caret(d, &z.map, off);
+        return NULL;
+    }
+    struct cg_json *top = cg_arena_alloc(arena, sizeof(*top));
+    int before = d->errors;
+    zip_value(&z, root, 0, top);
+    cJSON_Delete(root);
+    return d->errors > before ? NULL : top;
+}
+
+const struct cg_json *cg_json_get(const struct cg_json *obj, const char *key)
+{
+    if (obj == NULL || obj->kind != CG_J_OBJECT) {
+        return NULL;
+    }
+    for (int i = 0; i < obj->nitems; i++) {
+        if (strcmp(obj->items[i]->key, key) == 0) {
+            return obj->items[i];
+        }
+    }
+    return NULL;
+}
+
+int cg_json_check_keys(struct cg_diag *d, const char *file, const struct cg_json *obj,
+                       const char *what, const char *const *known)
+{
+    int bad = 0;
+    for (int i = 0; i < obj->nitems; i++) {
+        int ok = 0;
+        for (int k = 0; known[k]; k++) {
+            if (strcmp(obj->items[i]->key, known[k]) == 0) {
+                ok = 1;
+                break;
+            }
+        }
+        if (!ok) {
+            char list[512] = "";
+            size_t n = 0;
+            for (int k = 0; known[k] && n < sizeof(list) - 40; k++) {
+                n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", k ? ", " : "", known[k]);
+            }
+            cg_error(d, file, obj->items[i]->key_pos, "unknown key '%s' in %s; expected one of: %s",
+                     obj->items[i]->key, what, list);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+const char *cg_json_kind_name(enum cg_json_kind k)
+{
+    static const char *const names[] = { "null", "a boolean", "a number",
+                                         "a string", "an array", "an object" };
+    return names[k];
+}
+
+char *cg_read_file(struct cg_arena *arena, struct cg_diag *d, const char *path, size_t *len)
+{
+    struct cg_pos none = { 0, 0 };
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        cg_error(d, path, none, "cannot read: %s", strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (buf == NULL) {
+            fclose(f);
+            cg_panic("out of memory reading %s", path);
+        }
+        n += fread(buf + n, 1, cap - n - 1, f);
+        if (n < cap - 1) {
+            break;
+        }
+        cap *= 2;
+        buf = realloc(buf, cap);
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(buf);
+        cg_error(d, path, none, "cannot read: I/O error");
+        return NULL;
+    }
+    char *copy = cg_arena_alloc(arena, n + 1);
+    memcpy(copy, buf, n);
+    free(buf);
+    *len = n;
+    return copy;
+}

@@ -1,0 +1,142 @@
+/* mutate.c - mutation testing of the verifier.
+ *
+ * For a checked schedule, makes small mutants in the IR (peer off by one,
+ * block off by one, a dropped step, one round short, reduce operands
+ * swapped, operand order flipped), verifies each, and counts how many the
+ * verifier rejects. A mutant it accepts computes the collective for every
+ * p tried, so it is an equivalent mutant; each one is listed so that a
+ * person can confirm it (tests/mutants.equivalent holds the reviewed list).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mutate.h"
+#include "passes.h"
+
+static struct cg_expr *node(struct cg_arena *a, enum cg_expr_kind kind, struct cg_pos pos)
+{
+    struct cg_expr *e = cg_arena_alloc(a, sizeof(*e));
+    e->kind = kind;
+    e->slot = -1;
+    e->pos = pos;
+    return e;
+}
+
+static struct cg_expr *num(struct cg_arena *a, int64_t v, struct cg_pos pos)
+{
+    struct cg_expr *e = node(a, CG_E_NUM, pos);
+    e->num = v;
+    return e;
+}
+
+static struct cg_expr *bin(struct cg_arena *a, enum cg_expr_op op, struct cg_expr *x,
+                           struct cg_expr *y)
+{
+    struct cg_expr *e = node(a, CG_E_BINARY, x->pos);
+    e->op = op;
+    e->a = x;
+    e->b = y;
+    return e;
+}
+
+static struct cg_expr *name_p(struct cg_arena *a, struct cg_pos pos)
+{
+    struct cg_expr *e = node(a, CG_E_NAME, pos);
+    e->name = "p";
+    e->slot = CG_SLOT_P;
+    return e;
+}
+
+struct run {
+    struct cg_gen *g;        /* the quiet context mutants are verified in */
+    struct cg_schedule *s;   /* mutated in place, restored after each */
+    struct cg_mutate_stats *st; /* counts */
+    FILE *report;            /* where survivors are listed */
+};
+
+static void try_mutant(struct run *r, struct cg_pos pos, const char *what)
+{
+    r->g->diag.errors = 0;
+    int killed = cg_verify(r->g, r->s, NULL) != 0;
+    r->st->mutants++;
+    if (killed) {
+        r->st->killed++;
+    } else {
+        r->st->equivalent++;
+        fprintf(r->report, "%s:%d:%d: equivalent mutant: %s\n", r->s->file, pos.line, pos.col,
+                what);
+    }
+}
+
+int cg_mutate(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s, FILE *report,
+              struct cg_mutate_stats *stats)
+{
+    FILE *null = fopen("/dev/null", "w");
+    if (null == NULL) {
+        return -1;
+    }
+    struct cg_gen quiet = *g;
+    cg_diag_init(&quiet.diag, null);
+    quiet.diag.max_errors = 0;
+    struct run r = { &quiet, s, stats, report };
+    for (int pi = 0; pi < s->nphases; pi++) {
+        struct cg_phase *ph = &s->phases[pi];
+        if (ph->rounds != CG_ROUNDS_NONE) {
+            struct cg_expr *saved = ph->to;
+            int down = ph->rounds == CG_ROUNDS_DOWN;
+            ph->to = bin(arena, down ? CG_OP_ADD : CG_OP_SUB, saved, num(arena, 1, saved->pos));
+            try_mutant(&r, ph->rounds_pos, "one round short");
+            ph->to = saved;
+        }
+        for (int si = 0; si < ph->nsteps; si++) {
+            struct cg_step *st = &ph->steps[si];
+            for (int k = 0; k < st->nsends + st->nrecvs; k++) {
+                struct cg_xfer *x = k < st->nsends ? &st->sends[k] : &st->recvs[k - st->nsends];
+                struct cg_expr *peer = x->peer;
+                x->peer = bin(arena, CG_OP_MOD, bin(arena, CG_OP_ADD, peer, num(arena, 1, peer->pos)),
+                              name_p(arena, peer->pos));
+                try_mutant(&r, peer->pos, "peer off by one");
+                x->peer = peer;
+                struct cg_expr *first = x->ref.first;
+                if (first != NULL) {
+                    x->ref.first = bin(arena, CG_OP_ADD, first, num(arena, 1, first->pos));
+                    try_mutant(&r, first->pos, "block off by one");
+                    x->ref.first = first;
+                }
+            }
+            if (st->kind == CG_STEP_REDUCE || st->kind == CG_STEP_COPY) {
+                struct cg_ref *refs[2] = { &st->dst, &st->src };
+                for (int k = 0; k < 2; k++) {
+                    struct cg_expr *first = refs[k]->first;
+                    if (first != NULL) {
+                        refs[k]->first = bin(arena, CG_OP_ADD, first, num(arena, 1, first->pos));
+                        try_mutant(&r, first->pos, "block off by one");
+                        refs[k]->first = first;
+                    }
+                }
+            }
+            if (st->kind == CG_STEP_REDUCE) {
+                struct cg_ref tmp = st->dst;
+                st->dst = st->src;
+                st->src = tmp;
+                try_mutant(&r, st->pos, "reduce operands swapped (into <-> from)");
+                st->src = st->dst;
+                st->dst = tmp;
+                st->order ^= 1;
+                try_mutant(&r, st->pos, "reduce operand order flipped");
+                st->order ^= 1;
+            }
+            /* Drop the step: shift the rest down, then put it back. */
+            struct cg_step saved = *st;
+            memmove(&ph->steps[si], &ph->steps[si + 1],
+                    sizeof(*st) * (size_t)(ph->nsteps - si - 1));
+            ph->nsteps--;
+            try_mutant(&r, saved.pos, "step dropped");
+            ph->nsteps++;
+            memmove(&ph->steps[si + 1], &ph->steps[si], sizeof(*st) * (size_t)(ph->nsteps - si - 1));
+            ph->steps[si] = saved;
+        }
+    }
+    fclose(null);
+    return 0;
+}

@@ -1,0 +1,71 @@
+/* passes.h - the passes after check, which read a checked IR. */
+#ifndef CG_PASSES_H
+#define CG_PASSES_H
+
+#include <stdio.h>
+
+#include "ir.h"
+
+/* ---- verify.c ---- */
+
+struct cg_verify_stats {
+    long runs; /* (p, root) pairs simulated */
+};
+
+/* Every p of g->opt->p_list and every root (all up to all_roots_max_p, then
+ * 0, 1, p/2, p-1). Stops at the first counter-example, which it reports.
+ * Returns 0 when all pass. */
+int cg_verify(struct cg_gen *g, const struct cg_schedule *s, struct cg_verify_stats *stats);
+int cg_verify_one(struct cg_gen *g, const struct cg_schedule *s, int p, int root);
+
+/* ---- analyse.c ---- */
+
+/* Alpha-beta-gamma model: a step instance costs alpha + beta * (the most
+ * bytes any rank sends or receives in it); a reduce instance costs gamma *
+ * (the most bytes any rank reduces in it). Copies are counted, not costed. */
+struct cg_model {
+    double alpha_us;   /* latency per message round, microseconds */
+    double beta_ns_B;  /* transfer time, nanoseconds per byte */
+    double gamma_ns_B; /* reduction time, nanoseconds per byte */
+};
+
+struct cg_analysis {
+    int p;                 /* ranks */
+    int root;              /* root */
+    size_t count;          /* elements (the collective's count argument) */
+    int elem_size;         /* bytes per element */
+    long rounds;           /* exchange step instances that move data */
+    long messages;         /* messages with at least one block */
+    double sent_max_B;     /* most bytes sent by one rank */
+    double sent_sum_B;     /* bytes sent by all ranks */
+    double recv_max_B;     /* most bytes received by one rank */
+    double reduce_max_B;   /* most bytes reduced by one rank */
+    double reduce_sum_B;   /* bytes reduced by all ranks */
+    double copy_sum_B;     /* bytes copied locally by all ranks */
+    double t_alpha_us;     /* model: latency part */
+    double t_beta_us;      /* model: bandwidth part */
+    double t_gamma_us;     /* model: reduction part */
+};
+
+/* Simulates s at (p, root) and fills *a. When trace is not NULL, writes one
+ * block per step instance (compact: one line per instance, prefixed by
+ * `prefix`). Returns 0, or -1 when the schedule fails at this p. */
+int cg_analyse(struct cg_gen *g, const struct cg_schedule *s, int p, int root, size_t count,
+               int elem_size, const struct cg_model *model, FILE *trace, int compact,
+               const char *prefix, struct cg_analysis *a);
+
+void cg_model_init(struct cg_model *m);
+
+/* ---- emit_mpi.c, emit_registry.c ---- */
+
+/* Writes out_dir/mpi/<name>.c for s (checked and verified). Returns 0, or -1
+ * when a file cannot be written. */
+int cg_emit_mpi(struct cg_gen *g, const struct cg_schedule *s, int tag_base);
+
+/* Writes out_dir/mpi/collgen.h, out_dir/mpi/all.c and out_dir/registry.c for
+ * all schedules (sorted by file), and removes generated files of schedules
+ * that no longer exist. */
+int cg_emit_registry(struct cg_gen *g, const struct cg_schedule *const *s, int n,
+                     const int *tag_base);
+
+#endif

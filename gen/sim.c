@@ -1,0 +1,433 @@
+/* sim.c - lockstep execution of a checked schedule (see sim.h). */
+#include "sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CG_SIM_MAX_BLOCKS 65536   /* per buffer */
+#define CG_SIM_MAX_ROUNDS 1000000 /* per phase */
+
+long cg_sim_nblocks(enum cg_coll_kind coll, enum cg_bufid b, int p, long blocks, long scratch)
+{
+    switch (b) {
+    case CG_BUF_IN:
+        return coll == CG_C_REDUCE_SCATTER_BLOCK ? p : 0;
+    case CG_BUF_OUT:
+        if (coll == CG_C_ALLGATHER) {
+            return p;
+        }
+        return coll == CG_C_REDUCE_SCATTER_BLOCK ? 1 : blocks;
+    case CG_BUF_TMP:
+        return scratch;
+    case CG_BUF_COUNT_:
+        break;
+    }
+    return 0;
+}
+
+void cg_sim_range_str(const struct cg_sim_range *r, long nblocks, char *buf, size_t cap)
+{
+    const char *name = cg_buf_names[r->buf];
+    if (r->n == 0) {
+        snprintf(buf, cap, "%s[]", name);
+    } else if (r->n == 1) {
+        snprintf(buf, cap, "%s[%ld]", name, r->first);
+    } else if (r->first + r->n <= nblocks) {
+        snprintf(buf, cap, "%s[%ld..%ld]", name, r->first, r->first + r->n - 1);
+    } else {
+        snprintf(buf, cap, "%s[%ld..%ld,0..%ld]", name, r->first, nblocks - 1,
+                 r->first + r->n - nblocks - 1);
+    }
+}
+
+void cg_sim_error(struct cg_gen *g, const struct cg_schedule *s, const struct cg_sim_where *w,
+                  int rank, struct cg_pos pos, const char *fmt, ...)
+{
+    char where[512];
+    size_t n = 0;
+    n += (size_t)snprintf(where + n, sizeof(where) - n, "p=%d", w->p);
+    if (cg_colls[s->coll].rooted) {
+        n += (size_t)snprintf(where + n, sizeof(where) - n, " root=%d", w->root);
+    }
+    if (rank >= 0) {
+        n += (size_t)snprintf(where + n, sizeof(where) - n, " rank %d", rank);
+    }
+    if (w->phase != NULL) {
+        n += (size_t)snprintf(where + n, sizeof(where) - n, ", phase '%s'", w->phase->name);
+        if (w->has_round) {
+            n += (size_t)snprintf(where + n, sizeof(where) - n, " round %s=%lld", w->phase->var,
+                                  (long long)w->round);
+        }
+    }
+    if (w->step != NULL && n < sizeof(where)) {
+        snprintf(where + n, sizeof(where) - n, ", step '%s'", w->step->name);
+    }
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    cg_error(&g->diag, s->file, pos, "%s: %s", where, msg);
+}
+
+struct sim {
+    struct cg_gen *g;              /* context */
+    const struct cg_schedule *s;   /* what runs */
+    struct cg_sim_where w;         /* where we are */
+    int p;                         /* ranks */
+    int64_t *env;                  /* p x nslots */
+    long blocks;                   /* B */
+    long nblocks[CG_BUF_COUNT_];   /* blocks per buffer */
+    struct cg_sim_msg *sends;      /* one step's sends, all ranks */
+    int nsends, capsends;          /* used, allocated */
+    struct cg_sim_msg *recvs;      /* one step's receives */
+    int nrecvs, caprecvs;          /* used, allocated */
+    struct cg_sim_local *locals;   /* one step's reduces or copies */
+};
+
+static int64_t *env_of(struct sim *m, int rank)
+{
+    return m->env + (size_t)rank * (size_t)m->s->nslots;
+}
+
+static int eval(struct sim *m, int rank, const struct cg_expr *e, int64_t *out)
+{
+    const struct cg_expr *bad = NULL;
+    const char *why = NULL;
+    if (cg_expr_eval(e, env_of(m, rank), out, &bad, &why) != 0) {
+        char text[256];
+        cg_expr_print(bad ? bad : e, text, sizeof(text));
+        cg_sim_error(m->g, m->s, &m->w, rank, bad ? bad->pos : e->pos, "%s in '%s'", why, text);
+        return -1;
+    }
+    return 0;
+}
+
+/* Evaluates a condition; NULL is true. Returns 1, 0, or -1 on error. */
+static int truth(struct sim *m, int rank, const struct cg_expr *e)
+{
+    int64_t v = 1;
+    if (e != NULL && eval(m, rank, e, &v) != 0) {
+        return -1;
+    }
+    return v != 0;
+}
+
+static int resolve(struct sim *m, int rank, const struct cg_ref *r, struct cg_sim_range *out)
+{
+    long nb = m->nblocks[r->buf];
+    int64_t first = 0, n = 0;
+    out->buf = r->buf;
+    switch (r->kind) {
+    case CG_RANGE_ALL:
+        out->first = 0;
+        out->n = nb;
+        return 0;
+    case CG_RANGE_BLOCK:
+        if (eval(m, rank, r->first, &first) != 0) {
+            return -1;
+        }
+        if (first < 0 || first >= nb) {
+            cg_sim_error(m->g, m->s, &m->w, rank, r->first->pos,
+                         "block %lld of %s is out of range (it has %ld blocks)", (long long)first,
+                         cg_buf_names[r->buf], nb);
+            return -1;
+        }
+        out->first = (long)first;
+        out->n = 1;
+        return 0;
+    case CG_RANGE_SPAN:
+        if (eval(m, rank, r->first, &first) != 0 || eval(m, rank, r->count, &n) != 0) {
+            return -1;
+        }
+        if (n < 0 || n > nb) {
+            cg_sim_error(m->g, m->s, &m->w, rank, r->count->pos,
+                         "a range of %lld blocks of %s, which has %ld", (long long)n,
+                         cg_buf_names[r->buf], nb);
+            return -1;
+        }
+        out->first = nb > 0 ? (long)(((first % nb) + nb) % nb) : 0;
+        out->n = (long)n;
+        return 0;
+    }
+    return -1;
+}
+
+static int push(struct cg_sim_msg **arr, int *n, int *cap, struct cg_sim_msg msg)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 64;
+        *arr = realloc(*arr, sizeof(**arr) * (size_t)*cap);
+        if (*arr == NULL) {
+            cg_panic("out of memory");
+        }
+    }
+    (*arr)[(*n)++] = msg;
+    return 0;
+}
+
+static int xfers(struct sim *m, int rank, const struct cg_xfer *xs, int nx, int is_send)
+{
+    for (int k = 0; k < nx; k++) {
+        const struct cg_xfer *x = &xs[k];
+        int on = truth(m, rank, x->when);
+        if (on < 0) {
+            return -1;
+        }
+        if (!on) {
+            continue;
+        }
+        int64_t peer = 0;
+        struct cg_sim_msg msg = { rank, 0, { CG_BUF_OUT, 0, 0 }, x, k };
+        if (eval(m, rank, x->peer, &peer) != 0 || resolve(m, rank, &x->ref, &msg.range) != 0) {
+            return -1;
+        }
+        if (peer < 0 || peer >= m->p) {
+            cg_sim_error(m->g, m->s, &m->w, rank, x->peer->pos,
+                         "%s rank %lld, outside 0..%d", is_send ? "sends to" : "receives from",
+                         (long long)peer, m->p - 1);
+            return -1;
+        }
+        msg.peer = (int)peer;
+        if (msg.range.n == 0) {
+            continue; /* an empty range posts nothing, on both sides */
+        }
+        if (is_send) {
+            push(&m->sends, &m->nsends, &m->capsends, msg);
+        } else {
+            push(&m->recvs, &m->nrecvs, &m->caprecvs, msg);
+        }
+    }
+    return 0;
+}
+
+static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct cg_step *st,
+                    const unsigned char *in_round)
+{
+    m->w.step = st;
+    m->nsends = m->nrecvs = 0;
+    int nlocal = 0;
+    for (int rank = 0; rank < m->p; rank++) {
+        if (!in_round[rank]) {
+            continue;
+        }
+        int on = truth(m, rank, st->when);
+        if (on < 0) {
+            return -1;
+        }
+        if (!on) {
+            continue;
+        }
+        if (st->kind == CG_STEP_EXCHANGE) {
+            if (xfers(m, rank, st->sends, st->nsends, 1) != 0 ||
+                xfers(m, rank, st->recvs, st->nrecvs, 0) != 0) {
+                return -1;
+            }
+        } else {
+            struct cg_sim_local *op = &m->locals[nlocal++];
+            op->rank = rank;
+            if (resolve(m, rank, &st->dst, &op->dst) != 0 ||
+                resolve(m, rank, &st->src, &op->src) != 0) {
+                return -1;
+            }
+            if (op->dst.n != op->src.n) {
+                cg_sim_error(m->g, m->s, &m->w, rank, st->pos,
+                             "%s %ld blocks from %ld blocks: the two ranges must be equally long",
+                             st->kind == CG_STEP_REDUCE ? "reduces into" : "copies into",
+                             op->dst.n, op->src.n);
+                return -1;
+            }
+        }
+    }
+    int rc = 0;
+    if (st->kind == CG_STEP_EXCHANGE) {
+        if (c->exchange) {
+            rc = c->exchange(c->arg, &m->w, m->sends, m->nsends, m->recvs, m->nrecvs);
+        }
+    } else if (c->local && nlocal > 0) {
+        rc = c->local(c->arg, &m->w, m->locals, nlocal);
+    }
+    m->w.step = NULL;
+    return rc ? -1 : 0;
+}
+
+static int run_phase(struct sim *m, const struct cg_sim_consumer *c, const struct cg_phase *ph,
+                     unsigned char *active, int64_t *lo, int64_t *hi, unsigned char *in_round)
+{
+    const struct cg_schedule *s = m->s;
+    m->w.phase = ph;
+    m->w.has_round = 0;
+    int any = 0;
+    int64_t glo = INT64_MAX, ghi = INT64_MIN;
+    for (int rank = 0; rank < m->p; rank++) {
+        int on = truth(m, rank, ph->when);
+        if (on < 0) {
+            return -1;
+        }
+        active[rank] = (unsigned char)on;
+        if (!on) {
+            continue;
+        }
+        lo[rank] = 0;
+        hi[rank] = 0;
+        if (ph->rounds != CG_ROUNDS_NONE) {
+            int64_t a = 0, b = 0;
+            if (ph->from != NULL && eval(m, rank, ph->from, &a) != 0) {
+                return -1;
+            }
+            if (eval(m, rank, ph->to, &b) != 0) {
+                return -1;
+            }
+            if (ph->rounds == CG_ROUNDS_COUNT) {
+                lo[rank] = 0;
+                hi[rank] = b - 1;
+            } else if (ph->rounds == CG_ROUNDS_UP) {
+                lo[rank] = a;
+                hi[rank] = b;
+            } else {
+                lo[rank] = b;
+                hi[rank] = a;
+            }
+            if (hi[rank] - lo[rank] >= CG_SIM_MAX_ROUNDS) {
+                cg_sim_error(m->g, s, &m->w, rank, ph->rounds_pos,
+                             "%lld rounds; at most %d are simulated",
+                             (long long)(hi[rank] - lo[rank] + 1), CG_SIM_MAX_ROUNDS);
+                return -1;
+            }
+        }
+        if (lo[rank] <= hi[rank]) {
+            any = 1;
+            glo = lo[rank] < glo ? lo[rank] : glo;
+            ghi = hi[rank] > ghi ? hi[rank] : ghi;
+        }
+    }
+    if (!any) {
+        m->w.phase = NULL;
+        return 0;
+    }
+    int down = ph->rounds == CG_ROUNDS_DOWN;
+    for (int64_t i = 0; i <= ghi - glo; i++) {
+        int64_t v = down ? ghi - i : glo + i;
+        m->w.has_round = ph->rounds != CG_ROUNDS_NONE;
+        m->w.round = v;
+        for (int rank = 0; rank < m->p; rank++) {
+            in_round[rank] = (unsigned char)(active[rank] && lo[rank] <= v && v <= hi[rank]);
+            if (!in_round[rank]) {
+                continue;
+            }
+            int64_t *env = env_of(m, rank);
+            if (ph->rounds != CG_ROUNDS_NONE) {
+                env[ph->var_slot] = v;
+            }
+            for (int k = 0; k < ph->nlets; k++) {
+                if (eval(m, rank, ph->lets[k].expr, &env[ph->lets[k].slot]) != 0) {
+                    return -1;
+                }
+            }
+        }
+        for (int si = 0; si < ph->nsteps; si++) {
+            if (run_step(m, c, &ph->steps[si], in_round) != 0) {
+                return -1;
+            }
+        }
+    }
+    m->w.phase = NULL;
+    m->w.has_round = 0;
+    return 0;
+}
+
+/* Evaluates a per-schedule size (blocks, scratch) and insists that every
+ * rank agrees, since the emitted code sizes buffers from it. */
+static int uniform(struct sim *m, const struct cg_expr *e, const char *what, long min, long *out)
+{
+    int64_t first = 0;
+    for (int rank = 0; rank < m->p; rank++) {
+        int64_t v = 0;
+        if (eval(m, rank, e, &v) != 0) {
+            return -1;
+        }
+        if (rank == 0) {
+            first = v;
+        } else if (v != first) {
+            cg_sim_error(m->g, m->s, &m->w, rank, e->pos,
+                         "%s is %lld here but %lld on rank 0; it must not depend on rank", what,
+                         (long long)v, (long long)first);
+            return -1;
+        }
+    }
+    if (first < min || first > CG_SIM_MAX_BLOCKS) {
+        cg_sim_error(m->g, m->s, &m->w, -1, e->pos, "%s is %lld; it must be in %ld..%d", what,
+                     (long long)first, min, CG_SIM_MAX_BLOCKS);
+        return -1;
+    }
+    *out = (long)first;
+    return 0;
+}
+
+int cg_sim_run(struct cg_gen *g, const struct cg_schedule *s, int p, int root,
+               const struct cg_sim_consumer *c)
+{
+    if (!s->checked) {
+        cg_panic("cg_sim_run on an unchecked schedule");
+    }
+    struct sim m = { 0 };
+    m.g = g;
+    m.s = s;
+    m.p = p;
+    m.w.p = p;
+    m.w.root = root;
+    m.env = calloc((size_t)p * (size_t)(s->nslots > 0 ? s->nslots : 1), sizeof(int64_t));
+    unsigned char *active = calloc((size_t)p, 2);
+    int64_t *lo = calloc((size_t)p, sizeof(int64_t) * 2);
+    m.locals = calloc((size_t)p, sizeof(*m.locals));
+    if (m.env == NULL || active == NULL || lo == NULL || m.locals == NULL) {
+        cg_panic("out of memory");
+    }
+    int64_t *hi = lo + p;
+    unsigned char *in_round = active + p;
+    int rc = -1;
+    for (int rank = 0; rank < p; rank++) {
+        int64_t *env = env_of(&m, rank);
+        env[CG_SLOT_P] = p;
+        env[CG_SLOT_RANK] = rank;
+        env[CG_SLOT_ROOT] = root;
+        for (int i = 0; i < s->nparams; i++) {
+            env[s->params[i].slot] = s->params[i].value;
+        }
+        for (int i = 0; i < s->nlets; i++) {
+            if (eval(&m, rank, s->lets[i].expr, &env[s->lets[i].slot]) != 0) {
+                goto out;
+            }
+        }
+    }
+    long scratch = 0;
+    if (uniform(&m, s->blocks, "\"blocks\"", 1, &m.blocks) != 0) {
+        goto out;
+    }
+    if (s->scratch != NULL && uniform(&m, s->scratch, "\"scratch\"", 0, &scratch) != 0) {
+        goto out;
+    }
+    for (int b = 0; b < CG_BUF_COUNT_; b++) {
+        m.nblocks[b] = cg_sim_nblocks(s->coll, (enum cg_bufid)b, p, m.blocks, scratch);
+    }
+    if (c->start && c->start(c->arg, &m.w, m.blocks, m.nblocks) != 0) {
+        goto out;
+    }
+    for (int pi = 0; pi < s->nphases; pi++) {
+        if (run_phase(&m, c, &s->phases[pi], active, lo, hi, in_round) != 0) {
+            goto out;
+        }
+    }
+    if (c->finish && c->finish(c->arg, &m.w) != 0) {
+        goto out;
+    }
+    rc = 0;
+out:
+    free(m.env);
+    free(active);
+    free(lo);
+    free(m.locals);
+    free(m.sends);
+    free(m.recvs);
+    return rc;
+}

@@ -1,0 +1,77 @@
+/* sim.h - runs a checked schedule for one (p, root), every rank in
+ * lockstep, and hands each step instance to a consumer (verify.c proves
+ * things about it, analyse.c counts it).
+ *
+ * Why lockstep: every rank executes phases, rounds and steps in one global
+ * order (a rank may skip some), so matching sends and receives within each
+ * (phase, round, step) instance is exactly what the emitted code does with
+ * nonblocking point-to-point calls completed at the end of the step, and it
+ * proves the emitted code cannot deadlock.
+ */
+#ifndef CG_SIM_H
+#define CG_SIM_H
+
+#include "ir.h"
+
+/* A resolved block range: blocks first, first+1, ... (mod nblocks), n of them. */
+struct cg_sim_range {
+    enum cg_bufid buf; /* which buffer */
+    long first;        /* 0 <= first < nblocks (or 0 when nblocks == 0) */
+    long n;            /* 0 <= n <= nblocks */
+};
+
+struct cg_sim_msg {
+    int rank;                  /* who posts it */
+    int peer;                  /* to (send) or from (receive) */
+    struct cg_sim_range range; /* what is sent or where it lands */
+    const struct cg_xfer *x;   /* its spec, for positions */
+    int order;                 /* posting order within the rank's step */
+};
+
+struct cg_sim_local {
+    int rank;                /* who does it */
+    struct cg_sim_range dst; /* into / to */
+    struct cg_sim_range src; /* from */
+};
+
+/* Where the simulation is; printed in every diagnostic. */
+struct cg_sim_where {
+    int p;                        /* communicator size */
+    int root;                     /* root (0 for unrooted collectives) */
+    const struct cg_phase *phase; /* NULL before the first phase */
+    int has_round;                /* the phase has rounds */
+    int64_t round;                /* round variable's value */
+    const struct cg_step *step;   /* NULL outside a step */
+};
+
+struct cg_sim_consumer {
+    void *arg;
+    /* Called once before the first phase, with the geometry. */
+    int (*start)(void *arg, const struct cg_sim_where *w, long blocks, const long *nblocks);
+    /* An exchange step instance: every send and receive posted by any rank. */
+    int (*exchange)(void *arg, const struct cg_sim_where *w, const struct cg_sim_msg *sends,
+                    int nsends, const struct cg_sim_msg *recvs, int nrecvs);
+    /* A reduce or copy step instance: one entry per rank that runs it. */
+    int (*local)(void *arg, const struct cg_sim_where *w, const struct cg_sim_local *ops,
+                 int nops);
+    /* Called after the last phase. */
+    int (*finish)(void *arg, const struct cg_sim_where *w);
+};
+
+/* Runs s for (p, root). Returns 0, or -1 after reporting an error (a consumer
+ * returning nonzero also stops it, with -1). */
+int cg_sim_run(struct cg_gen *g, const struct cg_schedule *s, int p, int root,
+               const struct cg_sim_consumer *c);
+
+/* "file:line:col: error: p=5 rank 3, phase 'x' round r=2, step 'y': ..." */
+void cg_sim_error(struct cg_gen *g, const struct cg_schedule *s, const struct cg_sim_where *w,
+                  int rank, struct cg_pos pos, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* Blocks of buffer b for (coll, p, B, S). */
+long cg_sim_nblocks(enum cg_coll_kind coll, enum cg_bufid b, int p, long blocks, long scratch);
+
+/* Formats a range as "out[3]", "tmp[2..4]", "out[7,0]" (wrapping), "out[]". */
+void cg_sim_range_str(const struct cg_sim_range *r, long nblocks, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,580 @@
+/* verify.c - pass 3: proof by simulation that a schedule computes its
+ * collective, for every p in the range and every root.
+ *
+ * Each block of each buffer on each rank holds a symbolic value: which block
+ * of the result it is (lb) and the set of ranks whose contribution it holds.
+ * Where the schedule allows a non-commutative op, sets must stay intervals
+ * of ranks and a reduce must join them in rank order (the stated operand
+ * order decides which side comes first). Owns: unmatched or mis-sized
+ * messages, receives that clobber data a send of the same step reads, data
+ * read before it exists, double reductions, wrong operand order, wrong final
+ * contents. Every error names the step, phase, round, rank and p.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+#include "passes.h"
+
+struct val {
+    int lb;            /* block of the result this is; -1: no data */
+    int stamp;         /* exchange serial that last received into it */
+    struct cg_pos pos; /* step that wrote it last (0: initial) */
+};
+
+struct state {
+    struct cg_gen *g;             /* context */
+    const struct cg_schedule *s;  /* what is verified */
+    int p;                        /* ranks */
+    int nwords;                   /* uint64 words per contribution set */
+    int ordered;                  /* sets are rank intervals joined in order */
+    int split;                    /* blocks have uneven sizes: moves keep j % B */
+    long blocks;                  /* B */
+    long nb[CG_BUF_COUNT_];       /* blocks per buffer */
+    struct val *vals[CG_BUF_COUNT_];   /* p x nb values */
+    uint64_t *bits[CG_BUF_COUNT_];     /* p x nb x nwords sets */
+    int serial;                   /* exchange counter */
+    struct val *stage;            /* values in flight during one exchange */
+    uint64_t *stage_bits;         /* their sets */
+    size_t stage_cap;             /* entries allocated */
+};
+
+static struct val *val_at(struct state *st, enum cg_bufid b, int rank, long j)
+{
+    return &st->vals[b][(size_t)rank * (size_t)st->nb[b] + (size_t)j];
+}
+
+static uint64_t *bits_at(struct state *st, enum cg_bufid b, int rank, long j)
+{
+    return &st->bits[b][((size_t)rank * (size_t)st->nb[b] + (size_t)j) * (size_t)st->nwords];
+}
+
+static int set_count(const struct state *st, const uint64_t *w)
+{
+    int n = 0;
+    for (int i = 0; i < st->nwords; i++) {
+        n += __builtin_popcountll(w[i]);
+    }
+    return n;
+}
+
+static int set_min(const struct state *st, const uint64_t *w)
+{
+    for (int i = 0; i < st->nwords; i++) {
+        if (w[i]) {
+            return i * 64 + __builtin_ctzll(w[i]);
+        }
+    }
+    return -1;
+}
+
+static int set_max(const struct state *st, const uint64_t *w)
+{
+    for (int i = st->nwords - 1; i >= 0; i--) {
+        if (w[i]) {
+            return i * 64 + 63 - __builtin_clzll(w[i]);
+        }
+    }
+    return -1;
+}
+
+/* "ranks 0..4", "rank 3", "ranks {0, 2, 3}" or "ranks {0, 1, 2, ... (9 ranks)}". */
+static void set_str(const struct state *st, const uint64_t *w, char *buf, size_t cap)
+{
+    int n = set_count(st, w), lo = set_min(st, w), hi = set_max(st, w);
+    if (n == 0) {
+        snprintf(buf, cap, "no rank");
+    } else if (n == 1) {
+        snprintf(buf, cap, "rank %d", lo);
+    } else if (hi - lo + 1 == n) {
+        snprintf(buf, cap, "ranks %d..%d", lo, hi);
+    } else {
+        size_t k = (size_t)snprintf(buf, cap, "ranks {");
+        int shown = 0;
+        for (int r = lo; r <= hi && k < cap; r++) {
+            if (w[r / 64] >> (r % 64) & 1u) {
+                if (shown == 6) {
+                    k += (size_t)snprintf(buf + k, cap - k, ", ... (%d ranks)", n);
+                    break;
+                }
+                k += (size_t)snprintf(buf + k, cap - k, "%s%d", shown ? ", " : "", r);
+                shown++;
+            }
+        }
+        if (k < cap) {
+            snprintf(buf + k, cap - k, "}");
+        }
+    }
+}
+
+static void val_str(const struct state *st, const struct val *v, const uint64_t *w, char *buf,
+                    size_t cap)
+{
+    if (v->lb < 0) {
+        snprintf(buf, cap, "no data");
+        return;
+    }
+    char set[160];
+    set_str(st, w, set, sizeof(set));
+    snprintf(buf, cap, "block %d with the contribution of %s", v->lb, set);
+}
+
+static int on_start(void *arg, const struct cg_sim_where *w, long blocks, const long *nblocks)
+{
+    struct state *st = arg;
+    st->blocks = blocks;
+    for (int b = 0; b < CG_BUF_COUNT_; b++) {
+        st->nb[b] = nblocks[b];
+        size_t n = (size_t)st->p * (size_t)nblocks[b];
+        st->vals[b] = malloc(sizeof(struct val) * (n ? n : 1));
+        st->bits[b] = calloc((n ? n : 1) * (size_t)st->nwords, sizeof(uint64_t));
+        if (st->vals[b] == NULL || st->bits[b] == NULL) {
+            cg_panic("out of memory");
+        }
+        for (size_t i = 0; i < n; i++) {
+            st->vals[b][i] = (struct val){ -1, 0, { 0, 0 } };
+        }
+    }
+    const struct cg_schedule *s = st->s;
+    for (int rank = 0; rank < st->p; rank++) {
+        switch (s->coll) {
+        case CG_C_ALLREDUCE:
+            for (long j = 0; j < st->nb[CG_BUF_OUT]; j++) {
+                val_at(st, CG_BUF_OUT, rank, j)->lb = (int)j;
+                bits_at(st, CG_BUF_OUT, rank, j)[rank / 64] |= 1ull << (rank % 64);
+            }
+            break;
+        case CG_C_ALLGATHER:
+            val_at(st, CG_BUF_OUT, rank, rank)->lb = rank;
+            bits_at(st, CG_BUF_OUT, rank, rank)[rank / 64] |= 1ull << (rank % 64);
+            break;
+        case CG_C_REDUCE_SCATTER_BLOCK:
+            for (long j = 0; j < st->nb[CG_BUF_IN]; j++) {
+                val_at(st, CG_BUF_IN, rank, j)->lb = (int)j;
+                bits_at(st, CG_BUF_IN, rank, j)[rank / 64] |= 1ull << (rank % 64);
+            }
+            break;
+        case CG_C_BCAST:
+            if (rank == w->root) {
+                for (long j = 0; j < st->nb[CG_BUF_OUT]; j++) {
+                    val_at(st, CG_BUF_OUT, rank, j)->lb = (int)j;
+                    bits_at(st, CG_BUF_OUT, rank, j)[rank / 64] |= 1ull << (rank % 64);
+                }
+            }
+            break;
+        case CG_C_COUNT_:
+            break;
+        }
+    }
+    return 0;
+}
+
+static long blk(const struct state *st, const struct cg_sim_range *r, long i)
+{
+    return (r->first + i) % st->nb[r->buf];
+}
+
+static int cmp_send(const void *a, const void *b)
+{
+    const struct cg_sim_msg *x = a, *y = b;
+    if (x->rank != y->rank) {
+        return x->rank < y->rank ? -1 : 1;
+    }
+    if (x->peer != y->peer) {
+        return x->peer < y->peer ? -1 : 1;
+    }
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Receives are keyed (source, destination) like sends: (peer, rank). */
+static int cmp_recv(const void *a, const void *b)
+{
+    const struct cg_sim_msg *x = a, *y = b;
+    if (x->peer != y->peer) {
+        return x->peer < y->peer ? -1 : 1;
+    }
+    if (x->rank != y->rank) {
+        return x->rank < y->rank ? -1 : 1;
+    }
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+static int key_cmp(const struct cg_sim_msg *send, const struct cg_sim_msg *recv)
+{
+    if (send->rank != recv->peer) {
+        return send->rank < recv->peer ? -1 : 1;
+    }
+    if (send->peer != recv->rank) {
+        return send->peer < recv->rank ? -1 : 1;
+    }
+    return 0;
+}
+
+static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_sim_msg *sends_in,
+                       int nsends, const struct cg_sim_msg *recvs_in, int nrecvs)
+{
+    struct state *st = arg;
+    const struct cg_schedule *s = st->s;
+    char a[96], b[96];
+    int serial = ++st->serial;
+
+    /* Receives of one rank in one step must not overlap, and must not land
+     * in a block that one of its sends of the same step reads. */
+    for (int k = 0; k < nrecvs; k++) {
+        const struct cg_sim_msg *r = &recvs_in[k];
+        for (long i = 0; i < r->range.n; i++) {
+            struct val *v = val_at(st, r->range.buf, r->rank, blk(st, &r->range, i));
+            if (v->stamp == serial) {
+                cg_sim_error(st->g, s, w, r->rank, r->x->pos,
+                             "two receives of this step land in %s block %ld",
+                             cg_buf_names[r->range.buf], blk(st, &r->range, i));
+                return -1;
+            }
+            v->stamp = serial;
+        }
+    }
+    for (int k = 0; k < nsends; k++) {
+        const struct cg_sim_msg *m = &sends_in[k];
+        for (long i = 0; i < m->range.n; i++) {
+            long j = blk(st, &m->range, i);
+            if (val_at(st, m->range.buf, m->rank, j)->stamp == serial) {
+                cg_sim_error(st->g, s, w, m->rank, m->x->pos,
+                             "sends %s block %ld, which a receive of the same step overwrites",
+                             cg_buf_names[m->range.buf], j);
+                return -1;
+            }
+        }
+    }
+
+    struct cg_sim_msg *sends = malloc(sizeof(*sends) * (size_t)(nsends + 1));
+    struct cg_sim_msg *recvs = malloc(sizeof(*recvs) * (size_t)(nrecvs + 1));
+    if (sends == NULL || recvs == NULL) {
+        cg_panic("out of memory");
+    }
+    memcpy(sends, sends_in, sizeof(*sends) * (size_t)nsends);
+    memcpy(recvs, recvs_in, sizeof(*recvs) * (size_t)nrecvs);
+    qsort(sends, (size_t)nsends, sizeof(*sends), cmp_send);
+    qsort(recvs, (size_t)nrecvs, sizeof(*recvs), cmp_recv);
+
+    size_t total = 0;
+    for (int k = 0; k < nsends; k++) {
+        total += (size_t)sends[k].range.n;
+    }
+    if (total > st->stage_cap) {
+        st->stage_cap = total * 2;
+        st->stage = realloc(st->stage, sizeof(*st->stage) * st->stage_cap);
+        st->stage_bits = realloc(st->stage_bits,
+                                 sizeof(uint64_t) * st->stage_cap * (size_t)st->nwords);
+        if (st->stage == NULL || st->stage_bits == NULL) {
+            cg_panic("out of memory");
+        }
+    }
+
+    int rc = -1, i = 0, j = 0;
+    size_t staged = 0;
+    /* Match: the k-th send from s to d pairs with the k-th receive at d from s. */
+    while (i < nsends || j < nrecvs) {
+        int c = i >= nsends ? 1 : j >= nrecvs ? -1 : key_cmp(&sends[i], &recvs[j]);
+        if (c < 0) {
+            cg_sim_range_str(&sends[i].range, st->nb[sends[i].range.buf], a, sizeof(a));
+            cg_sim_error(st->g, s, w, sends[i].rank, sends[i].x->pos,
+                         "send of %s to rank %d has no matching receive (rank %d posts no "
+                         "further receive from rank %d in this step)", a, sends[i].peer,
+                         sends[i].peer, sends[i].rank);
+            goto out;
+        }
+        if (c > 0) {
+            cg_sim_range_str(&recvs[j].range, st->nb[recvs[j].range.buf], a, sizeof(a));
+            cg_sim_error(st->g, s, w, recvs[j].rank, recvs[j].x->pos,
+                         "receive into %s from rank %d has no matching send (rank %d posts no "
+                         "further send to rank %d in this step)", a, recvs[j].peer,
+                         recvs[j].peer, recvs[j].rank);
+            goto out;
+        }
+        const struct cg_sim_msg *sm = &sends[i++], *rm = &recvs[j++];
+        cg_sim_range_str(&sm->range, st->nb[sm->range.buf], a, sizeof(a));
+        cg_sim_range_str(&rm->range, st->nb[rm->range.buf], b, sizeof(b));
+        if (sm->range.n != rm->range.n) {
+            cg_sim_error(st->g, s, w, rm->rank, rm->x->pos,
+                         "size mismatch: receives %ld blocks into %s from rank %d, which sends "
+                         "%ld blocks (%s)", rm->range.n, b, sm->rank, sm->range.n, a);
+            goto out;
+        }
+        for (long e = 0; e < sm->range.n; e++) {
+            long js = blk(st, &sm->range, e), jr = blk(st, &rm->range, e);
+            const struct val *v = val_at(st, sm->range.buf, sm->rank, js);
+            if (v->lb < 0) {
+                cg_sim_error(st->g, s, w, sm->rank, sm->x->pos,
+                             "sends %s block %ld to rank %d, but it holds no data yet",
+                             cg_buf_names[sm->range.buf], js, sm->peer);
+                goto out;
+            }
+            if (st->split && js % st->blocks != jr % st->blocks) {
+                cg_sim_error(st->g, s, w, rm->rank, rm->x->pos,
+                             "receives block %ld of rank %d's %s into %s block %ld: blocks of "
+                             "%s have uneven sizes, so data must keep its block index modulo "
+                             "B=%ld", js, sm->rank, cg_buf_names[sm->range.buf],
+                             cg_buf_names[rm->range.buf], jr, cg_colls[s->coll].name,
+                             st->blocks);
+                goto out;
+            }
+            st->stage[staged] = *v;
+            memcpy(&st->stage_bits[staged * (size_t)st->nwords],
+                   bits_at(st, sm->range.buf, sm->rank, js), sizeof(uint64_t) * (size_t)st->nwords);
+            staged++;
+        }
+    }
+    /* Deliver, in the same order. */
+    staged = 0;
+    for (int k = 0; k < nrecvs; k++) {
+        const struct cg_sim_msg *rm = &recvs[k];
+        for (long e = 0; e < rm->range.n; e++) {
+            long jr = blk(st, &rm->range, e);
+            struct val *dst = val_at(st, rm->range.buf, rm->rank, jr);
+            dst->lb = st->stage[staged].lb;
+            dst->pos = rm->x->pos;
+            memcpy(bits_at(st, rm->range.buf, rm->rank, jr),
+                   &st->stage_bits[staged * (size_t)st->nwords],
+                   sizeof(uint64_t) * (size_t)st->nwords);
+            staged++;
+        }
+    }
+    rc = 0;
+out:
+    free(sends);
+    free(recvs);
+    return rc;
+}
+
+static int ranges_overlap(const struct state *st, const struct cg_sim_range *x,
+                          const struct cg_sim_range *y)
+{
+    if (x->buf != y->buf) {
+        return 0;
+    }
+    for (long i = 0; i < x->n; i++) {
+        for (long k = 0; k < y->n; k++) {
+            if (blk(st, x, i) == blk(st, y, k)) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim_local *ops,
+                    int nops)
+{
+    struct state *st = arg;
+    const struct cg_schedule *s = st->s;
+    const struct cg_step *step = w->step;
+    int reduce = step->kind == CG_STEP_REDUCE;
+    char a[160], b[160];
+    for (int k = 0; k < nops; k++) {
+        const struct cg_sim_local *op = &ops[k];
+        int rank = op->rank;
+        if (op->dst.n > 0 && ranges_overlap(st, &op->dst, &op->src)) {
+            cg_sim_error(st->g, s, w, rank, step->pos, "%s ranges overlap in %s",
+                         reduce ? "reduce" : "copy", cg_buf_names[op->dst.buf]);
+            return -1;
+        }
+        for (long i = 0; i < op->dst.n; i++) {
+            long jd = blk(st, &op->dst, i), js = blk(st, &op->src, i);
+            struct val *d = val_at(st, op->dst.buf, rank, jd);
+            const struct val *f = val_at(st, op->src.buf, rank, js);
+            uint64_t *dw = bits_at(st, op->dst.buf, rank, jd);
+            const uint64_t *fw = bits_at(st, op->src.buf, rank, js);
+            const char *dn = cg_buf_names[op->dst.buf], *fn = cg_buf_names[op->src.buf];
+            if (f->lb < 0) {
+                cg_sim_error(st->g, s, w, rank, step->src.pos,
+                             "reads %s block %ld, which holds no data yet", fn, js);
+                return -1;
+            }
+            if (st->split && jd % st->blocks != js % st->blocks) {
+                cg_sim_error(st->g, s, w, rank, step->pos,
+                             "%s block %ld and %s block %ld: blocks of %s have uneven sizes, "
+                             "so data must keep its block index modulo B=%ld", dn, jd, fn, js,
+                             cg_colls[s->coll].name, st->blocks);
+                return -1;
+            }
+            if (!reduce) {
+                *d = *f;
+                d->pos = step->pos;
+                memcpy(dw, fw, sizeof(uint64_t) * (size_t)st->nwords);
+                continue;
+            }
+            if (d->lb < 0) {
+                cg_sim_error(st->g, s, w, rank, step->dst.pos,
+                             "reduces into %s block %ld, which holds no data yet", dn, jd);
+                return -1;
+            }
+            if (d->lb != f->lb) {
+                cg_sim_error(st->g, s, w, rank, step->pos,
+                             "reduces %s block %ld (block %d of the result) with %s block %ld "
+                             "(block %d of the result)", dn, jd, d->lb, fn, js, f->lb);
+                return -1;
+            }
+            for (int q = 0; q < st->nwords; q++) {
+                if (dw[q] & fw[q]) {
+                    int r = q * 64 + __builtin_ctzll(dw[q] & fw[q]);
+                    set_str(st, dw, a, sizeof(a));
+                    set_str(st, fw, b, sizeof(b));
+                    cg_sim_error(st->g, s, w, rank, step->pos,
+                                 "double reduction: the contribution of rank %d is in both %s "
+                                 "block %ld (%s) and %s block %ld (%s)", r, dn, jd, a, fn, js, b);
+                    return -1;
+                }
+            }
+            if (st->ordered) {
+                int dlo = set_min(st, dw), dhi = set_max(st, dw);
+                int flo = set_min(st, fw), fhi = set_max(st, fw);
+                int ok = step->order == CG_ORDER_INTO_FROM ? dhi + 1 == flo : fhi + 1 == dlo;
+                if (!ok) {
+                    set_str(st, dw, a, sizeof(a));
+                    set_str(st, fw, b, sizeof(b));
+                    cg_sim_error(st->g, s, w, rank, step->pos,
+                                 "operand order: %s block %ld holds %s and %s block %ld holds "
+                                 "%s; order '%s' does not join them in rank order, which a "
+                                 "non-commutative op needs (fix the order, or add \"requires\": "
+                                 "{\"commutative\": true})", dn, jd, a, fn, js, b,
+                                 step->order == CG_ORDER_INTO_FROM ? "into_from" : "from_into");
+                    return -1;
+                }
+            }
+            for (int q = 0; q < st->nwords; q++) {
+                dw[q] |= fw[q];
+            }
+            d->pos = step->pos;
+        }
+    }
+    return 0;
+}
+
+static int on_finish(void *arg, const struct cg_sim_where *w)
+{
+    struct state *st = arg;
+    const struct cg_schedule *s = st->s;
+    uint64_t *want = calloc((size_t)st->nwords, sizeof(uint64_t));
+    if (want == NULL) {
+        cg_panic("out of memory");
+    }
+    int rc = 0;
+    for (int rank = 0; rank < st->p && rc == 0; rank++) {
+        for (long j = 0; j < st->nb[CG_BUF_OUT] && rc == 0; j++) {
+            struct val expect = { (int)j, 0, { 0, 0 } };
+            memset(want, 0, sizeof(uint64_t) * (size_t)st->nwords);
+            switch (s->coll) {
+            case CG_C_ALLREDUCE:
+            case CG_C_REDUCE_SCATTER_BLOCK:
+                for (int r = 0; r < st->p; r++) {
+                    want[r / 64] |= 1ull << (r % 64);
+                }
+                if (s->coll == CG_C_REDUCE_SCATTER_BLOCK) {
+                    expect.lb = rank;
+                }
+                break;
+            case CG_C_ALLGATHER:
+                want[j / 64] |= 1ull << (j % 64);
+                break;
+            case CG_C_BCAST:
+                want[w->root / 64] |= 1ull << (w->root % 64);
+                break;
+            case CG_C_COUNT_:
+                break;
+            }
+            const struct val *got = val_at(st, CG_BUF_OUT, rank, j);
+            const uint64_t *gw = bits_at(st, CG_BUF_OUT, rank, j);
+            if (got->lb != expect.lb ||
+                memcmp(gw, want, sizeof(uint64_t) * (size_t)st->nwords) != 0) {
+                char e[256], f[256];
+                val_str(st, &expect, want, e, sizeof(e));
+                val_str(st, got, gw, f, sizeof(f));
+                struct cg_pos pos = got->pos.line > 0 ? got->pos : s->pos;
+                cg_sim_error(st->g, s, w, rank, pos,
+                             "wrong result: at the end, out block %ld holds %s; expected %s%s", j,
+                             f, e, got->pos.line > 0 ? " (this step wrote it last)" : "");
+                rc = -1;
+            }
+        }
+    }
+    free(want);
+    return rc;
+}
+
+static void state_free(struct state *st)
+{
+    for (int b = 0; b < CG_BUF_COUNT_; b++) {
+        free(st->vals[b]);
+        free(st->bits[b]);
+        st->vals[b] = NULL;
+        st->bits[b] = NULL;
+    }
+    free(st->stage);
+    free(st->stage_bits);
+    st->stage = NULL;
+    st->stage_bits = NULL;
+    st->stage_cap = 0;
+}
+
+int cg_verify_one(struct cg_gen *g, const struct cg_schedule *s, int p, int root)
+{
+    struct state st = { 0 };
+    st.g = g;
+    st.s = s;
+    st.p = p;
+    st.nwords = (p + 63) / 64;
+    st.ordered = cg_colls[s->coll].reduces && !s->commutative;
+    st.split = s->coll == CG_C_ALLREDUCE || s->coll == CG_C_BCAST;
+    struct cg_sim_consumer c = { &st, on_start, on_exchange, on_local, on_finish };
+    int rc = cg_sim_run(g, s, p, root, &c);
+    state_free(&st);
+    return rc;
+}
+
+/* Roots verified for p: all up to opt->all_roots_max_p, else 0, 1, p/2, p-1. */
+static int roots_for(const struct cg_options *opt, int p, int *roots)
+{
+    if (p <= opt->all_roots_max_p) {
+        for (int r = 0; r < p; r++) {
+            roots[r] = r;
+        }
+        return p;
+    }
+    int cand[4] = { 0, 1, p / 2, p - 1 }, n = 0;
+    for (int k = 0; k < 4; k++) {
+        int dup = 0;
+        for (int m = 0; m < n; m++) {
+            dup |= roots[m] == cand[k];
+        }
+        if (!dup && cand[k] < p) {
+            roots[n++] = cand[k];
+        }
+    }
+    return n;
+}
+
+int cg_verify(struct cg_gen *g, const struct cg_schedule *s, struct cg_verify_stats *stats)
+{
+    const struct cg_options *opt = g->opt;
+    int *roots = malloc(sizeof(int) * (size_t)(opt->np ? opt->p_list[opt->np - 1] + 4 : 4));
+    if (roots == NULL) {
+        cg_panic("out of memory");
+    }
+    int rc = 0;
+    for (int k = 0; k < opt->np && rc == 0; k++) {
+        int p = opt->p_list[k];
+        int nroots = 1;
+        roots[0] = 0;
+        if (cg_colls[s->coll].rooted) {
+            nroots = roots_for(opt, p, roots);
+        }
+        for (int r = 0; r < nroots && rc == 0; r++) {
+            rc = cg_verify_one(g, s, p, roots[r]);
+            if (stats) {
+                stats->runs++;
+            }
+        }
+    }
+    free(roots);
+    return rc;
+}

@@ -1,0 +1,243 @@
+/* cg.h - the collgen runtime: what every emitted collective links against.
+ *
+ * Memory management: the runtime owns every buffer it hands out (scratch space
+ * lives in a context cached on the communicator and is freed when the
+ * communicator is freed); callers own the buffers they pass in.
+ *
+ * Modules, one prefix each: cg_tag_* (tag.c, timing tags), cg_geom_* (block
+ * geometry, inline below), cg_xchg_* / cg_send / cg_recv (xchg.c, exchanges),
+ * cg_reduce* (reduce.c, typed kernels), cg_call_* / cg_comm_* (comm.c,
+ * cached communicator context and per-call state).
+ *
+ * Errors: every function that can fail returns an MPI error code
+ * (MPI_SUCCESS on success) so that an emitted collective can return it as
+ * the MPI call it replaces would. The runtime never aborts; it records a
+ * one-line explanation readable with cg_last_error().
+ */
+#ifndef CG_H
+#define CG_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- integer helpers: the schedule language's semantics, in C ---------- */
+
+/* a mod b, never negative (b > 0): (rank - 1) % p is the left neighbour. */
+static inline int cg_mod(long a, long b)
+{
+    long r = a % b;
+    return (int)(r < 0 ? r + b : r);
+}
+
+/* floor(a / b), b > 0. */
+static inline int cg_div(long a, long b)
+{
+    long q = a / b;
+    return (int)(((a % b) != 0 && ((a < 0) != (b < 0))) ? q - 1 : q);
+}
+
+static inline int cg_log2(long x) /* floor(log2(x)), x >= 1 */
+{
+    int k = 0;
+    while (x > 1) {
+        x >>= 1;
+        k++;
+    }
+    return k;
+}
+
+static inline int cg_ceil_log2(long x) /* smallest k with 2^k >= x, x >= 1 */
+{
+    int k = 0;
+    while ((1L << k) < x) {
+        k++;
+    }
+    return k;
+}
+
+static inline int cg_pof2(long x) /* largest power of two <= x, x >= 1 */
+{
+    return (int)(1L << cg_log2(x));
+}
+
+static inline int cg_pow(long b, long e) /* b^e, e >= 0 */
+{
+    long r = 1;
+    while (e-- > 0) {
+        r *= b;
+    }
+    return (int)r;
+}
+
+static inline int cg_min(long a, long b) { return (int)(a < b ? a : b); }
+static inline int cg_max(long a, long b) { return (int)(a > b ? a : b); }
+static inline int cg_ceil_div(long a, long b) { return cg_div(a + b - 1, b); }
+
+/* ---- block geometry ------------------------------------------------------ */
+
+/* `count` elements split into `nb` near-equal blocks: block i has
+ * count / nb elements, plus one for the first count % nb blocks. A buffer of
+ * more than nb blocks repeats the pattern: block j is block j % nb of copy
+ * j / nb, so a scratch buffer of 2 * nb blocks holds two full vectors. */
+struct cg_geom {
+    size_t count; /* elements in one full vector */
+    long nb;      /* blocks in one full vector (>= 1) */
+};
+
+static inline size_t cg_geom_off(const struct cg_geom *g, long j) /* first element of block j */
+{
+    long cyc = j / g->nb, i = j % g->nb;
+    size_t base = g->count / (size_t)g->nb, rem = g->count % (size_t)g->nb;
+    return (size_t)cyc * g->count + (size_t)i * base + ((size_t)i < rem ? (size_t)i : rem);
+}
+
+static inline size_t cg_geom_len(const struct cg_geom *g, long j) /* elements in block j */
+{
+    size_t base = g->count / (size_t)g->nb, rem = g->count % (size_t)g->nb;
+    return base + ((size_t)(j % g->nb) < rem ? 1 : 0);
+}
+
+/* A buffer seen as blocks. Ranges of blocks wrap modulo nblocks. */
+struct cg_buf {
+    char *base;          /* first byte */
+    struct cg_geom geom; /* how blocks map to elements */
+    long nblocks;        /* blocks in this buffer */
+};
+
+/* ---- per-call state ------------------------------------------------------ */
+
+struct cg_comm; /* cached per communicator (comm.c) */
+
+struct cg_call {
+    MPI_Comm comm;         /* private duplicate of the caller's communicator */
+    int rank;              /* rank in comm */
+    int p;                 /* size of comm */
+    MPI_Datatype dtype;    /* element datatype */
+    MPI_Aint extent;       /* extent of dtype in bytes */
+    MPI_Op op;             /* reduction op (MPI_OP_NULL when none) */
+    int kernel;            /* typed kernel index, or -1: MPI_Reduce_local */
+    struct cg_comm *cc;    /* cached context (scratch, duplicate comm) */
+    MPI_Request *reqs;     /* requests of the current exchange */
+    int nreqs;             /* requests posted */
+    int tag;               /* MPI tag of the current exchange */
+    MPI_Datatype *types;   /* derived datatypes to free after the exchange */
+    int ntypes;            /* how many */
+};
+
+/* Schedule requirements, passed to cg_call_begin. */
+#define CG_NEEDS_COMMUTATIVE 1
+
+/* Starts a call on `comm`: looks up or creates the cached context (a
+ * duplicate with MPI_ERRORS_RETURN, cached as an attribute), checks that
+ * `op` is commutative when flags has CG_NEEDS_COMMUTATIVE (MPI_ERR_OP
+ * otherwise, with cg_last_error() saying why), and picks the typed kernel.
+ * op may be MPI_OP_NULL for collectives that do not reduce. */
+int cg_call_begin(struct cg_call *c, MPI_Comm comm, MPI_Datatype dtype, MPI_Op op,
+                  int flags);
+/* Ends the call (releases per-call state; cached scratch stays). */
+void cg_call_end(struct cg_call *c);
+
+/* Scratch space reused between calls: slot 0..3, at least `bytes` bytes,
+ * valid until the next cg_scratch on the same slot or the end of the comm.
+ * Returns NULL (and sets *rc to MPI_ERR_NO_MEM) when memory runs out. */
+void *cg_scratch(struct cg_call *c, int slot, size_t bytes, int *rc);
+
+/* Bytes of a buffer with geometry g and nblocks blocks (extent-scaled). */
+size_t cg_buf_bytes(const struct cg_call *c, const struct cg_geom *g, long nblocks);
+
+/* ---- exchanges (xchg.c) -------------------------------------------------- */
+
+/* One exchange step: post every send and receive, then wait for all.
+ * Blocks [first, first + n) of b, wrapping modulo b->nblocks, form one
+ * message (a derived datatype when the range wraps); messages longer than
+ * INT_MAX elements are split the same way on both sides. */
+int cg_xchg_begin(struct cg_call *c, int tag);
+int cg_send(struct cg_call *c, int to, const struct cg_buf *b, long first, long n);
+int cg_recv(struct cg_call *c, int from, const struct cg_buf *b, long first, long n);
+int cg_xchg_wait(struct cg_call *c);
+
+/* Testing hook: the largest message in elements before splitting
+ * (default INT_MAX). */
+void cg_xchg_set_max_elems(size_t max_elems);
+
+/* ---- local data movement (reduce.c) -------------------------------------- */
+
+#define CG_INTO_FROM 0 /* into = into op from (into's data comes first) */
+#define CG_FROM_INTO 1 /* into = from op into (from's data comes first) */
+
+/* Reduces n blocks of `from` (starting at block ffirst) into n blocks of
+ * `into` (starting at ifirst), both wrapping, element streams aligned.
+ * Typed kernels for int32, int64, float, double x sum, prod, min, max;
+ * anything else through MPI_Reduce_local, which respects `order`. */
+int cg_reduce(struct cg_call *c, const struct cg_buf *into, long ifirst,
+              const struct cg_buf *from, long ffirst, long n, int order);
+
+/* Copies n blocks (wrapping on both sides). */
+int cg_copy(struct cg_call *c, const struct cg_buf *to, long tfirst,
+            const struct cg_buf *from, long ffirst, long n);
+
+/* Copies scount x stype at src to dcount x dtype at dst (the MPI type
+ * signatures must match): memcpy when both are the same contiguous type,
+ * otherwise through MPI_Sendrecv on MPI_COMM_SELF. */
+int cg_copy_typed(const void *src, size_t scount, MPI_Datatype stype, void *dst,
+                  size_t dcount, MPI_Datatype dtype);
+
+/* Typed kernels, exposed for tests: out[i] = out[i] op in[i] (CG_INTO_FROM
+ * order). Returns -1 when (dtype, op) has no typed kernel. */
+int cg_reduce_kernel_index(MPI_Datatype dtype, MPI_Op op);
+void cg_reduce_kernel_run(int kernel, void *inout, const void *in, size_t n);
+
+/* ---- errors -------------------------------------------------------------- */
+
+/* The last error the runtime recorded on this thread, "" when none. */
+const char *cg_last_error(void);
+void cg_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Returns from the enclosing emitted function's error path. */
+#define CG_TRY(expr)                         \
+    do {                                     \
+        if ((rc = (expr)) != MPI_SUCCESS) {  \
+            goto out;                        \
+        }                                    \
+    } while (0)
+
+/* ---- timing tags (tag.c) ------------------------------------------------- */
+
+/* Tag ids are assigned by the generator (emitted/mpi/collgen.h); names,
+ * kinds and parents are in the generated registry. Each tag accumulates, per
+ * rank, the time spent inside it and how often it was entered. Compiled out
+ * (no code, no symbol referenced) unless CG_TAGS is defined. */
+#define CG_TAG_CAPACITY 4096
+
+struct cg_tag_acc {
+    uint64_t ns;    /* total time inside, nanoseconds */
+    uint64_t calls; /* times entered */
+    uint64_t t0;    /* start of the open region */
+};
+
+extern struct cg_tag_acc cg_tag_accs[CG_TAG_CAPACITY];
+
+/* Monotonic clock in nanoseconds. Out of line (tag.c) because
+ * clock_gettime is POSIX, which a -std=c11 file including cg.h cannot see. */
+uint64_t cg_tag_now(void);
+
+#ifdef CG_TAGS
+#define CG_TAG_BEGIN(id) (cg_tag_accs[(id)].t0 = cg_tag_now())
+#define CG_TAG_END(id)                                                \
+    do {                                                              \
+        struct cg_tag_acc *cg_a_ = &cg_tag_accs[(id)];                \
+        cg_a_->ns += cg_tag_now() - cg_a_->t0;                        \
+        cg_a_->calls++;                                               \
+    } while (0)
+#else
+#define CG_TAG_BEGIN(id) ((void)0)
+#define CG_TAG_END(id) ((void)0)
+#endif
+
+/* Zeroes every tag of this rank. */
+void cg_tag_reset(void);
+/* Reads tag `id` of this rank. Returns 0, or -1 for an id out of range. */
+int cg_tag_read(int id, uint64_t *ns, uint64_t *calls);
+
+#endif

@@ -1,0 +1,140 @@
+/* cg_internal.h - what the runtime's .c files share and nothing else sees:
+ * the cached context's layout, the MPI check macro, and the walk of a
+ * wrapping block range. Everything here is static inline or a type.
+ */
+#ifndef CG_INTERNAL_H
+#define CG_INTERNAL_H
+
+#include "cg.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define CG_NSCRATCH 4 /* scratch slots per context */
+
+/* Cached per communicator as an attribute (comm.c); freed with it. The
+ * arrays grow on demand and never shrink, so that a call in steady state
+ * allocates nothing. */
+struct cg_comm {
+    MPI_Comm comm;                    /* private duplicate, MPI_ERRORS_RETURN */
+    int rank;                         /* rank in comm */
+    int p;                            /* size of comm */
+    void *scratch[CG_NSCRATCH];       /* scratch slots (cg_scratch) */
+    size_t scratch_bytes[CG_NSCRATCH];/* bytes allocated per slot */
+    MPI_Request *reqs;                /* requests of the current exchange */
+    unsigned char *is_recv;           /* 1 where reqs[i] is a receive */
+    int reqs_cap;                     /* entries allocated in reqs and is_recv */
+    MPI_Datatype *types;              /* derived types of the current exchange */
+    int types_cap;                    /* entries allocated in types */
+};
+
+/* Records "rank R: runtime/FILE:LINE: MPI_Xxx: <MPI_Error_string>" for a
+ * failed MPI call; `call` is the call's text, of which only the function
+ * name is kept. */
+static inline void cg_error_mpi(int code, const char *file, int line, const char *call)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    int rank = -1;
+    const char *base = strrchr(file, '/');
+
+    if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) {
+        snprintf(text, sizeof(text), "MPI error code %d", code);
+    }
+    if (MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS) {
+        rank = -1;
+    }
+    cg_set_error("rank %d: runtime/%s:%d: %.*s: %s", rank, (base != NULL) ? (base + 1) : file,
+                 line, (int)strcspn(call, "("), call, text);
+}
+
+/* Checks an MPI call: on failure, records it, stores the code in the
+ * enclosing function's `rc` and jumps to its `out:` label. */
+#define CG_CHECK_MPI(call)                                          \
+    do {                                                            \
+        int cg_mpi_rc_ = (call);                                    \
+        if (cg_mpi_rc_ != MPI_SUCCESS) {                            \
+            cg_error_mpi(cg_mpi_rc_, __FILE__, __LINE__, #call);    \
+            rc = cg_mpi_rc_;                                        \
+            goto out;                                               \
+        }                                                           \
+    } while (0)
+
+/* Propagates a runtime return code to the enclosing function's `out:`. */
+#define CG_CHECK(expr)                          \
+    do {                                        \
+        if ((rc = (expr)) != MPI_SUCCESS) {     \
+            goto out;                           \
+        }                                       \
+    } while (0)
+
+/* A run of elements: where it starts in its buffer and how long it is. */
+struct cg_seg {
+    size_t off; /* first element, from the buffer's base */
+    size_t len; /* elements */
+};
+
+/* Blocks [first, first + n) of b, wrapping modulo b->nblocks, as at most two
+ * non-empty element runs in stream order. Sets *nseg (0, 1 or 2). Returns
+ * MPI_ERR_ARG when the range is longer than the buffer. */
+static inline int cg_range_segs(const struct cg_buf *b, long first, long n, struct cg_seg seg[2],
+                                int *nseg)
+{
+    *nseg = 0;
+    if ((b->nblocks < 1) || (n < 0) || (n > b->nblocks)) {
+        cg_set_error("collgen: block range [%ld, %ld + %ld) does not fit a %ld-block buffer",
+                     first, first, n, b->nblocks);
+        return MPI_ERR_ARG;
+    }
+    if (n == 0) {
+        return MPI_SUCCESS;
+    }
+    long f = cg_mod(first, b->nblocks);
+    long end = f + n;
+    long stop = (end <= b->nblocks) ? end : b->nblocks;
+    size_t off = cg_geom_off(&b->geom, f);
+    size_t len = cg_geom_off(&b->geom, stop) - off;
+    if (len > 0) {
+        seg[*nseg].off = off;
+        seg[*nseg].len = len;
+        (*nseg)++;
+    }
+    if (end > b->nblocks) {
+        len = cg_geom_off(&b->geom, end - b->nblocks);
+        if (len > 0) {
+            seg[*nseg].off = 0;
+            seg[*nseg].len = len;
+            (*nseg)++;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* Elements in a list of runs. */
+static inline size_t cg_segs_len(const struct cg_seg *seg, int nseg)
+{
+    size_t total = 0;
+    for (int i = 0; i < nseg; i++) {
+        total += seg[i].len;
+    }
+    return total;
+}
+
+/* Whether n elements of `type` are n * extent plain bytes from the first
+ * element's address, so that memcpy moves them. */
+static inline int cg_type_is_contiguous(MPI_Datatype type, int *yes)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Count size = 0;
+    MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+
+    *yes = 0;
+    CG_CHECK_MPI(MPI_Type_size_x(type, &size));
+    CG_CHECK_MPI(MPI_Type_get_extent(type, &lb, &extent));
+    CG_CHECK_MPI(MPI_Type_get_true_extent(type, &true_lb, &true_extent));
+    *yes = ((size == (MPI_Count)extent) && (lb == 0) && (true_lb == 0) && (true_extent == extent));
+out:
+    return rc;
+}
+
+#endif

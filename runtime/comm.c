@@ -1,0 +1,244 @@
+/* comm.c - the context cached on a communicator, and per-call state.
+ *
+ * The first call on a communicator duplicates it (the schedule's messages
+ * then never match the caller's), sets MPI_ERRORS_RETURN on the duplicate,
+ * and caches both with the scratch slots and the request and datatype arrays
+ * as an attribute of the caller's communicator. Freeing that communicator
+ * runs cg_comm_delete, which frees them.
+ *
+ * Why an attribute: an emitted collective has the MPI signature, so it has
+ * nowhere to keep state between calls except the communicator. Duplicating
+ * on every call would be a collective operation plus allocations per call;
+ * a table keyed by handle would outlive communicators it cannot see freed.
+ * The attribute is what MPI offers for this, and its delete callback ties the
+ * context's life to the communicator's.
+ */
+#include "cg_internal.h"
+
+#include <stdlib.h>
+
+/* Why: the keyval is the runtime's one piece of static state. It names the
+ * attribute slot on every communicator, so it must be shared by all of them,
+ * and it is created once, on first use. It is never freed: a freed keyval
+ * would orphan contexts still cached. Creation is not guarded against two
+ * threads racing on the first call (MPI_THREAD_MULTIPLE callers must make
+ * one call first). */
+static int cg_comm_keyval = MPI_KEYVAL_INVALID;
+
+static void cg_comm_destroy(struct cg_comm *cc)
+{
+    for (int i = 0; i < CG_NSCRATCH; i++) {
+        free(cc->scratch[i]);
+    }
+    free(cc->reqs);
+    free(cc->is_recv);
+    free(cc->types);
+    free(cc);
+}
+
+/* Attribute delete callback: the caller's communicator is being freed. */
+static int cg_comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    struct cg_comm *cc = attr;
+    int rc = MPI_SUCCESS;
+
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    CG_CHECK_MPI(MPI_Comm_free(&cc->comm));
+out:
+    cg_comm_destroy(cc);
+    return rc;
+}
+
+/* Creates the context of `comm`: duplicate, error handler, rank and size. */
+static int cg_comm_create(MPI_Comm comm, struct cg_comm **out_cc)
+{
+    int rc = MPI_SUCCESS;
+    int inter = 0;
+    struct cg_comm *cc = NULL;
+
+    CG_CHECK_MPI(MPI_Comm_test_inter(comm, &inter));
+    if (inter) {
+        cg_set_error("collgen: intercommunicators are not supported");
+        rc = MPI_ERR_COMM;
+        goto out;
+    }
+    cc = calloc(1, sizeof(*cc));
+    if (cc == NULL) {
+        cg_set_error("collgen: out of memory for a communicator context");
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    cc->comm = MPI_COMM_NULL;
+    CG_CHECK_MPI(MPI_Comm_dup(comm, &cc->comm));
+    CG_CHECK_MPI(MPI_Comm_set_errhandler(cc->comm, MPI_ERRORS_RETURN));
+    CG_CHECK_MPI(MPI_Comm_rank(cc->comm, &cc->rank));
+    CG_CHECK_MPI(MPI_Comm_size(cc->comm, &cc->p));
+    CG_CHECK_MPI(MPI_Comm_set_attr(comm, cg_comm_keyval, cc));
+    *out_cc = cc;
+    cc = NULL;
+out:
+    if (cc != NULL) {
+        if (cc->comm != MPI_COMM_NULL) {
+            (void)MPI_Comm_free(&cc->comm); /* already failing: keep the first error */
+        }
+        cg_comm_destroy(cc);
+    }
+    return rc;
+}
+
+/* Looks up the context cached on `comm`, creating it (and the keyval) on the
+ * first call. */
+static int cg_comm_get(MPI_Comm comm, struct cg_comm **out_cc)
+{
+    int rc = MPI_SUCCESS;
+    int found = 0;
+    void *attr = NULL;
+
+    if (cg_comm_keyval == MPI_KEYVAL_INVALID) {
+        CG_CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cg_comm_delete,
+                                            &cg_comm_keyval, NULL));
+    }
+    CG_CHECK_MPI(MPI_Comm_get_attr(comm, cg_comm_keyval, &attr, &found));
+    if (found) {
+        *out_cc = attr;
+    } else {
+        CG_CHECK(cg_comm_create(comm, out_cc));
+    }
+out:
+    return rc;
+}
+
+int cg_call_begin(struct cg_call *c, MPI_Comm comm, MPI_Datatype dtype, MPI_Op op, int flags)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Aint lb = 0, true_lb = 0, true_extent = 0;
+    struct cg_comm *cc = NULL;
+
+    memset(c, 0, sizeof(*c));
+    c->comm = MPI_COMM_NULL;
+    c->dtype = dtype;
+    c->op = op;
+    c->kernel = -1;
+    if (comm == MPI_COMM_NULL) {
+        cg_set_error("collgen: the communicator is MPI_COMM_NULL");
+        rc = MPI_ERR_COMM;
+        goto out;
+    }
+    if (dtype == MPI_DATATYPE_NULL) {
+        cg_set_error("collgen: the datatype is MPI_DATATYPE_NULL");
+        rc = MPI_ERR_TYPE;
+        goto out;
+    }
+    CG_CHECK_MPI(MPI_Type_get_extent(dtype, &lb, &c->extent));
+    CG_CHECK_MPI(MPI_Type_get_true_extent(dtype, &true_lb, &true_extent));
+    /* Why: scratch buffers are sized and addressed from their first byte
+     * (cg_buf_bytes); data before an element's address would fall outside. */
+    if ((c->extent <= 0) || (true_lb < 0)) {
+        cg_set_error("collgen: datatypes with a non-positive extent or data below their "
+                     "address are not supported");
+        rc = MPI_ERR_TYPE;
+        goto out;
+    }
+    if (((flags & CG_NEEDS_COMMUTATIVE) != 0) && (op != MPI_OP_NULL)) {
+        int commute = 0;
+        CG_CHECK_MPI(MPI_Op_commutative(op, &commute));
+        if (!commute) {
+            cg_set_error("collgen: this schedule needs a commutative op; the op given is not "
+                         "commutative");
+            rc = MPI_ERR_OP;
+            goto out;
+        }
+    }
+    if (op != MPI_OP_NULL) {
+        c->kernel = cg_reduce_kernel_index(dtype, op);
+    }
+    CG_CHECK(cg_comm_get(comm, &cc));
+    c->cc = cc;
+    c->comm = cc->comm;
+    c->rank = cc->rank;
+    c->p = cc->p;
+    c->reqs = cc->reqs;
+    c->types = cc->types;
+out:
+    return rc;
+}
+
+/* Why: an exchange left between cg_xchg_begin and a successful wait (an
+ * error jumped to `out:`) still has requests in flight. A receive left
+ * posted would match a later call's message with the same tag on the same
+ * duplicate, so receives are cancelled and completed; sends are released
+ * and finish on their own. Errors here are not recorded: the call is already
+ * failing, and its first error is the one the caller should see. */
+static void cg_call_abandon(struct cg_call *c)
+{
+    for (int i = 0; i < c->nreqs; i++) {
+        if (c->reqs[i] == MPI_REQUEST_NULL) {
+            continue;
+        }
+        if (c->cc->is_recv[i]) {
+            (void)MPI_Cancel(&c->reqs[i]);
+            (void)MPI_Wait(&c->reqs[i], MPI_STATUS_IGNORE);
+        } else {
+            (void)MPI_Request_free(&c->reqs[i]);
+        }
+    }
+    c->nreqs = 0;
+    for (int i = 0; i < c->ntypes; i++) {
+        (void)MPI_Type_free(&c->types[i]);
+    }
+    c->ntypes = 0;
+}
+
+void cg_call_end(struct cg_call *c)
+{
+    if (c->cc != NULL) {
+        cg_call_abandon(c);
+    }
+    c->cc = NULL;
+    c->comm = MPI_COMM_NULL;
+    c->reqs = NULL;
+    c->types = NULL;
+}
+
+void *cg_scratch(struct cg_call *c, int slot, size_t bytes, int *rc)
+{
+    struct cg_comm *cc = c->cc;
+
+    if ((slot < 0) || (slot >= CG_NSCRATCH)) {
+        cg_set_error("collgen: scratch slot %d out of range 0..%d", slot, CG_NSCRATCH - 1);
+        *rc = MPI_ERR_ARG;
+        return NULL;
+    }
+    if ((cc->scratch[slot] == NULL) || (bytes > cc->scratch_bytes[slot])) {
+        /* The old contents need not survive, so free + malloc, not realloc. */
+        size_t want = (bytes > 0) ? bytes : 1;
+        free(cc->scratch[slot]);
+        cc->scratch[slot] = malloc(want);
+        cc->scratch_bytes[slot] = (cc->scratch[slot] != NULL) ? want : 0;
+        if (cc->scratch[slot] == NULL) {
+            cg_set_error("collgen: out of memory for %zu bytes of scratch (slot %d)", bytes, slot);
+            *rc = MPI_ERR_NO_MEM;
+            return NULL;
+        }
+    }
+    return cc->scratch[slot];
+}
+
+size_t cg_buf_bytes(const struct cg_call *c, const struct cg_geom *g, long nblocks)
+{
+    size_t elems = (nblocks > 0) ? cg_geom_off(g, nblocks) : 0;
+    size_t bytes = elems * (size_t)c->extent;
+    MPI_Aint true_lb = 0, true_extent = 0;
+
+    /* A type whose data reaches past its extent (resized smaller) needs the
+     * last element's overhang; cg_call_begin already validated the type. */
+    if ((elems > 0) && (MPI_Type_get_true_extent(c->dtype, &true_lb, &true_extent) == MPI_SUCCESS)) {
+        size_t reach = (elems - 1) * (size_t)c->extent + (size_t)true_lb + (size_t)true_extent;
+        if (reach > bytes) {
+            bytes = reach;
+        }
+    }
+    return bytes;
+}

@@ -1,0 +1,300 @@
+/* reduce.c - local data movement: typed reduction kernels, cg_reduce and
+ * cg_copy over wrapping block ranges, and cg_copy_typed.
+ *
+ * cg_reduce and cg_copy walk two element streams (each at most two runs)
+ * in aligned pieces: a piece ends where either stream's run ends. Each piece
+ * is then one plain loop, one memcpy or one MPI call.
+ */
+#include "cg_internal.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+/* ---- typed kernels ------------------------------------------------------- */
+
+/* One kernel: out[i] = EXPR for i < n.
+ *
+ * Why two loops: at -O2, GCC vectorises only loops that need no scalar
+ * epilogue. The first loop's trip count is a multiple of 16 (a whole number
+ * of vectors up to 512 bits of int32), so it vectorises at -O2; the second
+ * does the last n % 16 elements. */
+#define CG_KERNEL(NAME, T, EXPR)                                                 \
+    static void NAME(void *restrict vout, const void *restrict vin, size_t n)   \
+    {                                                                            \
+        T *restrict out = vout;                                                  \
+        const T *restrict in = vin;                                              \
+        size_t nv = n & ~(size_t)15;                                             \
+        size_t i = 0;                                                            \
+        for (; i < nv; i++) {                                                    \
+            out[i] = (EXPR);                                                     \
+        }                                                                        \
+        for (; i < n; i++) {                                                     \
+            out[i] = (EXPR);                                                     \
+        }                                                                        \
+    }
+
+/* Why unsigned: MPI libraries add and multiply signed integers with
+ * wrap-around (two's complement); in C that is only defined on unsigned
+ * types, and the conversion back is modulo 2^N on every compiler we use.
+ * min/max are written as MPI libraries write them, out < in ? out : in,
+ * so that even signed zeros come out the same as MPI_Reduce_local's. */
+#define CG_KERNELS(NAME, T, U)                                                   \
+    CG_KERNEL(NAME##_sum, T, (T)((U)out[i] + (U)in[i]))                          \
+    CG_KERNEL(NAME##_prod, T, (T)((U)out[i] * (U)in[i]))                         \
+    CG_KERNEL(NAME##_min, T, (out[i] < in[i]) ? out[i] : in[i])                  \
+    CG_KERNEL(NAME##_max, T, (out[i] > in[i]) ? out[i] : in[i])
+
+CG_KERNELS(cg_reduce_i32, int32_t, uint32_t)
+CG_KERNELS(cg_reduce_i64, int64_t, uint64_t)
+CG_KERNELS(cg_reduce_f32, float, float)
+CG_KERNELS(cg_reduce_f64, double, double)
+
+typedef void (*cg_reduce_kernel_fn)(void *restrict out, const void *restrict in, size_t n);
+
+/* Indexed by type class * 4 + op class (cg_reduce_kernel_index). */
+static const cg_reduce_kernel_fn cg_reduce_kernels[] = {
+    cg_reduce_i32_sum, cg_reduce_i32_prod, cg_reduce_i32_min, cg_reduce_i32_max,
+    cg_reduce_i64_sum, cg_reduce_i64_prod, cg_reduce_i64_min, cg_reduce_i64_max,
+    cg_reduce_f32_sum, cg_reduce_f32_prod, cg_reduce_f32_min, cg_reduce_f32_max,
+    cg_reduce_f64_sum, cg_reduce_f64_prod, cg_reduce_f64_min, cg_reduce_f64_max,
+};
+
+#define CG_NKERNELS ((int)(sizeof(cg_reduce_kernels) / sizeof(cg_reduce_kernels[0])))
+
+static int cg_reduce_type_class(MPI_Datatype t)
+{
+    if ((t == MPI_INT32_T) || ((sizeof(int) == 4) && (t == MPI_INT))) {
+        return 0;
+    }
+    if ((t == MPI_INT64_T) || ((sizeof(long long) == 8) && (t == MPI_LONG_LONG)) ||
+        ((sizeof(long) == 8) && (t == MPI_LONG))) {
+        return 1;
+    }
+    if (t == MPI_FLOAT) {
+        return 2;
+    }
+    if (t == MPI_DOUBLE) {
+        return 3;
+    }
+    return -1;
+}
+
+static int cg_reduce_op_class(MPI_Op op)
+{
+    if (op == MPI_SUM) {
+        return 0;
+    }
+    if (op == MPI_PROD) {
+        return 1;
+    }
+    if (op == MPI_MIN) {
+        return 2;
+    }
+    if (op == MPI_MAX) {
+        return 3;
+    }
+    return -1;
+}
+
+int cg_reduce_kernel_index(MPI_Datatype dtype, MPI_Op op)
+{
+    int t = cg_reduce_type_class(dtype);
+    int o = cg_reduce_op_class(op);
+    return ((t < 0) || (o < 0)) ? -1 : ((t * 4) + o);
+}
+
+void cg_reduce_kernel_run(int kernel, void *inout, const void *in, size_t n)
+{
+    if ((kernel >= 0) && (kernel < CG_NKERNELS)) {
+        cg_reduce_kernels[kernel](inout, in, n);
+    }
+}
+
+/* ---- walking two ranges ---------------------------------------------------- */
+
+/* Works on one aligned piece: n elements at `to` and at `from`. */
+typedef int (*cg_piece_fn)(struct cg_call *c, char *to, const char *from, size_t n, int arg);
+
+/* Calls fn on aligned pieces of blocks [tfirst, tfirst + n) of `to` and
+ * [ffirst, ffirst + n) of `from`, which must hold as many elements. */
+static int cg_walk(struct cg_call *c, const struct cg_buf *to, long tfirst,
+                   const struct cg_buf *from, long ffirst, long n, cg_piece_fn fn, int arg)
+{
+    int rc = MPI_SUCCESS;
+    struct cg_seg tseg[2], fseg[2];
+    int ntseg = 0, nfseg = 0;
+    int t = 0, f = 0;       /* runs being consumed */
+    size_t tu = 0, fu = 0;  /* elements of tseg[t], fseg[f] already done */
+
+    CG_CHECK(cg_range_segs(to, tfirst, n, tseg, &ntseg));
+    CG_CHECK(cg_range_segs(from, ffirst, n, fseg, &nfseg));
+    if (cg_segs_len(tseg, ntseg) != cg_segs_len(fseg, nfseg)) {
+        cg_set_error("collgen: blocks [%ld, %ld + %ld) hold %zu elements, blocks [%ld, %ld + %ld) "
+                     "hold %zu",
+                     tfirst, tfirst, n, cg_segs_len(tseg, ntseg), ffirst, ffirst, n,
+                     cg_segs_len(fseg, nfseg));
+        rc = MPI_ERR_ARG;
+        goto out;
+    }
+    while ((t < ntseg) && (f < nfseg)) {
+        size_t take = tseg[t].len - tu;
+        if ((fseg[f].len - fu) < take) {
+            take = fseg[f].len - fu;
+        }
+        char *tp = to->base + (MPI_Aint)(tseg[t].off + tu) * c->extent;
+        const char *fp = from->base + (MPI_Aint)(fseg[f].off + fu) * c->extent;
+        CG_CHECK(fn(c, tp, fp, take, arg));
+        tu += take;
+        fu += take;
+        if (tu == tseg[t].len) {
+            t++;
+            tu = 0;
+        }
+        if (fu == fseg[f].len) {
+            f++;
+            fu = 0;
+        }
+    }
+out:
+    return rc;
+}
+
+/* ---- cg_reduce ------------------------------------------------------------ */
+
+/* Why: into = into op from through MPI_Reduce_local (which computes
+ * inout = in op inout) needs `from` in a buffer it may overwrite. Staging
+ * in slices of about this many bytes keeps scratch slot 3 small and the
+ * three passes over a slice in cache. */
+#define CG_REDUCE_STAGE_BYTES ((size_t)1 << 20)
+
+static int cg_reduce_piece(struct cg_call *c, char *into, const char *from, size_t n, int order)
+{
+    int rc = MPI_SUCCESS;
+
+    if (c->kernel >= 0) {
+        cg_reduce_kernel_run(c->kernel, into, from, n);
+    } else if (order == CG_FROM_INTO) {
+        while (n > 0) {
+            size_t k = (n < INT_MAX) ? n : INT_MAX;
+            CG_CHECK_MPI(MPI_Reduce_local(from, into, (int)k, c->dtype, c->op));
+            into += (MPI_Aint)k * c->extent;
+            from += (MPI_Aint)k * c->extent;
+            n -= k;
+        }
+    } else {
+        size_t stage = CG_REDUCE_STAGE_BYTES / (size_t)c->extent;
+        if (stage < 1) {
+            stage = 1;
+        }
+        if (stage > INT_MAX) {
+            stage = INT_MAX;
+        }
+        if (stage > n) {
+            stage = n;
+        }
+        struct cg_geom one = { stage, 1 };
+        char *tmp = cg_scratch(c, 3, cg_buf_bytes(c, &one, 1), &rc);
+        if (tmp == NULL) {
+            goto out;
+        }
+        while (n > 0) {
+            size_t k = (n < stage) ? n : stage;
+            CG_CHECK(cg_copy_typed(from, k, c->dtype, tmp, k, c->dtype));
+            CG_CHECK_MPI(MPI_Reduce_local(into, tmp, (int)k, c->dtype, c->op));
+            CG_CHECK(cg_copy_typed(tmp, k, c->dtype, into, k, c->dtype));
+            into += (MPI_Aint)k * c->extent;
+            from += (MPI_Aint)k * c->extent;
+            n -= k;
+        }
+    }
+out:
+    return rc;
+}
+
+int cg_reduce(struct cg_call *c, const struct cg_buf *into, long ifirst,
+              const struct cg_buf *from, long ffirst, long n, int order)
+{
+    if ((order != CG_INTO_FROM) && (order != CG_FROM_INTO)) {
+        cg_set_error("collgen: cg_reduce order %d is neither CG_INTO_FROM nor CG_FROM_INTO", order);
+        return MPI_ERR_ARG;
+    }
+    return cg_walk(c, into, ifirst, from, ffirst, n, cg_reduce_piece, order);
+}
+
+/* ---- copies ---------------------------------------------------------------- */
+
+static int cg_copy_piece(struct cg_call *c, char *to, const char *from, size_t n, int contiguous)
+{
+    if (to == from) {
+        return MPI_SUCCESS;
+    }
+    if (contiguous) {
+        memcpy(to, from, n * (size_t)c->extent);
+        return MPI_SUCCESS;
+    }
+    return cg_copy_typed(from, n, c->dtype, to, n, c->dtype);
+}
+
+int cg_copy(struct cg_call *c, const struct cg_buf *to, long tfirst,
+            const struct cg_buf *from, long ffirst, long n)
+{
+    int rc = MPI_SUCCESS;
+    int contiguous = 0;
+
+    CG_CHECK(cg_type_is_contiguous(c->dtype, &contiguous));
+    CG_CHECK(cg_walk(c, to, tfirst, from, ffirst, n, cg_copy_piece, contiguous));
+out:
+    return rc;
+}
+
+int cg_copy_typed(const void *src, size_t scount, MPI_Datatype stype, void *dst,
+                  size_t dcount, MPI_Datatype dtype)
+{
+    int rc = MPI_SUCCESS;
+    const char *s = src;
+    char *d = dst;
+
+    if ((src == dst) || ((scount == 0) && (dcount == 0))) {
+        goto out;
+    }
+    if ((stype == dtype) && (scount == dcount)) {
+        int contiguous = 0;
+        MPI_Aint lb = 0, extent = 0;
+        CG_CHECK(cg_type_is_contiguous(stype, &contiguous));
+        CG_CHECK_MPI(MPI_Type_get_extent(stype, &lb, &extent));
+        if (contiguous) {
+            memcpy(d, s, scount * (size_t)extent);
+            goto out;
+        }
+        while (scount > 0) {
+            size_t k = (scount < INT_MAX) ? scount : INT_MAX;
+            CG_CHECK_MPI(MPI_Sendrecv(s, (int)k, stype, 0, 0, d, (int)k, dtype, 0, 0,
+                                      MPI_COMM_SELF, MPI_STATUS_IGNORE));
+            s += (MPI_Aint)k * extent;
+            d += (MPI_Aint)k * extent;
+            scount -= k;
+        }
+    } else {
+        MPI_Count ssize = 0, dsize = 0;
+        CG_CHECK_MPI(MPI_Type_size_x(stype, &ssize));
+        CG_CHECK_MPI(MPI_Type_size_x(dtype, &dsize));
+        if ((MPI_Count)scount * ssize != (MPI_Count)dcount * dsize) {
+            cg_set_error("collgen: copy of %zu elements of %lld bytes into %zu elements of %lld "
+                         "bytes: the type signatures differ",
+                         scount, (long long)ssize, dcount, (long long)dsize);
+            rc = MPI_ERR_TYPE;
+            goto out;
+        }
+        if ((scount > INT_MAX) || (dcount > INT_MAX)) {
+            cg_set_error("collgen: a copy between different datatypes is limited to INT_MAX "
+                         "elements (%zu and %zu asked)",
+                         scount, dcount);
+            rc = MPI_ERR_COUNT;
+            goto out;
+        }
+        CG_CHECK_MPI(MPI_Sendrecv(s, (int)scount, stype, 0, 0, d, (int)dcount, dtype, 0, 0,
+                                  MPI_COMM_SELF, MPI_STATUS_IGNORE));
+    }
+out:
+    return rc;
+}

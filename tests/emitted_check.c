@@ -1,0 +1,735 @@
+/* emitted_check.c - every generated collective against the native one.
+ *
+ * usage: tests/mpirun.sh FLAVOUR P build/FLAVOUR/emitted_check [NAME]
+ *
+ * For each algorithm in the registry (cg_algos), or only NAME, runs the
+ * generated function and the MPI collective it replaces on the same inputs
+ * and compares the outputs byte for byte. The cases are the product of
+ *   counts     0, 1, p-1, p+1, 1000, 262147 (duplicates dropped), in MPI's
+ *              sense: allreduce and bcast count, allgather sendcount,
+ *              reduce_scatter_block recvcount;
+ *   datatypes  MPI_INT32_T, MPI_INT64_T, MPI_FLOAT, MPI_DOUBLE, and for the
+ *              collectives that do not reduce, pair_int32 (a contiguous
+ *              derived type);
+ *   ops        MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX, and "affine": a user op
+ *              that is not commutative (see affine_compose);
+ *   in place   MPI_IN_PLACE as MPI defines it for the collective, and not;
+ *   root       every root, for bcast.
+ * A case is wrong when, on any rank, the call does not return MPI_SUCCESS,
+ * the output differs from the native one, a guard band around the output
+ * was written, or the send buffer changed. For a schedule marked
+ * commutative_only, the affine cases instead expect an error of class
+ * MPI_ERR_OP.
+ *
+ * Output: a "  mismatch ..." line per wrong case and rank (the first few),
+ * then from rank 0 exactly one line per algorithm, which tests/run_emitted.sh
+ * counts:
+ *   PASS emitted allreduce_ring openmpi p=4
+ *   FAIL emitted allreduce_ring openmpi p=4 (3 of 204 cases wrong)
+ * The exit status is 1 when any algorithm failed.
+ *
+ * Values are exact under every order of reduction for p <= 8 (make_value),
+ * so the generated result must equal the native one bit for bit even for
+ * floating point. At p = 8 with the native collectives standing in for
+ * generated ones, one algorithm takes about a second on a 2-core machine,
+ * so every case runs at every count.
+ */
+#include "cg.h"
+#include "cg_algo.h"
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef CG_FLAVOUR
+#define CG_FLAVOUR "unknown"
+#endif
+
+#define GUARD_BYTES 64     /* guard band before and after each buffer */
+#define GUARD_FILL 0x5A    /* guard band contents */
+#define POISON_FILL 0xA5   /* output bytes before the call */
+#define MAX_REPORTS 10     /* mismatch lines per rank and algorithm */
+#define FLOAT_PERIOD 1048573 /* prime: float values repeat after this many elements */
+
+enum elem_kind { KIND_INT32, KIND_INT64, KIND_FLOAT, KIND_DOUBLE, KIND_PAIR };
+
+struct elem_type {
+    const char *name;      /* as printed */
+    MPI_Datatype type;     /* the MPI datatype */
+    enum elem_kind kind;   /* how to make and print values */
+    size_t size;           /* bytes per element */
+};
+
+struct red_op {
+    const char *name;      /* as printed */
+    MPI_Op op;             /* the MPI op */
+    int is_affine;         /* 1 for the non-commutative user op */
+};
+
+/* One case: what both the generated and the native call get. */
+struct check_case {
+    const struct elem_type *type; /* element type */
+    const struct red_op *op;      /* NULL for allgather and bcast */
+    size_t count;                 /* count in the collective's MPI sense */
+    int in_place;                 /* 1: MPI_IN_PLACE */
+    int root;                     /* bcast root, -1 otherwise */
+};
+
+/* One algorithm's run. */
+struct check {
+    const struct cg_algo *algo;   /* algorithm under test */
+    MPI_Comm comm;                /* duplicate of MPI_COMM_WORLD */
+    int rank;                     /* rank in comm */
+    int p;                        /* size of comm */
+    unsigned char *wrong;         /* per case: 1 if wrong on this rank */
+    size_t ncases;                /* cases run so far */
+    size_t capacity;              /* entries allocated in wrong */
+    int reported;                 /* mismatch lines printed by this rank */
+};
+
+/* A buffer with a guard band on each side. */
+struct guarded {
+    unsigned char *alloc;         /* guard, data, guard */
+    unsigned char *data;          /* first data byte */
+    size_t bytes;                 /* data bytes */
+};
+
+static struct elem_type elem_types[5];
+static int nelem_types;
+static struct red_op red_ops[5];
+static int nred_ops;
+
+static void *xmalloc(size_t bytes)
+{
+    void *mem = malloc((bytes > 0) ? bytes : 1);
+
+    if (mem == NULL) {
+        fprintf(stderr, "emitted_check: out of memory (%zu bytes)\n", bytes);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return mem;
+}
+
+/* The affine maps x -> a*x + b on uint32, stored as (a, b), composed
+ * (a1,b1) o (a2,b2) = (a1*a2, a1*b2 + b1). Composition is associative but
+ * not commutative, so a schedule that reorders contributions gives another
+ * answer. MPI passes the lower ranks' data as `in`: inout = in o inout. */
+static void affine_compose(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    const uint32_t *x = in;
+    uint32_t *y = inout;
+
+    (void)type;
+    for (int i = 0; i < *len; i++) {
+        uint32_t a = x[2 * i] * y[2 * i];
+        uint32_t b = (x[2 * i] * y[2 * i + 1]) + x[2 * i + 1];
+        y[2 * i] = a;
+        y[2 * i + 1] = b;
+    }
+}
+
+/* Element i of rank's input for op (NULL: no reduction).
+ *
+ * Why these values: every partial result of any reduction order must be
+ * exact, so that the generated result equals the native one bitwise.
+ * - sum, min, max and copies: distinct per rank and position, readable in
+ *   decimal for ints (rank * 1000003 + i * 7 + 1, sign alternating with i),
+ *   and below 2^21 in magnitude for float, so sums of 8 stay below 2^24.
+ *   Float values repeat with a prime period, so no two blocks of a
+ *   reduce_scatter_block input are equal.
+ * - prod: +-1..7, so a product of 8 is at most 7^8 < 2^24.
+ * - affine: any uint32 pairs; wrapping is part of the op. */
+static void make_value(const struct elem_type *t, const struct red_op *op, int rank, size_t i,
+                       void *dst)
+{
+    long long u = ((long long)rank * 1000003) + ((long long)i * 7) + 1;
+    long long sign = ((i & 1) != 0) ? -1 : 1;
+
+    if ((op != NULL) && (op->op == MPI_PROD)) {
+        long long m = 1 + (long long)((((size_t)rank * 3) + i) % 7);
+        long long v = ((((size_t)rank + i) % 3) == 0) ? -m : m;
+        int32_t v32 = (int32_t)v;
+        int64_t v64 = (int64_t)v;
+        float vf = (float)v;
+        double vd = (double)v;
+        switch (t->kind) {
+        case KIND_INT32:
+            memcpy(dst, &v32, sizeof(v32));
+            return;
+        case KIND_INT64:
+            memcpy(dst, &v64, sizeof(v64));
+            return;
+        case KIND_FLOAT:
+            memcpy(dst, &vf, sizeof(vf));
+            return;
+        case KIND_DOUBLE:
+            memcpy(dst, &vd, sizeof(vd));
+            return;
+        case KIND_PAIR:
+            break;
+        }
+    }
+    switch (t->kind) {
+    case KIND_INT32: {
+        int32_t v = (int32_t)(sign * u);
+        memcpy(dst, &v, sizeof(v));
+        break;
+    }
+    case KIND_INT64: {
+        int64_t v = (int64_t)(sign * (u + ((long long)(rank + 1) << 32)));
+        memcpy(dst, &v, sizeof(v));
+        break;
+    }
+    case KIND_FLOAT: {
+        float v = (float)(sign * (1 + (long long)(i % FLOAT_PERIOD) + ((long long)rank * 1000)));
+        memcpy(dst, &v, sizeof(v));
+        break;
+    }
+    case KIND_DOUBLE: {
+        double v = (double)(sign * u) + 0.5;
+        memcpy(dst, &v, sizeof(v));
+        break;
+    }
+    case KIND_PAIR: {
+        uint32_t v[2] = {(uint32_t)((2 * u) + 1), (uint32_t)u};
+        memcpy(dst, v, sizeof(v));
+        break;
+    }
+    }
+}
+
+/* Writes rank's elements [first, first + n) to dst. */
+static void fill_values(const struct check_case *cs, int rank, size_t first, size_t n,
+                        unsigned char *dst)
+{
+    for (size_t k = 0; k < n; k++) {
+        make_value(cs->type, cs->op, rank, first + k, dst + (k * cs->type->size));
+    }
+}
+
+static void format_value(const struct elem_type *t, const unsigned char *src, char *text,
+                         size_t len)
+{
+    switch (t->kind) {
+    case KIND_INT32: {
+        int32_t v;
+        memcpy(&v, src, sizeof(v));
+        snprintf(text, len, "%ld", (long)v);
+        break;
+    }
+    case KIND_INT64: {
+        int64_t v;
+        memcpy(&v, src, sizeof(v));
+        snprintf(text, len, "%lld", (long long)v);
+        break;
+    }
+    case KIND_FLOAT: {
+        float v;
+        memcpy(&v, src, sizeof(v));
+        snprintf(text, len, "%.9g", (double)v);
+        break;
+    }
+    case KIND_DOUBLE: {
+        double v;
+        memcpy(&v, src, sizeof(v));
+        snprintf(text, len, "%.17g", v);
+        break;
+    }
+    case KIND_PAIR: {
+        uint32_t v[2];
+        memcpy(v, src, sizeof(v));
+        snprintf(text, len, "(%lu,%lu)", (unsigned long)v[0], (unsigned long)v[1]);
+        break;
+    }
+    }
+}
+
+static void guarded_init(struct guarded *g, size_t bytes)
+{
+    g->bytes = bytes;
+    g->alloc = xmalloc(bytes + (2 * GUARD_BYTES));
+    g->data = g->alloc + GUARD_BYTES;
+    memset(g->alloc, GUARD_FILL, GUARD_BYTES);
+    memset(g->data, POISON_FILL, bytes);
+    memset(g->data + bytes, GUARD_FILL, GUARD_BYTES);
+}
+
+static void guarded_fini(struct guarded *g)
+{
+    free(g->alloc);
+    g->alloc = NULL;
+    g->data = NULL;
+}
+
+/* Copies the whole allocation, guards included. */
+static unsigned char *guarded_snapshot(const struct guarded *g)
+{
+    unsigned char *copy = xmalloc(g->bytes + (2 * GUARD_BYTES));
+
+    memcpy(copy, g->alloc, g->bytes + (2 * GUARD_BYTES));
+    return copy;
+}
+
+/* ---- recording cases ---------------------------------------------------- */
+
+static size_t case_begin(struct check *ck)
+{
+    if (ck->ncases == ck->capacity) {
+        ck->capacity = (ck->capacity > 0) ? (2 * ck->capacity) : 256;
+        ck->wrong = realloc(ck->wrong, ck->capacity);
+        if (ck->wrong == NULL) {
+            fprintf(stderr, "emitted_check: out of memory\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    ck->wrong[ck->ncases] = 0;
+    return ck->ncases++;
+}
+
+/* Marks case `id` wrong on this rank and prints one line describing it. */
+__attribute__((format(printf, 4, 5))) static void case_wrong(struct check *ck, size_t id,
+                                                             const struct check_case *cs,
+                                                             const char *fmt, ...)
+{
+    char what[512];
+    char root[16] = "-";
+    va_list ap;
+
+    ck->wrong[id] = 1;
+    if (ck->reported > MAX_REPORTS) {
+        return;
+    }
+    if (ck->reported++ == MAX_REPORTS) {
+        fprintf(stdout, "  mismatch %s p=%d rank=%d: further mismatches not shown\n",
+                ck->algo->name, ck->p, ck->rank);
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    if (cs->root >= 0) {
+        snprintf(root, sizeof(root), "%d", cs->root);
+    }
+    fprintf(stdout,
+            "  mismatch %s p=%d rank=%d count=%zu type=%s op=%s in_place=%d root=%s: %s\n",
+            ck->algo->name, ck->p, ck->rank, cs->count, cs->type->name,
+            (cs->op != NULL) ? cs->op->name : "-", cs->in_place, root, what);
+    fflush(stdout);
+}
+
+static void check_rc(struct check *ck, size_t id, const struct check_case *cs, int rc)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+
+    if (rc == MPI_SUCCESS) {
+        return;
+    }
+    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) {
+        snprintf(text, sizeof(text), "error code %d", rc);
+    }
+    case_wrong(ck, id, cs, "returned %s (%s)", text, cg_last_error());
+}
+
+/* Compares n elements of got with expected, then got's guard bands. */
+static void check_output(struct check *ck, size_t id, const struct check_case *cs,
+                         const struct guarded *got, const unsigned char *expected, size_t n)
+{
+    size_t size = cs->type->size;
+
+    if (memcmp(got->data, expected, n * size) != 0) {
+        size_t i = 0;
+        char want[64];
+        char have[64];
+        while (memcmp(got->data + (i * size), expected + (i * size), size) == 0) {
+            i++;
+        }
+        format_value(cs->type, expected + (i * size), want, sizeof(want));
+        format_value(cs->type, got->data + (i * size), have, sizeof(have));
+        case_wrong(ck, id, cs, "recvbuf[%zu] expected %s got %s", i, want, have);
+    }
+    for (size_t b = 0; b < GUARD_BYTES; b++) {
+        if (got->alloc[b] != GUARD_FILL) {
+            case_wrong(ck, id, cs, "wrote %zu bytes before recvbuf", GUARD_BYTES - b);
+            break;
+        }
+    }
+    for (size_t b = 0; b < GUARD_BYTES; b++) {
+        if (got->data[got->bytes + b] != GUARD_FILL) {
+            case_wrong(ck, id, cs, "wrote past the end of recvbuf (%zu bytes, byte %zu)",
+                       got->bytes, got->bytes + b);
+            break;
+        }
+    }
+}
+
+static void check_sendbuf(struct check *ck, size_t id, const struct check_case *cs,
+                          const struct guarded *send, const unsigned char *before)
+{
+    size_t total = send->bytes + (2 * GUARD_BYTES);
+
+    if (memcmp(send->alloc, before, total) != 0) {
+        size_t b = 0;
+        while (send->alloc[b] == before[b]) {
+            b++;
+        }
+        case_wrong(ck, id, cs, "changed sendbuf at byte %td", (ptrdiff_t)b - GUARD_BYTES);
+    }
+}
+
+/* For a commutative_only schedule given the affine op. */
+static void check_refuses_op(struct check *ck, size_t id, const struct check_case *cs, int rc)
+{
+    int cls = MPI_SUCCESS;
+
+    if (rc == MPI_SUCCESS) {
+        case_wrong(ck, id, cs, "accepted a non-commutative op (expected MPI_ERR_OP)");
+        return;
+    }
+    MPI_Error_class(rc, &cls);
+    if (cls != MPI_ERR_OP) {
+        char text[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(rc, text, &len);
+        case_wrong(ck, id, cs, "returned %s, expected class MPI_ERR_OP", text);
+    }
+}
+
+/* ---- one case per collective -------------------------------------------- */
+
+static void run_allreduce(struct check *ck, const struct check_case *cs)
+{
+    size_t id = case_begin(ck);
+    size_t bytes = cs->count * cs->type->size;
+    struct guarded send;
+    struct guarded expect;
+    struct guarded out;
+    unsigned char *before;
+    int rc;
+
+    if (ck->algo->commutative_only && cs->op->is_affine) {
+        guarded_init(&out, bytes);
+        fill_values(cs, ck->rank, 0, cs->count, out.data);
+        rc = ck->algo->fn.allreduce(MPI_IN_PLACE, out.data, cs->count, cs->type->type,
+                                    cs->op->op, ck->comm);
+        check_refuses_op(ck, id, cs, rc);
+        guarded_fini(&out);
+        return;
+    }
+    guarded_init(&send, bytes);
+    guarded_init(&expect, bytes);
+    guarded_init(&out, bytes);
+    fill_values(cs, ck->rank, 0, cs->count, send.data);
+    MPI_Allreduce(send.data, expect.data, (int)cs->count, cs->type->type, cs->op->op, ck->comm);
+    if (cs->in_place) {
+        memcpy(out.data, send.data, bytes);
+    }
+    before = guarded_snapshot(&send);
+    rc = ck->algo->fn.allreduce(cs->in_place ? MPI_IN_PLACE : send.data, out.data, cs->count,
+                                cs->type->type, cs->op->op, ck->comm);
+    check_rc(ck, id, cs, rc);
+    if (rc == MPI_SUCCESS) {
+        check_output(ck, id, cs, &out, expect.data, cs->count);
+        check_sendbuf(ck, id, cs, &send, before);
+    }
+    free(before);
+    guarded_fini(&send);
+    guarded_fini(&expect);
+    guarded_fini(&out);
+}
+
+static void run_allgather(struct check *ck, const struct check_case *cs)
+{
+    size_t id = case_begin(ck);
+    size_t size = cs->type->size;
+    size_t bytes = cs->count * size;
+    size_t p = (size_t)ck->p;
+    struct guarded send;
+    struct guarded expect;
+    struct guarded out;
+    unsigned char *before;
+    int rc;
+
+    guarded_init(&send, bytes);
+    guarded_init(&expect, p * bytes);
+    guarded_init(&out, p * bytes);
+    fill_values(cs, ck->rank, 0, cs->count, send.data);
+    MPI_Allgather(send.data, (int)cs->count, cs->type->type, expect.data, (int)cs->count,
+                  cs->type->type, ck->comm);
+    before = guarded_snapshot(&send);
+    if (cs->in_place) {
+        /* MPI ignores sendcount and sendtype with MPI_IN_PLACE: pass values
+         * that fail loudly if used. */
+        memcpy(out.data + ((size_t)ck->rank * bytes), send.data, bytes);
+        rc = ck->algo->fn.allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out.data, cs->count,
+                                    cs->type->type, ck->comm);
+    } else {
+        rc = ck->algo->fn.allgather(send.data, cs->count, cs->type->type, out.data, cs->count,
+                                    cs->type->type, ck->comm);
+    }
+    check_rc(ck, id, cs, rc);
+    if (rc == MPI_SUCCESS) {
+        check_output(ck, id, cs, &out, expect.data, p * cs->count);
+        check_sendbuf(ck, id, cs, &send, before);
+    }
+    free(before);
+    guarded_fini(&send);
+    guarded_fini(&expect);
+    guarded_fini(&out);
+}
+
+static void run_reduce_scatter_block(struct check *ck, const struct check_case *cs)
+{
+    size_t id = case_begin(ck);
+    size_t size = cs->type->size;
+    size_t p = (size_t)ck->p;
+    size_t nsend = p * cs->count;
+    struct guarded send;
+    struct guarded expect;
+    struct guarded out;
+    unsigned char *before;
+    int rc;
+
+    if (ck->algo->commutative_only && cs->op->is_affine) {
+        guarded_init(&out, nsend * size);
+        fill_values(cs, ck->rank, 0, nsend, out.data);
+        rc = ck->algo->fn.reduce_scatter_block(MPI_IN_PLACE, out.data, cs->count, cs->type->type,
+                                               cs->op->op, ck->comm);
+        check_refuses_op(ck, id, cs, rc);
+        guarded_fini(&out);
+        return;
+    }
+    guarded_init(&send, nsend * size);
+    guarded_init(&expect, cs->count * size);
+    fill_values(cs, ck->rank, 0, nsend, send.data);
+    MPI_Reduce_scatter_block(send.data, expect.data, (int)cs->count, cs->type->type, cs->op->op,
+                             ck->comm);
+    before = guarded_snapshot(&send);
+    if (cs->in_place) {
+        /* The input is the whole of recvbuf; the result is its first
+         * recvcount elements, and MPI says nothing about the rest. */
+        guarded_init(&out, nsend * size);
+        memcpy(out.data, send.data, nsend * size);
+        rc = ck->algo->fn.reduce_scatter_block(MPI_IN_PLACE, out.data, cs->count, cs->type->type,
+                                               cs->op->op, ck->comm);
+    } else {
+        guarded_init(&out, cs->count * size);
+        rc = ck->algo->fn.reduce_scatter_block(send.data, out.data, cs->count, cs->type->type,
+                                               cs->op->op, ck->comm);
+    }
+    check_rc(ck, id, cs, rc);
+    if (rc == MPI_SUCCESS) {
+        check_output(ck, id, cs, &out, expect.data, cs->count);
+        check_sendbuf(ck, id, cs, &send, before);
+    }
+    free(before);
+    guarded_fini(&send);
+    guarded_fini(&expect);
+    guarded_fini(&out);
+}
+
+static void run_bcast(struct check *ck, const struct check_case *cs)
+{
+    size_t id = case_begin(ck);
+    size_t bytes = cs->count * cs->type->size;
+    struct guarded expect;
+    struct guarded out;
+    int rc;
+
+    guarded_init(&expect, bytes);
+    guarded_init(&out, bytes);
+    if (ck->rank == cs->root) {
+        fill_values(cs, cs->root, 0, cs->count, expect.data);
+        memcpy(out.data, expect.data, bytes);
+    }
+    MPI_Bcast(expect.data, (int)cs->count, cs->type->type, cs->root, ck->comm);
+    rc = ck->algo->fn.bcast(out.data, cs->count, cs->type->type, cs->root, ck->comm);
+    check_rc(ck, id, cs, rc);
+    if (rc == MPI_SUCCESS) {
+        check_output(ck, id, cs, &out, expect.data, cs->count);
+    }
+    guarded_fini(&expect);
+    guarded_fini(&out);
+}
+
+/* ---- the sweep ---------------------------------------------------------- */
+
+/* Fills counts[] with 0, 1, p-1, p+1, 1000, 262147 without duplicates. */
+static int make_counts(int p, size_t counts[6])
+{
+    const size_t all[6] = {0, 1, (size_t)p - 1, (size_t)p + 1, 1000, 262147};
+    int n = 0;
+
+    for (int i = 0; i < 6; i++) {
+        int seen = 0;
+        for (int j = 0; j < n; j++) {
+            seen |= (counts[j] == all[i]);
+        }
+        if (!seen) {
+            counts[n++] = all[i];
+        }
+    }
+    return n;
+}
+
+static void run_algo(struct check *ck)
+{
+    size_t counts[6];
+    int ncounts = make_counts(ck->p, counts);
+    enum cg_coll coll = ck->algo->coll;
+    int reduces = (coll == CG_COLL_ALLREDUCE) || (coll == CG_COLL_REDUCE_SCATTER_BLOCK);
+
+    for (int c = 0; c < ncounts; c++) {
+        for (int t = 0; t < nelem_types; t++) {
+            struct check_case cs = {&elem_types[t], NULL, counts[c], 0, -1};
+            int is_pair = (elem_types[t].kind == KIND_PAIR);
+
+            if (coll == CG_COLL_BCAST) {
+                for (cs.root = 0; cs.root < ck->p; cs.root++) {
+                    run_bcast(ck, &cs);
+                }
+                continue;
+            }
+            for (cs.in_place = 0; cs.in_place < 2; cs.in_place++) {
+                if (coll == CG_COLL_ALLGATHER) {
+                    run_allgather(ck, &cs);
+                    continue;
+                }
+                for (int o = 0; reduces && (o < nred_ops); o++) {
+                    /* The affine op is defined on pairs only; pairs have
+                     * no other op. */
+                    if (red_ops[o].is_affine != is_pair) {
+                        continue;
+                    }
+                    cs.op = &red_ops[o];
+                    if (coll == CG_COLL_ALLREDUCE) {
+                        run_allreduce(ck, &cs);
+                    } else {
+                        run_reduce_scatter_block(ck, &cs);
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void setup_types(MPI_Datatype pair, MPI_Op affine)
+{
+    const struct elem_type types[5] = {
+        {"MPI_INT32_T", MPI_INT32_T, KIND_INT32, 4},
+        {"MPI_INT64_T", MPI_INT64_T, KIND_INT64, 8},
+        {"MPI_FLOAT", MPI_FLOAT, KIND_FLOAT, 4},
+        {"MPI_DOUBLE", MPI_DOUBLE, KIND_DOUBLE, 8},
+        {"pair_int32", pair, KIND_PAIR, 8},
+    };
+    const struct red_op ops[5] = {
+        {"MPI_SUM", MPI_SUM, 0},
+        {"MPI_PROD", MPI_PROD, 0},
+        {"MPI_MIN", MPI_MIN, 0},
+        {"MPI_MAX", MPI_MAX, 0},
+        {"affine", affine, 1},
+    };
+
+    memcpy(elem_types, types, sizeof(types));
+    nelem_types = 5;
+    memcpy(red_ops, ops, sizeof(ops));
+    nred_ops = 5;
+}
+
+/* A binary started by the other MPI's launcher runs as NP singletons that
+ * would all pass; tests/mpirun.sh exports the NP it asked for. */
+static int expected_size_ok(int p)
+{
+    const char *want = getenv("CG_EXPECT_NP");
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+
+    if ((want == NULL) || (atoi(want) == p)) {
+        return 1;
+    }
+    MPI_Get_library_version(version, &len);
+    version[strcspn(version, "\n")] = '\0';
+    fprintf(stderr,
+            "emitted_check: MPI_Comm_size is %d but CG_EXPECT_NP is %s: started by another "
+            "MPI's launcher? This binary uses: %s\n",
+            p, want, version);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *only = (argc > 1) ? argv[1] : NULL;
+    MPI_Datatype pair;
+    MPI_Op affine;
+    MPI_Comm comm;
+    int rank;
+    int p;
+    int matched = 0;
+    int failed_algos = 0;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    if (!expected_size_ok(p)) {
+        MPI_Finalize();
+        return 2;
+    }
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Type_contiguous(2, MPI_INT32_T, &pair);
+    MPI_Type_commit(&pair);
+    MPI_Op_create(affine_compose, 0, &affine);
+    setup_types(pair, affine);
+
+    for (int a = 0; a < cg_nalgos; a++) {
+        const struct cg_algo *algo = cg_algos[a];
+        struct check ck = {algo, comm, rank, p, NULL, 0, 0, 0};
+        size_t nwrong = 0;
+
+        if ((only != NULL) && (strcmp(only, algo->name) != 0)) {
+            continue;
+        }
+        matched++;
+        if ((int)algo->coll < 0 || algo->coll >= CG_COLL_COUNT_) {
+            if (rank == 0) {
+                printf("FAIL emitted %s %s p=%d (unknown collective %d)\n", algo->name,
+                       CG_FLAVOUR, p, (int)algo->coll);
+            }
+            failed_algos++;
+            continue;
+        }
+        run_algo(&ck);
+        if (ck.ncases > 0) {
+            MPI_Allreduce(MPI_IN_PLACE, ck.wrong, (int)ck.ncases, MPI_UNSIGNED_CHAR, MPI_MAX,
+                          comm);
+        }
+        for (size_t i = 0; i < ck.ncases; i++) {
+            nwrong += (ck.wrong[i] != 0);
+        }
+        if (rank == 0) {
+            if (nwrong == 0) {
+                printf("PASS emitted %s %s p=%d\n", algo->name, CG_FLAVOUR, p);
+            } else {
+                printf("FAIL emitted %s %s p=%d (%zu of %zu cases wrong)\n", algo->name,
+                       CG_FLAVOUR, p, nwrong, ck.ncases);
+            }
+            fflush(stdout);
+        }
+        failed_algos += (nwrong != 0);
+        free(ck.wrong);
+    }
+    if ((only != NULL) && (matched == 0)) {
+        if (rank == 0) {
+            printf("FAIL emitted %s %s p=%d (not in the registry)\n", only, CG_FLAVOUR, p);
+        }
+        failed_algos++;
+    }
+
+    MPI_Op_free(&affine);
+    MPI_Type_free(&pair);
+    MPI_Comm_free(&comm);
+    MPI_Finalize();
+    return (failed_algos != 0) ? 1 : 0;
+}
