@@ -217,7 +217,8 @@ int cg_analyse(struct cg_gen *g, const struct cg_schedule *s, int p, int root, s
     t.reduced = mem + 2 * p;
     t.step_out = mem + 3 * p;
     t.step_in = mem + 4 * p;
-    struct cg_sim_consumer c = { &t, on_start, on_exchange, on_local, NULL };
+    struct cg_sim_consumer c = { .arg = &t, .start = on_start, .exchange = on_exchange,
+                                  .local = on_local };
     int rc = cg_sim_run(g, s, p, root, &c);
     for (int r = 0; r < p; r++) {
         a->sent_sum_B += t.sent[r];
@@ -226,5 +227,97 @@ int cg_analyse(struct cg_gen *g, const struct cg_schedule *s, int p, int root, s
         a->reduce_max_B = t.reduced[r] > a->reduce_max_B ? t.reduced[r] : a->reduce_max_B;
     }
     free(mem);
+    return rc;
+}
+
+/* ---- expected timing tags ------------------------------------------------ */
+
+struct tagcount {
+    const struct cg_schedule *s; /* what runs */
+    int p;                       /* ranks */
+    long *calls;                 /* p x s->ntags */
+};
+
+static void bump(struct tagcount *t, const unsigned char *on, int tag)
+{
+    for (int r = 0; r < t->p; r++) {
+        if (on[r]) {
+            t->calls[(size_t)r * (size_t)t->s->ntags + (size_t)tag]++;
+        }
+    }
+}
+
+static int on_phase_ranks(void *arg, const struct cg_sim_where *w, const unsigned char *on)
+{
+    bump(arg, on, w->phase->tag_id);
+    return 0;
+}
+
+static int on_round_ranks(void *arg, const struct cg_sim_where *w, const unsigned char *on)
+{
+    bump(arg, on, w->phase->round_tag_id);
+    return 0;
+}
+
+static int on_step_ranks(void *arg, const struct cg_sim_where *w, const unsigned char *on)
+{
+    bump(arg, on, w->step->tag_id);
+    return 0;
+}
+
+int cg_tag_counts(struct cg_gen *g, const struct cg_schedule *s, int p, int root, FILE *out)
+{
+    struct tagcount t = { s, p, calloc((size_t)p * (size_t)s->ntags, sizeof(long)) };
+    if (t.calls == NULL) {
+        cg_panic("out of memory");
+    }
+    struct cg_sim_consumer c = { .arg = &t, .phase_ranks = on_phase_ranks,
+                                 .round_ranks = on_round_ranks, .step_ranks = on_step_ranks };
+    int rc = cg_sim_run(g, s, p, root, &c);
+    const char **paths = calloc((size_t)s->ntags, sizeof(char *));
+    char **owned = calloc((size_t)s->ntags, sizeof(char *));
+    if (paths == NULL || owned == NULL) {
+        cg_panic("out of memory");
+    }
+    paths[0] = s->name;
+    for (int pi = 0; pi < s->nphases; pi++) {
+        const struct cg_phase *ph = &s->phases[pi];
+        size_t n = strlen(s->name) + strlen(ph->name) + 2;
+        owned[ph->tag_id] = malloc(n);
+        snprintf(owned[ph->tag_id], n, "%s/%s", s->name, ph->name);
+        const char *prefix = owned[ph->tag_id];
+        if (ph->round_tag_id >= 0) {
+            n += 6;
+            owned[ph->round_tag_id] = malloc(n);
+            snprintf(owned[ph->round_tag_id], n, "%s/round", owned[ph->tag_id]);
+            prefix = owned[ph->round_tag_id];
+        }
+        for (int si = 0; si < ph->nsteps; si++) {
+            const struct cg_step *st = &ph->steps[si];
+            size_t m = strlen(prefix) + strlen(st->name) + 2;
+            owned[st->tag_id] = malloc(m);
+            snprintf(owned[st->tag_id], m, "%s/%s", prefix, st->name);
+        }
+    }
+    for (int i = 1; i < s->ntags; i++) {
+        paths[i] = owned[i];
+    }
+    if (rc == 0) {
+        for (int r = 0; r < p; r++) {
+            fprintf(out, "%d %s 1\n", r, paths[0]);
+            for (int i = 1; i < s->ntags; i++) {
+                long n = t.calls[(size_t)r * (size_t)s->ntags + (size_t)i];
+                if (n > 0) {
+                    fprintf(out, "%d %s %ld\n", r, paths[i], n);
+                }
+            }
+        }
+    }
+    for (int i = 0; i < s->ntags; i++) {
+        free(owned[i]);
+    }
+    free(owned);
+    free(paths);
+    free(t.calls);
     return rc;
 }

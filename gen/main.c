@@ -32,6 +32,8 @@ static const char usage[] =
     "  explain FILE --p N   per rank and round: who sends which blocks to whom, what\n"
     "                       is reduced and copied; totals and a cost prediction\n"
     "  list [FILE...]       schedules with their collective and summary\n"
+    "  tags FILE --p N      the timing tags each rank enters in one call, and how\n"
+    "                       often (\"rank path calls\" lines; tests compare them)\n"
     "  mutate [FILE...]     mutation testing of the verifier: make mutants, verify\n"
     "                       them, print the kill rate and the equivalent ones\n"
     "\n"
@@ -215,7 +217,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "verify") != 0 && strcmp(cmd, "emit") != 0 && strcmp(cmd, "explain") != 0 &&
-        strcmp(cmd, "list") != 0 && strcmp(cmd, "mutate") != 0) {
+        strcmp(cmd, "list") != 0 && strcmp(cmd, "mutate") != 0 && strcmp(cmd, "tags") != 0) {
         fprintf(stderr, "collgen: %s%s\n%s", *cmd ? "unknown command: " : "no command given",
                 cmd, usage);
         return 2;
@@ -225,7 +227,7 @@ int main(int argc, char **argv)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         int takes = 1;
         if (strcmp(a, "--p") == 0 && v) {
-            if (strcmp(cmd, "explain") == 0) {
+            if (strcmp(cmd, "explain") == 0 || strcmp(cmd, "tags") == 0) {
                 explain_p = atoi(v);
             } else if (parse_p_list(v, &opt) != 0) {
                 fprintf(stderr, "collgen: bad --p list '%s' (e.g. 1..64,100)\n", v);
@@ -267,8 +269,8 @@ int main(int argc, char **argv)
         opt.all_roots_max_p = 1 << 30;
     }
     if (nfiles == 0) {
-        if (strcmp(cmd, "explain") == 0) {
-            fprintf(stderr, "collgen: explain needs a schedule file\n");
+        if (strcmp(cmd, "explain") == 0 || strcmp(cmd, "tags") == 0) {
+            fprintf(stderr, "collgen: %s needs a schedule file\n", cmd);
             return 2;
         }
         scan("schedules", &files, &nfiles, &dirs, &ndirs);
@@ -294,6 +296,17 @@ int main(int argc, char **argv)
             }
         }
         rc = bad ? 1 : 0;
+    } else if (strcmp(cmd, "tags") == 0) {
+        if (bad || explain_p < 1 || root < 0 || root >= explain_p) {
+            if (!bad) {
+                fprintf(stderr, "collgen: tags needs --p N (N >= 1) and 0 <= --root < N\n");
+            }
+            rc = bad ? 1 : 2;
+        } else {
+            for (int i = 0; i < nfiles && rc == 0; i++) {
+                rc = cg_tag_counts(&g, &ls[i].s, explain_p, root, stdout) != 0;
+            }
+        }
     } else if (strcmp(cmd, "explain") == 0) {
         struct loaded *l = &ls[0];
         if (bad || explain_p < 1 || root < 0 || root >= explain_p || elem < 1) {

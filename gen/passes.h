@@ -56,6 +56,10 @@ int cg_analyse(struct cg_gen *g, const struct cg_schedule *s, int p, int root, s
 
 void cg_model_init(struct cg_model *m);
 
+/* Writes, for every rank, each timing tag the emitted code enters at (p,
+ * root) and how many times: "rank path calls" lines, the call tag first. */
+int cg_tag_counts(struct cg_gen *g, const struct cg_schedule *s, int p, int root, FILE *out);
+
 /* ---- emit_mpi.c, emit_registry.c ---- */
 
 /* Writes out_dir/mpi/<name>.c for s (checked and verified). Returns 0, or -1

@@ -83,6 +83,7 @@ struct sim {
     struct cg_sim_msg *recvs;      /* one step's receives */
     int nrecvs, caprecvs;          /* used, allocated */
     struct cg_sim_local *locals;   /* one step's reduces or copies */
+    unsigned char *ran;            /* per rank: ran the current step */
 };
 
 static int64_t *env_of(struct sim *m, int rank)
@@ -208,6 +209,7 @@ static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct
     m->nsends = m->nrecvs = 0;
     int nlocal = 0;
     for (int rank = 0; rank < m->p; rank++) {
+        m->ran[rank] = 0;
         if (!in_round[rank]) {
             continue;
         }
@@ -218,6 +220,7 @@ static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct
         if (!on) {
             continue;
         }
+        m->ran[rank] = 1;
         if (st->kind == CG_STEP_EXCHANGE) {
             if (xfers(m, rank, st->sends, st->nsends, 1) != 0 ||
                 xfers(m, rank, st->recvs, st->nrecvs, 0) != 0) {
@@ -240,6 +243,9 @@ static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct
         }
     }
     int rc = 0;
+    if (c->step_ranks && c->step_ranks(c->arg, &m->w, m->ran) != 0) {
+        return -1;
+    }
     if (st->kind == CG_STEP_EXCHANGE) {
         if (c->exchange) {
             rc = c->exchange(c->arg, &m->w, m->sends, m->nsends, m->recvs, m->nrecvs);
@@ -301,6 +307,9 @@ static int run_phase(struct sim *m, const struct cg_sim_consumer *c, const struc
             ghi = hi[rank] > ghi ? hi[rank] : ghi;
         }
     }
+    if (c->phase_ranks && c->phase_ranks(c->arg, &m->w, active) != 0) {
+        return -1;
+    }
     if (!any) {
         m->w.phase = NULL;
         return 0;
@@ -324,6 +333,9 @@ static int run_phase(struct sim *m, const struct cg_sim_consumer *c, const struc
                     return -1;
                 }
             }
+        }
+        if (c->round_ranks && m->w.has_round && c->round_ranks(c->arg, &m->w, in_round) != 0) {
+            return -1;
         }
         for (int si = 0; si < ph->nsteps; si++) {
             if (run_step(m, c, &ph->steps[si], in_round) != 0) {
@@ -380,7 +392,8 @@ int cg_sim_run(struct cg_gen *g, const struct cg_schedule *s, int p, int root,
     unsigned char *active = calloc((size_t)p, 2);
     int64_t *lo = calloc((size_t)p, sizeof(int64_t) * 2);
     m.locals = calloc((size_t)p, sizeof(*m.locals));
-    if (m.env == NULL || active == NULL || lo == NULL || m.locals == NULL) {
+    m.ran = calloc((size_t)p, 1);
+    if (m.ran == NULL || m.env == NULL || active == NULL || lo == NULL || m.locals == NULL) {
         cg_panic("out of memory");
     }
     int64_t *hi = lo + p;
@@ -427,6 +440,7 @@ out:
     free(active);
     free(lo);
     free(m.locals);
+    free(m.ran);
     free(m.sends);
     free(m.recvs);
     return rc;

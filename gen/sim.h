@@ -54,6 +54,12 @@ struct cg_sim_consumer {
     /* A reduce or copy step instance: one entry per rank that runs it. */
     int (*local)(void *arg, const struct cg_sim_where *w, const struct cg_sim_local *ops,
                  int nops);
+    /* Optional: which ranks enter a phase (its "when" holds), a round, and
+     * a step instance (in the round and its "when" holds), one flag per
+     * rank. The emitted code enters its timing tags exactly there. */
+    int (*phase_ranks)(void *arg, const struct cg_sim_where *w, const unsigned char *on);
+    int (*round_ranks)(void *arg, const struct cg_sim_where *w, const unsigned char *on);
+    int (*step_ranks)(void *arg, const struct cg_sim_where *w, const unsigned char *on);
     /* Called after the last phase. */
     int (*finish)(void *arg, const struct cg_sim_where *w);
 };

@@ -525,7 +525,8 @@ int cg_verify_one(struct cg_gen *g, const struct cg_schedule *s, int p, int root
     st.nwords = (p + 63) / 64;
     st.ordered = cg_colls[s->coll].reduces && !s->commutative;
     st.split = s->coll == CG_C_ALLREDUCE || s->coll == CG_C_BCAST;
-    struct cg_sim_consumer c = { &st, on_start, on_exchange, on_local, on_finish };
+    struct cg_sim_consumer c = { .arg = &st, .start = on_start, .exchange = on_exchange,
+                                  .local = on_local, .finish = on_finish };
     int rc = cg_sim_run(g, s, p, root, &c);
     state_free(&st);
     return rc;

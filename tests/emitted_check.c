@@ -51,7 +51,7 @@
 #define GUARD_BYTES 64     /* guard band before and after each buffer */
 #define GUARD_FILL 0x5A    /* guard band contents */
 #define POISON_FILL 0xA5   /* output bytes before the call */
-#define MAX_REPORTS 10     /* mismatch lines per rank and algorithm */
+#define MAX_REPORTS 4      /* mismatch lines per rank and algorithm */
 #define FLOAT_PERIOD 1048573 /* prime: float values repeat after this many elements */
 
 enum elem_kind { KIND_INT32, KIND_INT64, KIND_FLOAT, KIND_DOUBLE, KIND_PAIR };
@@ -78,23 +78,30 @@ struct check_case {
     int root;                     /* bcast root, -1 otherwise */
 };
 
+/* A buffer with a guard band on each side, reused from case to case: fresh
+ * allocations of tens of megabytes per case cost more in page faults than
+ * the collectives themselves. */
+struct guarded {
+    unsigned char *alloc;         /* guard, data, guard */
+    size_t capacity;              /* data bytes allocated */
+    unsigned char *data;          /* first data byte */
+    size_t bytes;                 /* data bytes in this case */
+};
+
 /* One algorithm's run. */
 struct check {
     const struct cg_algo *algo;   /* algorithm under test */
     MPI_Comm comm;                /* duplicate of MPI_COMM_WORLD */
     int rank;                     /* rank in comm */
     int p;                        /* size of comm */
+    struct guarded send;          /* sendbuf of the generated call */
+    struct guarded expect;        /* output of the native call */
+    struct guarded out;           /* output of the generated call */
+    struct guarded before;        /* copy of send, guards included */
     unsigned char *wrong;         /* per case: 1 if wrong on this rank */
     size_t ncases;                /* cases run so far */
     size_t capacity;              /* entries allocated in wrong */
     int reported;                 /* mismatch lines printed by this rank */
-};
-
-/* A buffer with a guard band on each side. */
-struct guarded {
-    unsigned char *alloc;         /* guard, data, guard */
-    unsigned char *data;          /* first data byte */
-    size_t bytes;                 /* data bytes */
 };
 
 static struct elem_type elem_types[5];
@@ -247,10 +254,15 @@ static void format_value(const struct elem_type *t, const unsigned char *src, ch
     }
 }
 
+/* Makes g hold `bytes` poisoned bytes between two guard bands. */
 static void guarded_init(struct guarded *g, size_t bytes)
 {
+    if ((g->alloc == NULL) || (bytes > g->capacity)) {
+        free(g->alloc);
+        g->alloc = xmalloc(bytes + (2 * GUARD_BYTES));
+        g->capacity = bytes;
+    }
     g->bytes = bytes;
-    g->alloc = xmalloc(bytes + (2 * GUARD_BYTES));
     g->data = g->alloc + GUARD_BYTES;
     memset(g->alloc, GUARD_FILL, GUARD_BYTES);
     memset(g->data, POISON_FILL, bytes);
@@ -260,17 +272,14 @@ static void guarded_init(struct guarded *g, size_t bytes)
 static void guarded_fini(struct guarded *g)
 {
     free(g->alloc);
-    g->alloc = NULL;
-    g->data = NULL;
+    memset(g, 0, sizeof(*g));
 }
 
-/* Copies the whole allocation, guards included. */
-static unsigned char *guarded_snapshot(const struct guarded *g)
+/* Copies src into copy, guards included. */
+static void guarded_copy(struct guarded *copy, const struct guarded *src)
 {
-    unsigned char *copy = xmalloc(g->bytes + (2 * GUARD_BYTES));
-
-    memcpy(copy, g->alloc, g->bytes + (2 * GUARD_BYTES));
-    return copy;
+    guarded_init(copy, src->bytes);
+    memcpy(copy->alloc, src->alloc, src->bytes + (2 * GUARD_BYTES));
 }
 
 /* ---- recording cases ---------------------------------------------------- */
@@ -404,155 +413,134 @@ static void run_allreduce(struct check *ck, const struct check_case *cs)
 {
     size_t id = case_begin(ck);
     size_t bytes = cs->count * cs->type->size;
-    struct guarded send;
-    struct guarded expect;
-    struct guarded out;
-    unsigned char *before;
+    struct guarded *send = &ck->send;
+    struct guarded *expect = &ck->expect;
+    struct guarded *out = &ck->out;
     int rc;
 
     if (ck->algo->commutative_only && cs->op->is_affine) {
-        guarded_init(&out, bytes);
-        fill_values(cs, ck->rank, 0, cs->count, out.data);
-        rc = ck->algo->fn.allreduce(MPI_IN_PLACE, out.data, cs->count, cs->type->type,
+        guarded_init(out, bytes);
+        fill_values(cs, ck->rank, 0, cs->count, out->data);
+        rc = ck->algo->fn.allreduce(MPI_IN_PLACE, out->data, cs->count, cs->type->type,
                                     cs->op->op, ck->comm);
         check_refuses_op(ck, id, cs, rc);
-        guarded_fini(&out);
         return;
     }
-    guarded_init(&send, bytes);
-    guarded_init(&expect, bytes);
-    guarded_init(&out, bytes);
-    fill_values(cs, ck->rank, 0, cs->count, send.data);
-    MPI_Allreduce(send.data, expect.data, (int)cs->count, cs->type->type, cs->op->op, ck->comm);
+    guarded_init(send, bytes);
+    guarded_init(expect, bytes);
+    guarded_init(out, bytes);
+    fill_values(cs, ck->rank, 0, cs->count, send->data);
+    MPI_Allreduce(send->data, expect->data, (int)cs->count, cs->type->type, cs->op->op, ck->comm);
     if (cs->in_place) {
-        memcpy(out.data, send.data, bytes);
+        memcpy(out->data, send->data, bytes);
     }
-    before = guarded_snapshot(&send);
-    rc = ck->algo->fn.allreduce(cs->in_place ? MPI_IN_PLACE : send.data, out.data, cs->count,
+    guarded_copy(&ck->before, send);
+    rc = ck->algo->fn.allreduce(cs->in_place ? MPI_IN_PLACE : send->data, out->data, cs->count,
                                 cs->type->type, cs->op->op, ck->comm);
     check_rc(ck, id, cs, rc);
     if (rc == MPI_SUCCESS) {
-        check_output(ck, id, cs, &out, expect.data, cs->count);
-        check_sendbuf(ck, id, cs, &send, before);
+        check_output(ck, id, cs, out, expect->data, cs->count);
+        check_sendbuf(ck, id, cs, send, ck->before.alloc);
     }
-    free(before);
-    guarded_fini(&send);
-    guarded_fini(&expect);
-    guarded_fini(&out);
 }
 
 static void run_allgather(struct check *ck, const struct check_case *cs)
 {
     size_t id = case_begin(ck);
-    size_t size = cs->type->size;
-    size_t bytes = cs->count * size;
+    size_t bytes = cs->count * cs->type->size;
     size_t p = (size_t)ck->p;
-    struct guarded send;
-    struct guarded expect;
-    struct guarded out;
-    unsigned char *before;
+    struct guarded *send = &ck->send;
+    struct guarded *expect = &ck->expect;
+    struct guarded *out = &ck->out;
     int rc;
 
-    guarded_init(&send, bytes);
-    guarded_init(&expect, p * bytes);
-    guarded_init(&out, p * bytes);
-    fill_values(cs, ck->rank, 0, cs->count, send.data);
-    MPI_Allgather(send.data, (int)cs->count, cs->type->type, expect.data, (int)cs->count,
+    guarded_init(send, bytes);
+    guarded_init(expect, p * bytes);
+    guarded_init(out, p * bytes);
+    fill_values(cs, ck->rank, 0, cs->count, send->data);
+    MPI_Allgather(send->data, (int)cs->count, cs->type->type, expect->data, (int)cs->count,
                   cs->type->type, ck->comm);
-    before = guarded_snapshot(&send);
+    guarded_copy(&ck->before, send);
     if (cs->in_place) {
         /* MPI ignores sendcount and sendtype with MPI_IN_PLACE: pass values
          * that fail loudly if used. */
-        memcpy(out.data + ((size_t)ck->rank * bytes), send.data, bytes);
-        rc = ck->algo->fn.allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out.data, cs->count,
+        memcpy(out->data + ((size_t)ck->rank * bytes), send->data, bytes);
+        rc = ck->algo->fn.allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out->data, cs->count,
                                     cs->type->type, ck->comm);
     } else {
-        rc = ck->algo->fn.allgather(send.data, cs->count, cs->type->type, out.data, cs->count,
+        rc = ck->algo->fn.allgather(send->data, cs->count, cs->type->type, out->data, cs->count,
                                     cs->type->type, ck->comm);
     }
     check_rc(ck, id, cs, rc);
     if (rc == MPI_SUCCESS) {
-        check_output(ck, id, cs, &out, expect.data, p * cs->count);
-        check_sendbuf(ck, id, cs, &send, before);
+        check_output(ck, id, cs, out, expect->data, p * cs->count);
+        check_sendbuf(ck, id, cs, send, ck->before.alloc);
     }
-    free(before);
-    guarded_fini(&send);
-    guarded_fini(&expect);
-    guarded_fini(&out);
 }
 
 static void run_reduce_scatter_block(struct check *ck, const struct check_case *cs)
 {
     size_t id = case_begin(ck);
     size_t size = cs->type->size;
-    size_t p = (size_t)ck->p;
-    size_t nsend = p * cs->count;
-    struct guarded send;
-    struct guarded expect;
-    struct guarded out;
-    unsigned char *before;
+    size_t nsend = (size_t)ck->p * cs->count;
+    struct guarded *send = &ck->send;
+    struct guarded *expect = &ck->expect;
+    struct guarded *out = &ck->out;
     int rc;
 
     if (ck->algo->commutative_only && cs->op->is_affine) {
-        guarded_init(&out, nsend * size);
-        fill_values(cs, ck->rank, 0, nsend, out.data);
-        rc = ck->algo->fn.reduce_scatter_block(MPI_IN_PLACE, out.data, cs->count, cs->type->type,
+        guarded_init(out, nsend * size);
+        fill_values(cs, ck->rank, 0, nsend, out->data);
+        rc = ck->algo->fn.reduce_scatter_block(MPI_IN_PLACE, out->data, cs->count, cs->type->type,
                                                cs->op->op, ck->comm);
         check_refuses_op(ck, id, cs, rc);
-        guarded_fini(&out);
         return;
     }
-    guarded_init(&send, nsend * size);
-    guarded_init(&expect, cs->count * size);
-    fill_values(cs, ck->rank, 0, nsend, send.data);
-    MPI_Reduce_scatter_block(send.data, expect.data, (int)cs->count, cs->type->type, cs->op->op,
+    guarded_init(send, nsend * size);
+    guarded_init(expect, cs->count * size);
+    fill_values(cs, ck->rank, 0, nsend, send->data);
+    MPI_Reduce_scatter_block(send->data, expect->data, (int)cs->count, cs->type->type, cs->op->op,
                              ck->comm);
-    before = guarded_snapshot(&send);
+    guarded_copy(&ck->before, send);
     if (cs->in_place) {
         /* The input is the whole of recvbuf; the result is its first
          * recvcount elements, and MPI says nothing about the rest. */
-        guarded_init(&out, nsend * size);
-        memcpy(out.data, send.data, nsend * size);
-        rc = ck->algo->fn.reduce_scatter_block(MPI_IN_PLACE, out.data, cs->count, cs->type->type,
+        guarded_init(out, nsend * size);
+        memcpy(out->data, send->data, nsend * size);
+        rc = ck->algo->fn.reduce_scatter_block(MPI_IN_PLACE, out->data, cs->count, cs->type->type,
                                                cs->op->op, ck->comm);
     } else {
-        guarded_init(&out, cs->count * size);
-        rc = ck->algo->fn.reduce_scatter_block(send.data, out.data, cs->count, cs->type->type,
+        guarded_init(out, cs->count * size);
+        rc = ck->algo->fn.reduce_scatter_block(send->data, out->data, cs->count, cs->type->type,
                                                cs->op->op, ck->comm);
     }
     check_rc(ck, id, cs, rc);
     if (rc == MPI_SUCCESS) {
-        check_output(ck, id, cs, &out, expect.data, cs->count);
-        check_sendbuf(ck, id, cs, &send, before);
+        check_output(ck, id, cs, out, expect->data, cs->count);
+        check_sendbuf(ck, id, cs, send, ck->before.alloc);
     }
-    free(before);
-    guarded_fini(&send);
-    guarded_fini(&expect);
-    guarded_fini(&out);
 }
 
 static void run_bcast(struct check *ck, const struct check_case *cs)
 {
     size_t id = case_begin(ck);
     size_t bytes = cs->count * cs->type->size;
-    struct guarded expect;
-    struct guarded out;
+    struct guarded *expect = &ck->expect;
+    struct guarded *out = &ck->out;
     int rc;
 
-    guarded_init(&expect, bytes);
-    guarded_init(&out, bytes);
+    guarded_init(expect, bytes);
+    guarded_init(out, bytes);
     if (ck->rank == cs->root) {
-        fill_values(cs, cs->root, 0, cs->count, expect.data);
-        memcpy(out.data, expect.data, bytes);
+        fill_values(cs, cs->root, 0, cs->count, expect->data);
+        memcpy(out->data, expect->data, bytes);
     }
-    MPI_Bcast(expect.data, (int)cs->count, cs->type->type, cs->root, ck->comm);
-    rc = ck->algo->fn.bcast(out.data, cs->count, cs->type->type, cs->root, ck->comm);
+    MPI_Bcast(expect->data, (int)cs->count, cs->type->type, cs->root, ck->comm);
+    rc = ck->algo->fn.bcast(out->data, cs->count, cs->type->type, cs->root, ck->comm);
     check_rc(ck, id, cs, rc);
     if (rc == MPI_SUCCESS) {
-        check_output(ck, id, cs, &out, expect.data, cs->count);
+        check_output(ck, id, cs, out, expect->data, cs->count);
     }
-    guarded_fini(&expect);
-    guarded_fini(&out);
 }
 
 /* ---- the sweep ---------------------------------------------------------- */
@@ -685,7 +673,7 @@ int main(int argc, char **argv)
 
     for (int a = 0; a < cg_nalgos; a++) {
         const struct cg_algo *algo = cg_algos[a];
-        struct check ck = {algo, comm, rank, p, NULL, 0, 0, 0};
+        struct check ck = {.algo = algo, .comm = comm, .rank = rank, .p = p};
         size_t nwrong = 0;
 
         if ((only != NULL) && (strcmp(only, algo->name) != 0)) {
@@ -718,6 +706,10 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
         failed_algos += (nwrong != 0);
+        guarded_fini(&ck.send);
+        guarded_fini(&ck.expect);
+        guarded_fini(&ck.out);
+        guarded_fini(&ck.before);
         free(ck.wrong);
     }
     if ((only != NULL) && (matched == 0)) {

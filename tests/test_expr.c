@@ -735,9 +735,11 @@ static int int_safe(const struct cg_expr *e, const int64_t *env)
 
 /* What gcc warns about that parenthesisation cannot fix, so that a random
  * tree with it is left out: comparisons of a truth value with a constant
- * other than 0 or 1 (-Wbool-compare), operators with two equal operands
- * (-Wtautological-compare), and constant subexpressions outside int or with
- * a shift count outside 0..30 (-Woverflow, -Wshift-count-overflow). */
+ * (-Wbool-compare), operators with two equal operands or '==' of a constant
+ * with a masked value (-Wtautological-compare), constant subexpressions
+ * outside int or with a shift count outside 0..30 (-Woverflow,
+ * -Wshift-count-overflow), and '&&', '||', '?:' with a constant operand or
+ * condition, which gcc folds into constants that can warn anew. */
 static int gcc_would_warn(const struct cg_expr *e)
 {
     int64_t v;
@@ -768,6 +770,10 @@ static int gcc_would_warn(const struct cg_expr *e)
                 }
             }
         }
+        if ((e->op == CG_OP_AND || e->op == CG_OP_OR)
+            && (cg_expr_is_const(e->a) || cg_expr_is_const(e->b))) {
+            return 1;
+        }
         if ((e->op == CG_OP_EQ || e->op == CG_OP_NE)
             && (cg_expr_is_const(e->a) || cg_expr_is_const(e->b))) {
             const struct cg_expr *t = cg_expr_is_const(e->a) ? e->b : e->a;
@@ -776,6 +782,9 @@ static int gcc_would_warn(const struct cg_expr *e)
                 return 1;
             }
         }
+    }
+    if (e->kind == CG_E_COND && cg_expr_is_const(e->a)) {
+        return 1;
     }
     if (gcc_would_warn(e->a) || gcc_would_warn(e->b) || gcc_would_warn(e->c)) {
         return 1;

@@ -265,10 +265,10 @@ static void reduce_should_apply_a_non_commutative_op_in_the_order_asked(void)
         memcpy(orig, into, sizeof(into));
         CHECK(cg_reduce(&c, &bi, 3, &bf, 1, 2, order) == MPI_SUCCESS);
         for (int k = 0; k < 5; k++) {
-            uint32_t ai = (uint32_t)orig[2 * into_idx[k]], bi_ = (uint32_t)orig[(2 * into_idx[k]) + 1];
-            uint32_t af = (uint32_t)from[2 * from_idx[k]], bf_ = (uint32_t)from[(2 * from_idx[k]) + 1];
+            uint32_t ai = (uint32_t)orig[2 * into_idx[k]], bi0 = (uint32_t)orig[(2 * into_idx[k]) + 1];
+            uint32_t af = (uint32_t)from[2 * from_idx[k]], bf0 = (uint32_t)from[(2 * from_idx[k]) + 1];
             /* into o from, or from o into */
-            uint32_t b = (order == CG_INTO_FROM) ? ((ai * bf_) + bi_) : ((af * bi_) + bf_);
+            uint32_t b = (order == CG_INTO_FROM) ? ((ai * bf0) + bi0) : ((af * bi0) + bf0);
             CHECKF((uint32_t)into[2 * into_idx[k]] == ai * af, "order %d element %zu", order, into_idx[k]);
             CHECKF((uint32_t)into[(2 * into_idx[k]) + 1] == b, "order %d element %zu", order, into_idx[k]);
             orig[2 * into_idx[k]] = into[2 * into_idx[k]];

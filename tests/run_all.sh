@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# tests/run_all.sh - every test of the project, after `ninja` has built them.
+#
+# Each test program prints "PASS name" / "FAIL name" lines; this script runs
+# them all, shows every line, counts them, and ends with "N passed, M failed".
+# A program that fails without printing a FAIL line (a crash, a time-out, a
+# launch error) counts as one failure under its own name, so nothing fails
+# silently. Exit status: 0 when nothing failed.
+set -u
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+failures=()
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# run NAME COMMAND...: runs the command, echoes its output, counts its lines.
+run() {
+    local name=$1
+    shift
+    local t0=$SECONDS rc
+    "$@" >"$log" 2>&1
+    rc=$?
+    cat "$log"
+    local p f
+    p=$(grep -c '^PASS ' "$log")
+    f=$(grep -c '^FAIL ' "$log")
+    passed=$((passed + p))
+    failed=$((failed + f))
+    if [ "$f" -gt 0 ]; then
+        failures+=("$name: $(grep '^FAIL ' "$log" | head -3 | tr '\n' ';')")
+    fi
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        echo "FAIL $name (exit status $rc, no FAIL line printed)"
+        failed=$((failed + 1))
+        failures+=("$name: exit status $rc")
+    fi
+    if [ "$rc" -eq 0 ] && [ "$p" -eq 0 ]; then
+        echo "FAIL $name (printed no PASS line: ran no test)"
+        failed=$((failed + 1))
+        failures+=("$name: ran no test")
+    fi
+    echo "# $name: $p passed, $f failed, $((SECONDS - t0)) s"
+}
+
+# The tags-off objects must reference no tag symbol; the tags-on ones must
+# (or this check could never fail).
+tags_compiled_out() {
+    local f
+    for f in openmpi mpich; do
+        if nm "build/$f/emitted.o" | grep -q 'cg_tag_'; then
+            echo "FAIL tags_off_objects_reference_no_tag_symbol $f: $(nm "build/$f/emitted.o" | grep cg_tag_ | head -3 | tr '\n' ' ')"
+        else
+            echo "PASS tags_off_objects_reference_no_tag_symbol $f"
+        fi
+        if nm "build/$f/emitted_tags.o" | grep -q ' U cg_tag_accs'; then
+            echo "PASS tags_on_objects_reference_the_tag_table $f"
+        else
+            echo "FAIL tags_on_objects_reference_the_tag_table $f"
+        fi
+    done
+}
+
+run "generator: expressions" build/tests/test_expr
+[ -x build/tests/test_verify ] && run "generator: verifier units" build/tests/test_verify
+[ -x tests/run_gen.sh ] && run "generator: goldens" tests/run_gen.sh
+[ -x tests/run_mutation.sh ] && run "generator: mutation testing" tests/run_mutation.sh
+for f in openmpi mpich; do
+    for np in 1 2 3 4; do
+        run "runtime $f p=$np" tests/mpirun.sh $f $np build/$f/test_runtime
+    done
+done
+run "tags compiled out" tags_compiled_out
+for f in openmpi mpich; do
+    for np in 1 3 4; do
+        run "tags $f p=$np" tests/mpirun.sh $f $np build/$f/test_tags build/collgen
+    done
+done
+[ -x tests/run_emitted.sh ] && run "emitted vs native" tests/run_emitted.sh
+
+if [ ${#failures[@]} -gt 0 ]; then
+    echo
+    echo "Failures:"
+    printf '  %s\n' "${failures[@]}"
+fi
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,182 @@
+/* test_tags.c - timing tags of the generated collectives, built with tags on.
+ *
+ * For every generated algorithm: zero the tags, call it once, and check on
+ * every rank that
+ *   - exactly the tags the generator predicts were entered, each exactly as
+ *     often as predicted (`collgen tags FILE --p N`, run by rank 0);
+ *   - no tag of another schedule was touched;
+ *   - every time is non-negative and plausible, a tag never entered has no
+ *     time, and the children of a tag sum to no more than the tag itself.
+ * Prints "PASS tags <name> <flavour> p=<p>" or "FAIL ..." per algorithm.
+ *
+ * usage: test_tags COLLGEN   (path of build/collgen; run from the repo root)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collgen.h"
+
+#ifndef CG_FLAVOUR
+#define CG_FLAVOUR "unknown"
+#endif
+
+static int call_once(const struct cg_algo *a, int p)
+{
+    size_t n = 1000;
+    double *buf = malloc(sizeof(double) * n * (size_t)p);
+    double *in = malloc(sizeof(double) * n * (size_t)p);
+    int rc = MPI_ERR_NO_MEM;
+    if (buf == NULL || in == NULL) {
+        goto out;
+    }
+    for (size_t i = 0; i < n * (size_t)p; i++) {
+        in[i] = (double)i;
+        buf[i] = 0.0;
+    }
+    switch (a->coll) {
+    case CG_COLL_ALLREDUCE:
+        rc = a->fn.allreduce(in, buf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case CG_COLL_ALLGATHER:
+        rc = a->fn.allgather(in, n, MPI_DOUBLE, buf, n, MPI_DOUBLE, MPI_COMM_WORLD);
+        break;
+    case CG_COLL_REDUCE_SCATTER_BLOCK:
+        rc = a->fn.reduce_scatter_block(in, buf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case CG_COLL_BCAST:
+        rc = a->fn.bcast(in, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        break;
+    default:
+        break;
+    }
+out:
+    free(buf);
+    free(in);
+    return rc;
+}
+
+/* Reads the generator's prediction: expected[r * ntags + id] = calls. */
+static int predict(const char *collgen, const struct cg_algo *a, int p, long *expected)
+{
+    char cmd[1024], line[512], path[400];
+    snprintf(cmd, sizeof(cmd), "%s tags %s --p %d --root 0", collgen, a->file, p);
+    FILE *f = popen(cmd, "r");
+    if (f == NULL) {
+        return -1;
+    }
+    int bad = 0;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        int r = -1;
+        long calls = 0;
+        if (sscanf(line, "%d %399s %ld", &r, path, &calls) != 3 || r < 0 || r >= p) {
+            bad = 1;
+            continue;
+        }
+        int id = -1;
+        for (int t = a->tag_first; t < a->tag_first + a->tag_count; t++) {
+            if (strcmp(cg_tag_infos[t].name, path) == 0) {
+                id = t;
+            }
+        }
+        if (id < 0) {
+            printf("  %s: predicted tag %s is not in the registry\n", a->name, path);
+            bad = 1;
+            continue;
+        }
+        expected[(size_t)r * (size_t)cg_ntags + (size_t)id] = calls;
+    }
+    return (pclose(f) != 0 || bad) ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, p, failed_total = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    const char *want = getenv("CG_EXPECT_NP");
+    if (want != NULL && atoi(want) != p) {
+        fprintf(stderr, "test_tags: started as %d ranks, expected %s: wrong launcher?\n", p, want);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const char *collgen = argc > 1 ? argv[1] : "build/collgen";
+    size_t nt = (size_t)cg_ntags;
+    unsigned long long *mine = calloc(nt * 2, sizeof(unsigned long long));
+    unsigned long long *all = calloc(nt * 2 * (size_t)p, sizeof(unsigned long long));
+    long *expected = calloc(nt * (size_t)p, sizeof(long));
+    if (mine == NULL || all == NULL || expected == NULL) {
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    for (int ai = 0; ai < cg_nalgos; ai++) {
+        const struct cg_algo *a = cg_algos[ai];
+        cg_tag_reset();
+        MPI_Barrier(MPI_COMM_WORLD);
+        int rc = call_once(a, p);
+        for (size_t t = 0; t < nt; t++) {
+            uint64_t ns = 0, calls = 0;
+            cg_tag_read((int)t, &ns, &calls);
+            mine[2 * t] = ns;
+            mine[2 * t + 1] = calls;
+        }
+        MPI_Gather(mine, (int)(2 * nt), MPI_UNSIGNED_LONG_LONG, all, (int)(2 * nt),
+                   MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+        int bad = rc != MPI_SUCCESS;
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (rank == 0) {
+            int wrong = 0;
+            if (bad) {
+                printf("  %s: the call failed on some rank\n", a->name);
+                wrong++;
+            }
+            memset(expected, 0, sizeof(long) * nt * (size_t)p);
+            if (predict(collgen, a, p, expected) != 0) {
+                printf("  %s: could not read the prediction of %s tags\n", a->name, collgen);
+                wrong++;
+            }
+            for (int r = 0; r < p; r++) {
+                const unsigned long long *v = all + (size_t)r * nt * 2;
+                for (size_t t = 0; t < nt; t++) {
+                    unsigned long long ns = v[2 * t], calls = v[2 * t + 1];
+                    long exp = expected[(size_t)r * nt + t];
+                    if ((long)calls != exp) {
+                        printf("  %s: rank %d tag %s entered %llu times, expected %ld\n", a->name,
+                               r, cg_tag_infos[t].name, calls, exp);
+                        wrong++;
+                    }
+                    if (calls == 0 && ns != 0) {
+                        printf("  %s: rank %d tag %s has %llu ns but was never entered\n",
+                               a->name, r, cg_tag_infos[t].name, ns);
+                        wrong++;
+                    }
+                    if (ns > 100000000000ull) {
+                        printf("  %s: rank %d tag %s: implausible %llu ns\n", a->name, r,
+                               cg_tag_infos[t].name, ns);
+                        wrong++;
+                    }
+                    unsigned long long children = 0;
+                    for (size_t k = 0; k < nt; k++) {
+                        if (cg_tag_infos[k].parent == (int)t) {
+                            children += v[2 * k];
+                        }
+                    }
+                    if (children > ns) {
+                        printf("  %s: rank %d tag %s: children sum to %llu ns > its own %llu ns\n",
+                               a->name, r, cg_tag_infos[t].name, children, ns);
+                        wrong++;
+                    }
+                }
+            }
+            printf("%s tags %s %s p=%d\n", wrong ? "FAIL" : "PASS", a->name, CG_FLAVOUR, p);
+            fflush(stdout);
+            failed_total += wrong != 0;
+        }
+    }
+    free(mine);
+    free(all);
+    free(expected);
+    MPI_Bcast(&failed_total, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return failed_total ? 1 : 0;
+}
