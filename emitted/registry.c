@@ -2,32 +2,229 @@
 
 #include "collgen.h"
 
+static const struct cg_algo algo_allgather_bruck = {
+    .name = "allgather_bruck",
+    .coll = CG_COLL_ALLGATHER,
+    .summary = "Bruck: ceil(log2 p) rounds for any p; round k sends min(2^k, p - 2^k) blocks to rank - 2^k; wrapping ranges make the final rotation unnecessary.",
+    .file = "schedules/allgather/bruck.json",
+    .commutative_only = 0,
+    .tag_first = 0,
+    .tag_count = 4,
+    .fn = { .allgather = cg_allgather_bruck },
+};
+
+static const struct cg_algo algo_allgather_recursive_doubling = {
+    .name = "allgather_recursive_doubling",
+    .coll = CG_COLL_ALLGATHER,
+    .summary = "Recursive doubling over pof2(p) virtual ranks; for other p the first 2(p-pof2) ranks pair up, fold one block in first and get all p back last.",
+    .file = "schedules/allgather/recursive_doubling.json",
+    .commutative_only = 0,
+    .tag_first = 4,
+    .tag_count = 8,
+    .fn = { .allgather = cg_allgather_recursive_doubling },
+};
+
+static const struct cg_algo algo_allgather_ring = {
+    .name = "allgather_ring",
+    .coll = CG_COLL_ALLGATHER,
+    .summary = "Ring: p - 1 rounds, each rank passes one block to its right neighbour per round; bandwidth-optimal, any p.",
+    .file = "schedules/allgather/ring.json",
+    .commutative_only = 0,
+    .tag_first = 12,
+    .tag_count = 4,
+    .fn = { .allgather = cg_allgather_ring },
+};
+
+static const struct cg_algo algo_allreduce_rabenseifner = {
+    .name = "allreduce_rabenseifner",
+    .coll = CG_COLL_ALLREDUCE,
+    .summary = "Rabenseifner: fold p - pof2(p) extra ranks, recursive-halving reduce-scatter and recursive-doubling allgather over pof2(p) ranks, unfold; commutative op.",
+    .file = "schedules/allreduce/rabenseifner.json",
+    .commutative_only = 1,
+    .tag_first = 16,
+    .tag_count = 13,
+    .fn = { .allreduce = cg_allreduce_rabenseifner },
+};
+
+static const struct cg_algo algo_allreduce_recursive_doubling = {
+    .name = "allreduce_recursive_doubling",
+    .coll = CG_COLL_ALLREDUCE,
+    .summary = "Recursive doubling (butterfly) on whole vectors; p - pof2(p) extra ranks fold in first and get the result last; log2(pof2(p)) rounds, +2 if p is not a power of two; any op, commutative or not.",
+    .file = "schedules/allreduce/recursive_doubling.json",
+    .commutative_only = 0,
+    .tag_first = 29,
+    .tag_count = 11,
+    .fn = { .allreduce = cg_allreduce_recursive_doubling },
+};
+
 static const struct cg_algo algo_allreduce_ring = {
     .name = "allreduce_ring",
     .coll = CG_COLL_ALLREDUCE,
     .summary = "Reduce-scatter then allgather around a ring; 2(p-1) rounds, bandwidth-optimal.",
     .file = "schedules/allreduce/ring.json",
     .commutative_only = 1,
-    .tag_first = 0,
+    .tag_first = 40,
     .tag_count = 8,
     .fn = { .allreduce = cg_allreduce_ring },
 };
 
+static const struct cg_algo algo_bcast_binomial_doubling = {
+    .name = "bcast_binomial_doubling",
+    .coll = CG_COLL_BCAST,
+    .summary = "Binomial tree, distance doubling: in round k every rank that has the data sends it 2^k ranks further; ceil(log2 p) rounds, whole vector each.",
+    .file = "schedules/bcast/binomial_doubling.json",
+    .commutative_only = 0,
+    .tag_first = 48,
+    .tag_count = 4,
+    .fn = { .bcast = cg_bcast_binomial_doubling },
+};
+
+static const struct cg_algo algo_bcast_binomial_halving = {
+    .name = "bcast_binomial_halving",
+    .coll = CG_COLL_BCAST,
+    .summary = "Binomial tree, distance halving (MPICH's order): the root first sends half-way across, then each holder halves the distance; ceil(log2 p) rounds.",
+    .file = "schedules/bcast/binomial_halving.json",
+    .commutative_only = 0,
+    .tag_first = 52,
+    .tag_count = 4,
+    .fn = { .bcast = cg_bcast_binomial_halving },
+};
+
+static const struct cg_algo algo_bcast_scatter_allgather = {
+    .name = "bcast_scatter_allgather",
+    .coll = CG_COLL_BCAST,
+    .summary = "Van de Geijn: binomial scatter of p blocks from the root (distance halving), then a ring allgather; about 2 vectors moved per rank, for long messages.",
+    .file = "schedules/bcast/scatter_allgather.json",
+    .commutative_only = 0,
+    .tag_first = 56,
+    .tag_count = 7,
+    .fn = { .bcast = cg_bcast_scatter_allgather },
+};
+
+static const struct cg_algo algo_reduce_scatter_block_recursive_halving = {
+    .name = "reduce_scatter_block_recursive_halving",
+    .coll = CG_COLL_REDUCE_SCATTER_BLOCK,
+    .summary = "Recursive halving over pof2(p) virtual ranks; for other p the first 2(p-pof2) ranks pair up, one folds its input in and gets its block back last; commutative op.",
+    .file = "schedules/reduce_scatter_block/recursive_halving.json",
+    .commutative_only = 1,
+    .tag_first = 63,
+    .tag_count = 14,
+    .fn = { .reduce_scatter_block = cg_reduce_scatter_block_recursive_halving },
+};
+
+static const struct cg_algo algo_reduce_scatter_block_ring = {
+    .name = "reduce_scatter_block_ring",
+    .coll = CG_COLL_REDUCE_SCATTER_BLOCK,
+    .summary = "Ring: p - 1 rounds; partial sums travel right, each rank adds its input block; bandwidth-optimal, two blocks of scratch, commutative op.",
+    .file = "schedules/reduce_scatter_block/ring.json",
+    .commutative_only = 1,
+    .tag_first = 77,
+    .tag_count = 8,
+    .fn = { .reduce_scatter_block = cg_reduce_scatter_block_ring },
+};
+
 const struct cg_algo *const cg_algos[] = {
+    &algo_allgather_bruck,
+    &algo_allgather_recursive_doubling,
+    &algo_allgather_ring,
+    &algo_allreduce_rabenseifner,
+    &algo_allreduce_recursive_doubling,
     &algo_allreduce_ring,
+    &algo_bcast_binomial_doubling,
+    &algo_bcast_binomial_halving,
+    &algo_bcast_scatter_allgather,
+    &algo_reduce_scatter_block_recursive_halving,
+    &algo_reduce_scatter_block_ring,
     NULL
 };
-const int cg_nalgos = 1;
+const int cg_nalgos = 11;
 
 const struct cg_tag_info cg_tag_infos[] = {
+    [CG_TAG_ALLGATHER_BRUCK] = { "allgather_bruck", CG_TAG_KIND_CALL, -1 },
+    [CG_TAG_ALLGATHER_BRUCK__DISSEMINATION] = { "allgather_bruck/dissemination", CG_TAG_KIND_PHASE, 0 },
+    [CG_TAG_ALLGATHER_BRUCK__DISSEMINATION__ROUND] = { "allgather_bruck/dissemination/round", CG_TAG_KIND_ROUND, 1 },
+    [CG_TAG_ALLGATHER_BRUCK__DISSEMINATION__EXCHANGE] = { "allgather_bruck/dissemination/round/exchange", CG_TAG_KIND_COMM, 2 },
+    [CG_TAG_ALLGATHER_RECURSIVE_DOUBLING] = { "allgather_recursive_doubling", CG_TAG_KIND_CALL, -1 },
+    [CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD] = { "allgather_recursive_doubling/fold", CG_TAG_KIND_PHASE, 4 },
+    [CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD__EXCHANGE] = { "allgather_recursive_doubling/fold/exchange", CG_TAG_KIND_COMM, 5 },
+    [CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY] = { "allgather_recursive_doubling/butterfly", CG_TAG_KIND_PHASE, 4 },
+    [CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY__ROUND] = { "allgather_recursive_doubling/butterfly/round", CG_TAG_KIND_ROUND, 7 },
+    [CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY__EXCHANGE] = { "allgather_recursive_doubling/butterfly/round/exchange", CG_TAG_KIND_COMM, 8 },
+    [CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__UNFOLD] = { "allgather_recursive_doubling/unfold", CG_TAG_KIND_PHASE, 4 },
+    [CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__UNFOLD__EXCHANGE] = { "allgather_recursive_doubling/unfold/exchange", CG_TAG_KIND_COMM, 10 },
+    [CG_TAG_ALLGATHER_RING] = { "allgather_ring", CG_TAG_KIND_CALL, -1 },
+    [CG_TAG_ALLGATHER_RING__RING] = { "allgather_ring/ring", CG_TAG_KIND_PHASE, 12 },
+    [CG_TAG_ALLGATHER_RING__RING__ROUND] = { "allgather_ring/ring/round", CG_TAG_KIND_ROUND, 13 },
+    [CG_TAG_ALLGATHER_RING__RING__EXCHANGE] = { "allgather_ring/ring/round/exchange", CG_TAG_KIND_COMM, 14 },
+    [CG_TAG_ALLREDUCE_RABENSEIFNER] = { "allreduce_rabenseifner", CG_TAG_KIND_CALL, -1 },
+    [CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD] = { "allreduce_rabenseifner/fold", CG_TAG_KIND_PHASE, 16 },
+    [CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD__EXCHANGE] = { "allreduce_rabenseifner/fold/exchange", CG_TAG_KIND_COMM, 17 },
+    [CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD__REDUCE] = { "allreduce_rabenseifner/fold/reduce", CG_TAG_KIND_REDUCE, 17 },
+    [CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER] = { "allreduce_rabenseifner/reduce_scatter", CG_TAG_KIND_PHASE, 16 },
+    [CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER__ROUND] = { "allreduce_rabenseifner/reduce_scatter/round", CG_TAG_KIND_ROUND, 20 },
+    [CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER__EXCHANGE] = { "allreduce_rabenseifner/reduce_scatter/round/exchange", CG_TAG_KIND_COMM, 21 },
+    [CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER__REDUCE] = { "allreduce_rabenseifner/reduce_scatter/round/reduce", CG_TAG_KIND_REDUCE, 21 },
+    [CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER] = { "allreduce_rabenseifner/allgather", CG_TAG_KIND_PHASE, 16 },
+    [CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER__ROUND] = { "allreduce_rabenseifner/allgather/round", CG_TAG_KIND_ROUND, 24 },
+    [CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER__EXCHANGE] = { "allreduce_rabenseifner/allgather/round/exchange", CG_TAG_KIND_COMM, 25 },
+    [CG_TAG_ALLREDUCE_RABENSEIFNER__UNFOLD] = { "allreduce_rabenseifner/unfold", CG_TAG_KIND_PHASE, 16 },
+    [CG_TAG_ALLREDUCE_RABENSEIFNER__UNFOLD__EXCHANGE] = { "allreduce_rabenseifner/unfold/exchange", CG_TAG_KIND_COMM, 27 },
+    [CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING] = { "allreduce_recursive_doubling", CG_TAG_KIND_CALL, -1 },
+    [CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD] = { "allreduce_recursive_doubling/fold", CG_TAG_KIND_PHASE, 29 },
+    [CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD__EXCHANGE] = { "allreduce_recursive_doubling/fold/exchange", CG_TAG_KIND_COMM, 30 },
+    [CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD__REDUCE] = { "allreduce_recursive_doubling/fold/reduce", CG_TAG_KIND_REDUCE, 30 },
+    [CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY] = { "allreduce_recursive_doubling/butterfly", CG_TAG_KIND_PHASE, 29 },
+    [CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__ROUND] = { "allreduce_recursive_doubling/butterfly/round", CG_TAG_KIND_ROUND, 33 },
+    [CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__EXCHANGE] = { "allreduce_recursive_doubling/butterfly/round/exchange", CG_TAG_KIND_COMM, 34 },
+    [CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_FIRST] = { "allreduce_recursive_doubling/butterfly/round/partner_first", CG_TAG_KIND_REDUCE, 34 },
+    [CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_LAST] = { "allreduce_recursive_doubling/butterfly/round/partner_last", CG_TAG_KIND_REDUCE, 34 },
+    [CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD] = { "allreduce_recursive_doubling/unfold", CG_TAG_KIND_PHASE, 29 },
+    [CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD__EXCHANGE] = { "allreduce_recursive_doubling/unfold/exchange", CG_TAG_KIND_COMM, 38 },
     [CG_TAG_ALLREDUCE_RING] = { "allreduce_ring", CG_TAG_KIND_CALL, -1 },
-    [CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER] = { "allreduce_ring/reduce_scatter", CG_TAG_KIND_PHASE, 0 },
-    [CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__ROUND] = { "allreduce_ring/reduce_scatter/round", CG_TAG_KIND_ROUND, 1 },
-    [CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__EXCHANGE] = { "allreduce_ring/reduce_scatter/round/exchange", CG_TAG_KIND_COMM, 2 },
-    [CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__REDUCE] = { "allreduce_ring/reduce_scatter/round/reduce", CG_TAG_KIND_REDUCE, 2 },
-    [CG_TAG_ALLREDUCE_RING__ALLGATHER] = { "allreduce_ring/allgather", CG_TAG_KIND_PHASE, 0 },
-    [CG_TAG_ALLREDUCE_RING__ALLGATHER__ROUND] = { "allreduce_ring/allgather/round", CG_TAG_KIND_ROUND, 5 },
-    [CG_TAG_ALLREDUCE_RING__ALLGATHER__EXCHANGE] = { "allreduce_ring/allgather/round/exchange", CG_TAG_KIND_COMM, 6 },
+    [CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER] = { "allreduce_ring/reduce_scatter", CG_TAG_KIND_PHASE, 40 },
+    [CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__ROUND] = { "allreduce_ring/reduce_scatter/round", CG_TAG_KIND_ROUND, 41 },
+    [CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__EXCHANGE] = { "allreduce_ring/reduce_scatter/round/exchange", CG_TAG_KIND_COMM, 42 },
+    [CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__REDUCE] = { "allreduce_ring/reduce_scatter/round/reduce", CG_TAG_KIND_REDUCE, 42 },
+    [CG_TAG_ALLREDUCE_RING__ALLGATHER] = { "allreduce_ring/allgather", CG_TAG_KIND_PHASE, 40 },
+    [CG_TAG_ALLREDUCE_RING__ALLGATHER__ROUND] = { "allreduce_ring/allgather/round", CG_TAG_KIND_ROUND, 45 },
+    [CG_TAG_ALLREDUCE_RING__ALLGATHER__EXCHANGE] = { "allreduce_ring/allgather/round/exchange", CG_TAG_KIND_COMM, 46 },
+    [CG_TAG_BCAST_BINOMIAL_DOUBLING] = { "bcast_binomial_doubling", CG_TAG_KIND_CALL, -1 },
+    [CG_TAG_BCAST_BINOMIAL_DOUBLING__TREE] = { "bcast_binomial_doubling/tree", CG_TAG_KIND_PHASE, 48 },
+    [CG_TAG_BCAST_BINOMIAL_DOUBLING__TREE__ROUND] = { "bcast_binomial_doubling/tree/round", CG_TAG_KIND_ROUND, 49 },
+    [CG_TAG_BCAST_BINOMIAL_DOUBLING__TREE__EXCHANGE] = { "bcast_binomial_doubling/tree/round/exchange", CG_TAG_KIND_COMM, 50 },
+    [CG_TAG_BCAST_BINOMIAL_HALVING] = { "bcast_binomial_halving", CG_TAG_KIND_CALL, -1 },
+    [CG_TAG_BCAST_BINOMIAL_HALVING__TREE] = { "bcast_binomial_halving/tree", CG_TAG_KIND_PHASE, 52 },
+    [CG_TAG_BCAST_BINOMIAL_HALVING__TREE__ROUND] = { "bcast_binomial_halving/tree/round", CG_TAG_KIND_ROUND, 53 },
+    [CG_TAG_BCAST_BINOMIAL_HALVING__TREE__EXCHANGE] = { "bcast_binomial_halving/tree/round/exchange", CG_TAG_KIND_COMM, 54 },
+    [CG_TAG_BCAST_SCATTER_ALLGATHER] = { "bcast_scatter_allgather", CG_TAG_KIND_CALL, -1 },
+    [CG_TAG_BCAST_SCATTER_ALLGATHER__SCATTER] = { "bcast_scatter_allgather/scatter", CG_TAG_KIND_PHASE, 56 },
+    [CG_TAG_BCAST_SCATTER_ALLGATHER__SCATTER__ROUND] = { "bcast_scatter_allgather/scatter/round", CG_TAG_KIND_ROUND, 57 },
+    [CG_TAG_BCAST_SCATTER_ALLGATHER__SCATTER__EXCHANGE] = { "bcast_scatter_allgather/scatter/round/exchange", CG_TAG_KIND_COMM, 58 },
+    [CG_TAG_BCAST_SCATTER_ALLGATHER__ALLGATHER] = { "bcast_scatter_allgather/allgather", CG_TAG_KIND_PHASE, 56 },
+    [CG_TAG_BCAST_SCATTER_ALLGATHER__ALLGATHER__ROUND] = { "bcast_scatter_allgather/allgather/round", CG_TAG_KIND_ROUND, 60 },
+    [CG_TAG_BCAST_SCATTER_ALLGATHER__ALLGATHER__EXCHANGE] = { "bcast_scatter_allgather/allgather/round/exchange", CG_TAG_KIND_COMM, 61 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING] = { "reduce_scatter_block_recursive_halving", CG_TAG_KIND_CALL, -1 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START] = { "reduce_scatter_block_recursive_halving/start", CG_TAG_KIND_PHASE, 63 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START__COPY] = { "reduce_scatter_block_recursive_halving/start/copy", CG_TAG_KIND_COPY, 64 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD] = { "reduce_scatter_block_recursive_halving/fold", CG_TAG_KIND_PHASE, 63 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD__EXCHANGE] = { "reduce_scatter_block_recursive_halving/fold/exchange", CG_TAG_KIND_COMM, 66 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD__REDUCE] = { "reduce_scatter_block_recursive_halving/fold/reduce", CG_TAG_KIND_REDUCE, 66 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING] = { "reduce_scatter_block_recursive_halving/halving", CG_TAG_KIND_PHASE, 63 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING__ROUND] = { "reduce_scatter_block_recursive_halving/halving/round", CG_TAG_KIND_ROUND, 69 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING__EXCHANGE] = { "reduce_scatter_block_recursive_halving/halving/round/exchange", CG_TAG_KIND_COMM, 70 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING__REDUCE] = { "reduce_scatter_block_recursive_halving/halving/round/reduce", CG_TAG_KIND_REDUCE, 70 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__UNFOLD] = { "reduce_scatter_block_recursive_halving/unfold", CG_TAG_KIND_PHASE, 63 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__UNFOLD__EXCHANGE] = { "reduce_scatter_block_recursive_halving/unfold/exchange", CG_TAG_KIND_COMM, 73 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FINISH] = { "reduce_scatter_block_recursive_halving/finish", CG_TAG_KIND_PHASE, 63 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FINISH__COPY] = { "reduce_scatter_block_recursive_halving/finish/copy", CG_TAG_KIND_COPY, 75 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RING] = { "reduce_scatter_block_ring", CG_TAG_KIND_CALL, -1 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE] = { "reduce_scatter_block_ring/alone", CG_TAG_KIND_PHASE, 77 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE__COPY] = { "reduce_scatter_block_ring/alone/copy", CG_TAG_KIND_COPY, 78 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING] = { "reduce_scatter_block_ring/ring", CG_TAG_KIND_PHASE, 77 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ROUND] = { "reduce_scatter_block_ring/ring/round", CG_TAG_KIND_ROUND, 80 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__EXCHANGE] = { "reduce_scatter_block_ring/ring/round/exchange", CG_TAG_KIND_COMM, 81 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE] = { "reduce_scatter_block_ring/ring/round/add_mine", CG_TAG_KIND_REDUCE, 81 },
+    [CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE_LAST] = { "reduce_scatter_block_ring/ring/round/add_mine_last", CG_TAG_KIND_REDUCE, 81 },
     [CG_NTAGS] = { NULL, CG_TAG_KIND_CALL, -1 }
 };
 const int cg_ntags = CG_NTAGS;

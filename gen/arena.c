@@ -9,10 +9,10 @@
 #define CG_ARENA_ALIGN 16
 
 struct cg_arena_block {
-    struct cg_arena_block *next;           /* older block */
-    size_t cap;                            /* usable bytes in data */
-    size_t used;                           /* bytes handed out from data */
-    _Alignas(16) unsigned char data[];     /* the memory itself */
+    struct cg_arena_block *next;       /* older block */
+    size_t cap;                        /* usable bytes in data */
+    size_t used;                       /* bytes handed out from data */
+    _Alignas(16) unsigned char data[]; /* what allocations point into */
 };
 
 static struct cg_arena_block *block_new(size_t cap)

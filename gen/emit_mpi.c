@@ -431,13 +431,13 @@ static void prologue(struct emitter *em)
     cg_out_line(o, "struct cg_call c;");
     cg_out_line(o, "int rc = MPI_SUCCESS;");
     cg_out_blank(o);
-    cg_out_open(o, "if (0 == %s)", count);
-    cg_out_line(o, "return MPI_SUCCESS;");
-    cg_out_close(o);
     cg_out_line(o, "rc = cg_call_begin(&c, comm, %s, %s, %s);", dtype, op,
                 s->commutative ? "CG_NEEDS_COMMUTATIVE" : "0");
     cg_out_open(o, "if (rc != MPI_SUCCESS)");
     cg_out_line(o, "return rc;");
+    cg_out_close(o);
+    cg_out_open(o, "if (0 == %s)", count);
+    cg_out_line(o, "goto out;");
     cg_out_close(o);
     if (em->used[CG_SLOT_P] || s->coll == CG_C_ALLGATHER || s->coll == CG_C_REDUCE_SCATTER_BLOCK) {
         cg_out_line(o, "const int p = c.p;");

@@ -592,7 +592,8 @@ static int eval_call(struct eval *ev, const struct cg_expr *e, int64_t *out)
             return -1;
         }
     }
-    if (e->nargs != (e->fn == CG_FN_LOG2 || e->fn == CG_FN_CEIL_LOG2 || e->fn == CG_FN_POF2 ? 1 : 2)) {
+    int unary = e->fn == CG_FN_LOG2 || e->fn == CG_FN_CEIL_LOG2 || e->fn == CG_FN_POF2;
+    if (e->nargs != (unary ? 1 : 2)) {
         return fail(ev, e, "wrong number of arguments");
     }
     switch (e->fn) {
@@ -760,7 +761,22 @@ int cg_expr_eval(const struct cg_expr *e, const int64_t *env, int64_t *out,
     return 0;
 }
 
-/* ---- printing ------------------------------------------------------------ */
+/* ---- printing ------------------------------------------------------------
+ *
+ * Both printers put parentheses where precedence and associativity need them
+ * (a left operand binding weaker than its operator, a right operand binding
+ * no stronger), and also where gcc -Wparentheses would warn, since emitted
+ * code is compiled with -Wall -Wextra -Werror: `a << (b + c)`,
+ * `a || (b && c)`, `(a & b) == c`, `(!a) == b`.
+ *
+ * Why the C printer also rewrites a few nodes ("views"): some gcc warnings
+ * look at the operator itself, and no parentheses silence them. A product,
+ * a left shift or a '?:' with constant arms used as a truth value
+ * (-Wint-in-bool-context) prints as `x != 0` (under '!' as `x == 0`); '~' of
+ * a truth value (-Wbool-operation) as `-1 - (t)`; and a constant negative
+ * left operand of '<<' (-Wshift-negative-value) as `-(1 << k)`. Each is
+ * equal to the original for every value the evaluator accepts.
+ */
 
 struct out {
     char *buf;  /* destination, may be NULL when cap == 0 */
@@ -968,11 +984,9 @@ static const struct cg_expr *view_c(const struct out *o, const struct cg_expr *e
         return view_node(&v->n[0], CG_E_BINARY, CG_OP_EQ, e->a, view_num(&v->n[1], 0));
     }
     if (is_unary(e, CG_OP_BNOT) && is_truth(e->a)) {
-        /* -Wbool-operation: ~t == -1 - t. */
         return view_node(&v->n[0], CG_E_BINARY, CG_OP_SUB, view_num(&v->n[1], -1), e->a);
     }
     if (is_binary(e, CG_OP_SHL) && c_fold(e->a, &k) && k < 0 && k != INT64_MIN) {
-        /* -Wshift-negative-value: x << n == -(-x << n). */
         const struct cg_expr *pos;
         if (e->a->kind == CG_E_NUM) {
             pos = view_num(&v->n[2], -k);
@@ -1073,7 +1087,7 @@ static void print_node(struct out *o, const struct cg_expr *e)
         put(o, op_text(e->op));
         /* "- -x", never "--x". */
         if (e->op == CG_OP_NEG && !parens
-            && (is_unary(a, CG_OP_NEG) || (a->kind == CG_E_NUM && a->num < 0 && a->num != INT64_MIN))) {
+            && (is_unary(a, CG_OP_NEG) || (a->kind == CG_E_NUM && node_prec(o, a) == P_UNARY))) {
             put(o, " ");
         }
         print_operand(o, a, parens);

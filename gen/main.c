@@ -291,7 +291,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "list") == 0) {
         for (int i = 0; i < nfiles; i++) {
             if (ls[i].s.checked) {
-                printf("%-34s %-21s %s\n", ls[i].s.name, cg_colls[ls[i].s.coll].name,
+                printf("%-40s %-21s %s\n", ls[i].s.name, cg_colls[ls[i].s.coll].name,
                        ls[i].s.summary);
             }
         }
@@ -318,8 +318,11 @@ int main(int argc, char **argv)
             struct cg_analysis a;
             const struct cg_schedule *s = &l->s;
             printf("%s: %s (%s)\n%s\n", s->file, s->name, cg_colls[s->coll].name, s->summary);
-            printf("p = %d%s, count = %zu elements of %d bytes\n\n", explain_p,
-                   cg_colls[s->coll].rooted ? (root ? ", root given" : ", root = 0") : "", count,
+            char rootbuf[32] = "";
+            if (cg_colls[s->coll].rooted) {
+                snprintf(rootbuf, sizeof(rootbuf), ", root = %d", root);
+            }
+            printf("p = %d%s, count = %zu elements of %d bytes\n\n", explain_p, rootbuf, count,
                    elem);
             if (cg_analyse(&g, s, explain_p, root, count, elem, &model, stdout, 0, "", &a) != 0) {
                 rc = 1;
@@ -352,6 +355,7 @@ int main(int argc, char **argv)
             /* 3. Simulated for every p and root. */
             struct cg_verify_stats st = { 0 };
             double t1 = now_s();
+            fflush(stdout);
             if (cg_verify(&g, &ls[i].s, &st) != 0) {
                 bad++;
                 ls[i].s.checked = 0;
@@ -362,6 +366,7 @@ int main(int argc, char **argv)
                        now_s() - t1);
             }
         }
+        fflush(stderr);
         if (!opt.quiet) {
             printf("%d of %d schedules verified in %.2f s\n", nfiles - bad, nfiles, now_s() - t0);
         }

@@ -489,10 +489,16 @@ static int on_finish(void *arg, const struct cg_sim_where *w)
                 char e[256], f[256];
                 val_str(st, &expect, want, e, sizeof(e));
                 val_str(st, got, gw, f, sizeof(f));
-                struct cg_pos pos = got->pos.line > 0 ? got->pos : s->pos;
+                /* Point at the step that wrote the block last; when none did,
+                 * at the last phase, where the missing work most likely belongs. */
+                struct cg_pos pos = got->pos.line > 0 ? got->pos
+                                    : s->nphases > 0  ? s->phases[s->nphases - 1].pos
+                                                      : s->pos;
                 cg_sim_error(st->g, s, w, rank, pos,
                              "wrong result: at the end, out block %ld holds %s; expected %s%s", j,
-                             f, e, got->pos.line > 0 ? " (this step wrote it last)" : "");
+                             f, e,
+                             got->pos.line > 0 ? " (this step wrote it last)"
+                                               : " (no step wrote it; this is the last phase)");
                 rc = -1;
             }
         }

@@ -2,4 +2,14 @@
 
 /* Every generated collective in one translation unit, so that the build
  * needs no edit when a schedule is added. Each file also compiles alone. */
+#include "allgather_bruck.c"
+#include "allgather_recursive_doubling.c"
+#include "allgather_ring.c"
+#include "allreduce_rabenseifner.c"
+#include "allreduce_recursive_doubling.c"
 #include "allreduce_ring.c"
+#include "bcast_binomial_doubling.c"
+#include "bcast_binomial_halving.c"
+#include "bcast_scatter_allgather.c"
+#include "reduce_scatter_block_recursive_halving.c"
+#include "reduce_scatter_block_ring.c"

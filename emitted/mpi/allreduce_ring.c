@@ -29,12 +29,12 @@ int cg_allreduce_ring(CG_ALLREDUCE_ARGS)
     struct cg_call c;
     int rc = MPI_SUCCESS;
 
-    if (0 == count) {
-        return MPI_SUCCESS;
-    }
     rc = cg_call_begin(&c, comm, datatype, op, CG_NEEDS_COMMUTATIVE);
     if (rc != MPI_SUCCESS) {
         return rc;
+    }
+    if (0 == count) {
+        goto out;
     }
     const int p = c.p;
     const int rank = c.rank;

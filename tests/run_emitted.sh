@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# tests/run_emitted.sh [NAME]
+#
+# Runs build/FLAVOUR/emitted_check (tests/emitted_check.c) under both MPIs at
+# p = 1 2 3 4 5 7 8, for every generated algorithm or only NAME, and passes
+# its output through: one "PASS emitted NAME FLAVOUR p=P" or "FAIL ..." line
+# per algorithm and run, which the test runner counts, plus a "  mismatch"
+# line for each of the first wrong cases. A run that crashes, times out or
+# exits nonzero without saying which algorithm failed gets its own line,
+#   FAIL emitted emitted_check FLAVOUR p=P (exit status S ...)
+# so that no failure is silent. Each run's whole output is kept in
+# build/FLAVOUR/emitted_check.pP.log.
+#
+# Environment: FLAVOURS (default "openmpi mpich"), NPS (default
+# "1 2 3 4 5 7 8"), CG_BUILD_DIR (default build), and CG_MPIRUN_TIMEOUT,
+# read by tests/mpirun.sh. Exits 1 when anything failed.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+cd "$root" || exit 2
+
+build=${CG_BUILD_DIR:-build}
+flavours=${FLAVOURS:-openmpi mpich}
+nps=${NPS:-1 2 3 4 5 7 8}
+passed=0
+failed=0
+
+for flavour in $flavours; do
+    prog=$build/$flavour/emitted_check
+    if [ ! -x "$prog" ]; then
+        echo "FAIL emitted emitted_check $flavour (not built: $prog)"
+        failed=$((failed + 1))
+        continue
+    fi
+    for p in $nps; do
+        log=$build/$flavour/emitted_check.p$p.log
+        start=$(date +%s)
+        tests/mpirun.sh "$flavour" "$p" "$prog" "$@" >"$log" 2>&1
+        status=$?
+        seconds=$(($(date +%s) - start))
+        grep -E '^(PASS|FAIL) |^  mismatch ' "$log"
+        npass=$(grep -c '^PASS ' "$log")
+        nfail=$(grep -c '^FAIL ' "$log")
+        passed=$((passed + npass))
+        failed=$((failed + nfail))
+        if [ "$status" -ne 0 ] && [ "$nfail" -eq 0 ]; then
+            case $status in
+            124 | 137) why="timed out after ${CG_MPIRUN_TIMEOUT:-300} s" ;;
+            *) why="crashed or refused to run" ;;
+            esac
+            # emitted_check prints "# start NAME" before each algorithm.
+            name=$(awk '/^# start /{name=$3} /^(PASS|FAIL) emitted /{if ($3 == name) name=""} END{print name}' "$log")
+            echo "FAIL emitted ${name:-emitted_check} $flavour p=$p (exit status $status: $why; later algorithms did not run; log: $log)"
+            tail -n 15 "$log" | sed 's/^/  | /'
+            failed=$((failed + 1))
+        fi
+        echo "# emitted_check $flavour p=$p: ${seconds} s, exit status $status"
+    done
+done
+
+echo "# run_emitted.sh: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# tests/run_gen.sh - golden tests of the generator (STYLE.md items 16 and 17).
+#
+#   tests/gen/bad/<check>.json   one broken schedule per check, named after it;
+#   tests/gen/bad/<check>.err.expected
+#                                the exact stderr of
+#                                `build/collgen verify --p 1..8 tests/gen/bad/<check>.json`,
+#                                which must exit 1
+#   tests/gen/ok/<name>.json     a small good schedule;
+#   tests/gen/ok/<name>.c.expected       the C file `collgen emit` writes for it
+#   tests/gen/ok/<name>.explain.expected `collgen explain <name>.json --p 4`
+#
+# Then: emitted/ is what `collgen emit` writes today (emitted_up_to_date), two
+# emits are byte-identical (emit_deterministic), and every schedule under
+# schedules/ verifies over the default range (verify_library, timed).
+#
+# One line per case, "PASS gen <name>" or "FAIL gen <name>", which
+# tests/run_all.sh counts; a missing .expected file prints "MISSING <file>"
+# and fails its case. `UPDATE=1 tests/run_gen.sh` rewrites the .expected
+# files instead of comparing them; it is the only way to rewrite goldens, and
+# the rewritten files are reviewed like code (and committed on their own).
+#
+# Paths appear in diagnostics, so everything runs from the repository root
+# with relative paths. Exit status: 0 when every case passed.
+set -u
+cd "$(dirname "$0")/.."
+
+collgen=build/collgen
+update=${UPDATE:-0}
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pass() {
+    echo "PASS gen $1"
+}
+
+fail() {
+    echo "FAIL gen $1${2:+ ($2)}"
+    failed=$((failed + 1))
+}
+
+now() {
+    date +%s.%N
+}
+
+# golden EXPECTED ACTUAL: compares (or, with UPDATE=1, rewrites) one golden.
+# Returns 0 when they match or the golden was rewritten.
+golden() {
+    local expected=$1 actual=$2
+    if [ "$update" = 1 ]; then
+        if ! cmp -s "$expected" "$actual"; then
+            cp "$actual" "$expected"
+            echo "# updated $expected"
+        fi
+        return 0
+    fi
+    if [ ! -f "$expected" ]; then
+        echo "MISSING $expected"
+        return 2
+    fi
+    diff -u --label "$expected" --label "actual" "$expected" "$actual"
+}
+
+if [ ! -x "$collgen" ]; then
+    fail collgen_is_built "$collgen is missing: run ninja build/collgen"
+    exit 1
+fi
+
+# ---- bad schedules: exit status 1 and the exact diagnostics ----------------
+
+for json in tests/gen/bad/*.json; do
+    [ -e "$json" ] || continue
+    name=$(basename "$json" .json)
+    err=$tmp/$name.err
+    timeout 60 "$collgen" verify --p 1..8 "$json" >/dev/null 2>"$err"
+    rc=$?
+    ok=1
+    why=
+    golden "tests/gen/bad/$name.err.expected" "$err"
+    case $? in
+    0) ;;
+    2) ok=0; why="no .err.expected" ;;
+    *) ok=0; why="diagnostics differ" ;;
+    esac
+    if [ "$rc" -ne 1 ]; then
+        ok=0
+        why="exit status $rc, expected 1"
+    fi
+    if [ "$ok" = 1 ]; then
+        pass "$name"
+    else
+        fail "$name" "$why"
+    fi
+done
+
+# ---- good schedules: the emitted C file and the explain output -------------
+
+for json in tests/gen/ok/*.json; do
+    [ -e "$json" ] || continue
+    name=$(basename "$json" .json)
+    out=$tmp/ok_$name
+    ok=1
+    why=
+    schedule=$(timeout 60 "$collgen" list "$json" 2>/dev/null | awk 'NR == 1 { print $1 }')
+    if [ -z "$schedule" ]; then
+        ok=0
+        why="collgen list names no schedule"
+    fi
+    timeout 120 "$collgen" emit -q --out "$out" "$json" >"$tmp/$name.stdout" 2>"$tmp/$name.stderr"
+    rc=$?
+    if [ "$rc" -ne 0 ] || [ -s "$tmp/$name.stderr" ]; then
+        ok=0
+        why="emit exit status $rc"
+        cat "$tmp/$name.stderr"
+    fi
+    if [ -n "$schedule" ] && [ -f "$out/mpi/$schedule.c" ]; then
+        golden "tests/gen/ok/$name.c.expected" "$out/mpi/$schedule.c"
+        case $? in
+        0) ;;
+        2) ok=0; why=${why:-"no .c.expected"} ;;
+        *) ok=0; why=${why:-"emitted C differs"} ;;
+        esac
+    else
+        ok=0
+        why=${why:-"emit wrote no $out/mpi/$schedule.c"}
+    fi
+    timeout 60 "$collgen" explain "$json" --p 4 >"$tmp/$name.explain" 2>"$tmp/$name.explain.err"
+    rc=$?
+    if [ "$rc" -ne 0 ] || [ -s "$tmp/$name.explain.err" ]; then
+        ok=0
+        why=${why:-"explain exit status $rc"}
+        cat "$tmp/$name.explain.err"
+    fi
+    golden "tests/gen/ok/$name.explain.expected" "$tmp/$name.explain"
+    case $? in
+    0) ;;
+    2) ok=0; why=${why:-"no .explain.expected"} ;;
+    *) ok=0; why=${why:-"explain output differs"} ;;
+    esac
+    if [ "$ok" = 1 ]; then
+        pass "$name"
+    else
+        fail "$name" "$why"
+    fi
+done
+
+# A golden whose schedule is gone would never be checked again.
+for expected in tests/gen/bad/*.err.expected tests/gen/ok/*.c.expected tests/gen/ok/*.explain.expected; do
+    [ -e "$expected" ] || continue
+    base=${expected%.expected}
+    base=${base%.err}
+    base=${base%.c}
+    base=${base%.explain}
+    if [ ! -f "$base.json" ]; then
+        fail "orphan_$(basename "$base")" "$expected has no $base.json"
+    fi
+done
+
+# ---- emitted/ is a golden too ----------------------------------------------
+
+# Two emits into copies of emitted/ (so that hand-written files such as
+# emitted/README.md are there too), in parallel: each must succeed, the two
+# must agree byte for byte, and the first must equal emitted/.
+cp -r emitted "$tmp/emit1"
+cp -r emitted "$tmp/emit2"
+timeout 600 "$collgen" emit -q --out "$tmp/emit1" >"$tmp/emit1.log" 2>&1 &
+pid1=$!
+timeout 600 "$collgen" emit -q --out "$tmp/emit2" >"$tmp/emit2.log" 2>&1 &
+pid2=$!
+wait "$pid1"
+rc1=$?
+wait "$pid2"
+rc2=$?
+if [ "$rc1" -ne 0 ] || [ "$rc2" -ne 0 ]; then
+    cat "$tmp/emit1.log"
+    fail emitted_up_to_date "collgen emit exit status $rc1"
+    fail emit_deterministic "collgen emit exit status $rc1 and $rc2"
+else
+    if diff -r emitted "$tmp/emit1" >"$tmp/emitted.diff"; then
+        pass emitted_up_to_date
+    else
+        head -n 60 "$tmp/emitted.diff"
+        lines=$(wc -l <"$tmp/emitted.diff")
+        [ "$lines" -gt 60 ] && echo "# ... $((lines - 60)) more lines of diff -r emitted/ <fresh emit>"
+        fail emitted_up_to_date "emitted/ is stale: run ninja and commit emitted/ on its own"
+    fi
+    if diff -r "$tmp/emit1" "$tmp/emit2" | head -n 60; [ "${PIPESTATUS[0]}" -eq 0 ]; then
+        pass emit_deterministic
+    else
+        fail emit_deterministic "two emits differ"
+    fi
+fi
+
+# ---- the library verifies over the default range ---------------------------
+
+t0=$(now)
+timeout 600 "$collgen" verify -q
+rc=$?
+t1=$(now)
+seconds=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+echo "# verify_library: collgen verify took $seconds s"
+if [ "$rc" -eq 0 ]; then
+    pass verify_library
+else
+    fail verify_library "collgen verify exit status $rc"
+fi
+
+[ "$failed" -eq 0 ]
