@@ -1100,7 +1100,10 @@ static void print_node(struct out *o, const struct cg_expr *e)
         const struct cg_expr *a = view_c(o, e->a, 1, &va);
         print_operand(o, a, node_prec(o, a) <= P_COND);
         put(o, " ? ");
-        print_node(o, view_c(o, e->b, 0, &vb));
+        /* A conditional in the middle needs no parentheses, but reads
+         * better with them. */
+        const struct cg_expr *b = view_c(o, e->b, 0, &vb);
+        print_operand(o, b, b->kind == CG_E_COND);
         put(o, " : ");
         print_node(o, view_c(o, e->c, 0, &vc));
         return;

@@ -567,7 +567,7 @@ static void expr_should_print_c_with_the_fewest_parentheses(void)
         {"(c ? 1 : d) ? 2 : 3", "(c ? 1 : d) ? 2 : 3"},
         {"a + (c ? 1 : 2)", "a + (c ? 1 : 2)"},
         {"rank < 2 * rem ? (rank % 2 == 0 ? -1 : rank / 2) : rank - rem",
-         "rank < 2 * rem ? cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2) : rank - rem"},
+         "rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem"},
         {"min(a, b) + max(a, 1) * pow(2, k)", "cg_min(a, b) + cg_max(a, 1) * cg_pow(2, k)"},
         {"log2(p) + ceil_log2(p) - pof2(p) + ceil_div(p, 2)",
          "cg_log2(p) + cg_ceil_log2(p) - cg_pof2(p) + cg_ceil_div(p, 2)"},

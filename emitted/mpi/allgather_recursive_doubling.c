@@ -31,7 +31,7 @@ int cg_allgather_recursive_doubling(CG_ALLGATHER_ARGS)
     const int p = c.p;
     const int rank = c.rank;
     const int rem = p - cg_pof2(p);
-    const int v = rank < 2 * rem ? cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2) : rank - rem;
+    const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING);
     const struct cg_geom geom = { (size_t)p * recvcount, p };
     struct cg_buf out = { recvbuf, geom, p };

@@ -36,7 +36,7 @@ int cg_allreduce_rabenseifner(CG_ALLREDUCE_ARGS)
     const int p = c.p;
     const int rank = c.rank;
     const int rem = p - cg_pof2(p);
-    const int v = rank < 2 * rem ? cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2) : rank - rem;
+    const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER);
     const struct cg_geom geom = { count, cg_pof2(p) };
     struct cg_buf out = { recvbuf, geom, geom.nb };

@@ -36,7 +36,7 @@ int cg_reduce_scatter_block_recursive_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
     const int p = c.p;
     const int rank = c.rank;
     const int rem = p - cg_pof2(p);
-    const int v = rank < 2 * rem ? cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2) : rank - rem;
+    const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING);
     const struct cg_geom geom = { (size_t)p * recvcount, p };
     struct cg_buf in = { (char *)sendbuf, geom, p };
