@@ -50,8 +50,11 @@ for flavour in $flavours; do
             *) why="crashed or refused to run" ;;
             esac
             # emitted_check prints "# start NAME" before each algorithm.
-            name=$(awk '/^# start /{name=$3} /^(PASS|FAIL) emitted /{if ($3 == name) name=""} END{print name}' "$log")
-            echo "FAIL emitted ${name:-emitted_check} $flavour p=$p (exit status $status: $why; later algorithms did not run; log: $log)"
+            name=$(awk '/^# start / { name = $3 }
+                        /^(PASS|FAIL) emitted / { if ($3 == name) name = "" }
+                        END { print name }' "$log")
+            echo "FAIL emitted ${name:-emitted_check} $flavour p=$p" \
+                "(exit status $status: $why; later algorithms did not run; log: $log)"
             tail -n 15 "$log" | sed 's/^/  | /'
             failed=$((failed + 1))
         fi
