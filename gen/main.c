@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../harness/harness.h"
 #include "mutate.h"
 #include "passes.h"
 
@@ -34,6 +35,9 @@ static const char usage[] =
     "  list [FILE...]       schedules with their collective and summary\n"
     "  tags FILE --p N      the timing tags each rank enters in one call, and how\n"
     "                       often (\"rank path calls\" lines; tests compare them)\n"
+    "  run TEST [OPTIONS]   run a benchmark campaign (harness/README.md; 'collgen run\n"
+    "                       --help')\n"
+    "  report CAMPAIGN      remake a campaign's table, CSV and plots from its records\n"
     "  mutate [FILE...]     mutation testing of the verifier: make mutants, verify\n"
     "                       them, print the kill rate and the equivalent ones\n"
     "\n"
@@ -212,6 +216,13 @@ int main(int argc, char **argv)
     char **files = NULL, **dirs = NULL;
     int nfiles = 0, ndirs = 0;
 
+    /* The harness's commands live in harness/. */
+    if (strcmp(cmd, "run") == 0) {
+        return cg_run_main(argc - 1, argv + 1);
+    }
+    if (strcmp(cmd, "report") == 0) {
+        return cg_report_main(argc - 1, argv + 1);
+    }
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         fputs(usage, stdout);
         return 0;

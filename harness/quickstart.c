@@ -111,7 +111,7 @@ int main(int argc, char **argv)
             *nl = '\0';
         }
         printf("%s, p = %d: %s\n", CG_FLAVOUR, p, version);
-        printf("%-34s %-10s %12s %12s %8s\n", "generated algorithm", "result", "native us",
+        printf("%-40s %-8s %10s %13s %7s\n", "generated algorithm", "result", "native us",
                "generated us", "ratio");
     }
     for (int i = 0; i < cg_nalgos; i++) {
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
         double tn = time_it(a, NATIVE, in, ref, p);
         double tg = time_it(a, GENERATED, in, got, p);
         if (rank == 0) {
-            printf("%-34s %-10s %12.1f %12.1f %8.2f\n", a->name, bad ? "WRONG" : "same", tn, tg,
+            printf("%-40s %-8s %10.1f %13.1f %7.2f\n", a->name, bad ? "WRONG" : "same", tn, tg,
                    tg / tn);
         }
         failed += bad;
