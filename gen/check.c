@@ -60,6 +60,12 @@ struct checker {
 static void err(struct checker *ck, struct cg_pos pos, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* "an allgather", "a bcast". */
+static const char *a_coll(enum cg_coll_kind c)
+{
+    return strchr("aeiou", cg_colls[c].name[0]) ? "an" : "a";
+}
+
 static void err(struct checker *ck, struct cg_pos pos, const char *fmt, ...)
 {
     va_list ap;
@@ -106,6 +112,12 @@ static int declare(struct checker *ck, const char *name, struct cg_pos pos, cons
                    int *used)
 {
     if (!ident_ok(ck, name, pos, what)) {
+        return -1;
+    }
+    size_t n = strlen(name);
+    if (n >= 2 && strcmp(name + n - 2, "_t") == 0) {
+        err(ck, pos, "%s '%s' ends in '_t', which C reserves for type names (size_t, ...)", what,
+            name);
         return -1;
     }
     for (int i = 0; i < ck->nvars; i++) {
@@ -246,8 +258,8 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
         e->pos = s->blocks_pos;
         s->blocks = e;
     } else if (s->blocks == NULL) {
-        err(ck, s->blocks_pos, "a %s schedule needs \"blocks\" (how many blocks the vector is "
-            "split into, e.g. \"p\" or 1)", cg_colls[s->coll].name);
+        err(ck, s->blocks_pos, "%s %s schedule needs \"blocks\" (how many blocks the vector is "
+            "split into, e.g. \"p\" or 1)", a_coll(s->coll), cg_colls[s->coll].name);
     }
     if (s->commutative && !cg_colls[s->coll].reduces) {
         err(ck, s->pos, "\"requires\": {\"commutative\"} makes no sense for %s, which does "
@@ -318,8 +330,8 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
                 ref(ck, &st->dst, 1, what);
                 ref(ck, &st->src, 0, what);
                 if (st->kind == CG_STEP_REDUCE && !cg_colls[s->coll].reduces) {
-                    err(ck, st->pos, "a reduce step in a %s schedule: %s has no op",
-                        cg_colls[s->coll].name, cg_colls[s->coll].name);
+                    err(ck, st->pos, "a reduce step in %s %s schedule: %s has no op",
+                        a_coll(s->coll), cg_colls[s->coll].name, cg_colls[s->coll].name);
                 }
             }
         }

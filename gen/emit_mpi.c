@@ -313,8 +313,13 @@ static void emit_phase(struct emitter *em, const struct cg_phase *ph)
                     ph->rounds == CG_ROUNDS_UP ? "up to" : "down to", src_expr(ph->to));
         break;
     }
+    /* A phase's lets live in its own scope, so two phases may use one name. */
+    int scope = ph->when == NULL && ph->rounds == CG_ROUNDS_NONE && ph->nlets > 0;
     if (ph->when != NULL) {
         cg_out_open(o, "if (%s)", c_expr(ph->when));
+    } else if (scope) {
+        cg_out_line(o, "{");
+        o->indent++;
     }
     cg_out_line(o, "CG_TAG_BEGIN(%s);", tag);
     switch (ph->rounds) {
@@ -345,7 +350,7 @@ static void emit_phase(struct emitter *em, const struct cg_phase *ph)
         cg_out_close(o);
     }
     cg_out_line(o, "CG_TAG_END(%s);", tag);
-    if (ph->when != NULL) {
+    if (ph->when != NULL || scope) {
         cg_out_close(o);
     }
 }

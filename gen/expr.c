@@ -703,7 +703,7 @@ static int eval_binary(struct eval *ev, const struct cg_expr *e, int64_t *out)
     }
 }
 
-static int eval(struct eval *ev, const struct cg_expr *e, int64_t *out)
+static int eval_node(struct eval *ev, const struct cg_expr *e, int64_t *out)
 {
     int64_t v;
     if (e == NULL) {
@@ -741,6 +741,19 @@ static int eval(struct eval *ev, const struct cg_expr *e, int64_t *out)
         return eval_call(ev, e, out);
     }
     return fail(ev, e, "bad expression kind");
+}
+
+/* Why: the emitted C computes every subexpression in int, so a value that
+ * fits int64 but not int would verify here and overflow there. */
+static int eval(struct eval *ev, const struct cg_expr *e, int64_t *out)
+{
+    if (eval_node(ev, e, out) != 0) {
+        return -1;
+    }
+    if (*out < INT32_MIN || *out > INT32_MAX) {
+        return fail(ev, e, "value does not fit in int (the generated code computes in int)");
+    }
+    return 0;
 }
 
 int cg_expr_eval(const struct cg_expr *e, const int64_t *env, int64_t *out,

@@ -15,7 +15,9 @@
  *   unary  := ( '-' | '!' | '~' | '+' ) unary | primary
  *   primary:= INT | NAME | NAME '(' cond ( ',' cond )* ')' | '(' cond ')'
  *
- * Semantics (64-bit signed): '/' is floor division, '%' is never negative
+ * Semantics: values are those of C's int, since the emitted code computes in
+ * int: every node's value must fit in 32 bits (evaluation works in 64 bits
+ * and reports a node that does not fit). '/' is floor division, '%' is never negative
  * (a % b == a - b * floor(a / b), b > 0 required), comparisons and logic give
  * 0 or 1, '&&' '||' '?:' short-circuit. Functions: log2(x) (floor, x >= 1),
  * ceil_log2(x) (x >= 1), pof2(x) (largest power of two <= x, x >= 1),

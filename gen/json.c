@@ -92,6 +92,25 @@ static size_t skip_string(const struct linemap *m, size_t i, int *esc)
     return i + 1;
 }
 
+/* Why: for `{"a": 1, }` cJSON reports the end of the text, far from the
+ * mistake; find the first comma followed only by blanks and a '}' or ']'
+ * outside strings. Returns m->len when there is none. */
+static size_t trailing_comma(const struct linemap *m)
+{
+    int esc = 0;
+    for (size_t i = 0; i < m->len; i++) {
+        if (m->text[i] == '"') {
+            i = skip_string(m, i, &esc) - 1;
+        } else if (m->text[i] == ',') {
+            size_t j = skip_ws(m, i + 1);
+            if (j < m->len && (m->text[j] == '}' || m->text[j] == ']')) {
+                return i;
+            }
+        }
+    }
+    return m->len;
+}
+
 struct zip {
     struct cg_arena *arena; /* where the tree goes */
     struct cg_diag *diag;   /* duplicate keys are reported here */
@@ -185,6 +204,11 @@ struct cg_json *cg_json_parse(struct cg_arena *arena, struct cg_diag *d, const c
 {
     struct zip z = { arena, d, file, { 0 } };
     linemap_init(&z.map, arena, text, len);
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+        struct cg_pos start = { 1, 1 };
+        cg_error(d, file, start, "the file starts with a UTF-8 byte order mark; save it without one");
+        return NULL;
+    }
     const char *end = NULL;
     /* len + 1: cJSON wants to see the terminating NUL when asked to
      * reject trailing text. */
@@ -195,7 +219,12 @@ struct cg_json *cg_json_parse(struct cg_arena *arena, struct cg_diag *d, const c
             off = len;
         }
         size_t at = skip_ws(&z.map, off);
-        if (at >= len) {
+        size_t comma = trailing_comma(&z.map);
+        if (comma < len && (at >= len || at == skip_ws(&z.map, comma + 1))) {
+            cg_error(d, file, linemap_pos(&z.map, comma),
+                     "invalid JSON: a comma before a closing '}' or ']'");
+            off = comma;
+        } else if (at >= len) {
             cg_error(d, file, linemap_pos(&z.map, off),
                      "invalid JSON: unexpected end of text (a '}', ']' or '\"' is missing)");
         } else {

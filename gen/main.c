@@ -279,6 +279,11 @@ int main(int argc, char **argv)
     if (all_roots) {
         opt.all_roots_max_p = 1 << 30;
     }
+    if (nfiles > 0 && strcmp(cmd, "emit") == 0 && strcmp(opt.out_dir, "emitted") == 0) {
+        fprintf(stderr, "collgen: emit FILE... writes a registry of just those files; give --out "
+                        "DIR (emitted/ is made from all of schedules/ by plain 'collgen emit')\n");
+        return 2;
+    }
     if (nfiles == 0) {
         if (strcmp(cmd, "explain") == 0 || strcmp(cmd, "tags") == 0) {
             fprintf(stderr, "collgen: %s needs a schedule file\n", cmd);

@@ -35,8 +35,19 @@ void cg_sim_range_str(const struct cg_sim_range *r, long nblocks, char *buf, siz
     } else if (r->first + r->n <= nblocks) {
         snprintf(buf, cap, "%s[%ld..%ld]", name, r->first, r->first + r->n - 1);
     } else {
-        snprintf(buf, cap, "%s[%ld..%ld,0..%ld]", name, r->first, nblocks - 1,
-                 r->first + r->n - nblocks - 1);
+        long hi = nblocks - 1, tail = r->first + r->n - nblocks - 1;
+        char a[48], b[48];
+        if (r->first == hi) {
+            snprintf(a, sizeof(a), "%ld", hi);
+        } else {
+            snprintf(a, sizeof(a), "%ld..%ld", r->first, hi);
+        }
+        if (tail == 0) {
+            snprintf(b, sizeof(b), "0");
+        } else {
+            snprintf(b, sizeof(b), "0..%ld", tail);
+        }
+        snprintf(buf, cap, "%s[%s,%s]", name, a, b);
     }
 }
 
@@ -143,7 +154,7 @@ static int resolve(struct sim *m, int rank, const struct cg_ref *r, struct cg_si
         }
         if (n < 0 || n > nb) {
             cg_sim_error(m->g, m->s, &m->w, rank, r->count->pos,
-                         "a range of %lld blocks of %s, which has %ld", (long long)n,
+                         "a range of %lld %s of %s, which has %ld", (long long)n, cg_blocks_word((long)n),
                          cg_buf_names[r->buf], nb);
             return -1;
         }
@@ -235,9 +246,10 @@ static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct
             }
             if (op->dst.n != op->src.n) {
                 cg_sim_error(m->g, m->s, &m->w, rank, st->pos,
-                             "%s %ld blocks from %ld blocks: the two ranges must be equally long",
+                             "%s %ld %s from %ld %s: the two ranges must be equally long",
                              st->kind == CG_STEP_REDUCE ? "reduces into" : "copies into",
-                             op->dst.n, op->src.n);
+                             op->dst.n, cg_blocks_word(op->dst.n), op->src.n,
+                             cg_blocks_word(op->src.n));
                 return -1;
             }
         }

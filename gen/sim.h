@@ -74,10 +74,17 @@ void cg_sim_error(struct cg_gen *g, const struct cg_schedule *s, const struct cg
                   int rank, struct cg_pos pos, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
+/* "block" or "blocks", for messages. */
+static inline const char *cg_blocks_word(long n)
+{
+    return n == 1 ? "block" : "blocks";
+}
+
 /* Blocks of buffer b for (coll, p, B, S). */
 long cg_sim_nblocks(enum cg_coll_kind coll, enum cg_bufid b, int p, long blocks, long scratch);
 
-/* Formats a range as "out[3]", "tmp[2..4]", "out[7,0]" (wrapping), "out[]". */
+/* Formats a range as "out[3]", "tmp[2..4]", "out[7,0]" or "out[6..7,0..1]"
+ * (wrapping), "out[]". */
 void cg_sim_range_str(const struct cg_sim_range *r, long nblocks, char *buf, size_t cap);
 
 #endif

@@ -251,8 +251,12 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
     if (sends == NULL || recvs == NULL) {
         cg_panic("out of memory");
     }
-    memcpy(sends, sends_in, sizeof(*sends) * (size_t)nsends);
-    memcpy(recvs, recvs_in, sizeof(*recvs) * (size_t)nrecvs);
+    if (nsends > 0) {
+        memcpy(sends, sends_in, sizeof(*sends) * (size_t)nsends);
+    }
+    if (nrecvs > 0) {
+        memcpy(recvs, recvs_in, sizeof(*recvs) * (size_t)nrecvs);
+    }
     qsort(sends, (size_t)nsends, sizeof(*sends), cmp_send);
     qsort(recvs, (size_t)nrecvs, sizeof(*recvs), cmp_recv);
 
@@ -296,8 +300,9 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
         cg_sim_range_str(&rm->range, st->nb[rm->range.buf], b, sizeof(b));
         if (sm->range.n != rm->range.n) {
             cg_sim_error(st->g, s, w, rm->rank, rm->x->pos,
-                         "size mismatch: receives %ld blocks into %s from rank %d, which sends "
-                         "%ld blocks (%s)", rm->range.n, b, sm->rank, sm->range.n, a);
+                         "size mismatch: receives %ld %s into %s from rank %d, which sends "
+                         "%ld %s (%s)", rm->range.n, cg_blocks_word(rm->range.n), b, sm->rank,
+                         sm->range.n, cg_blocks_word(sm->range.n), a);
             goto out;
         }
         for (long e = 0; e < sm->range.n; e++) {

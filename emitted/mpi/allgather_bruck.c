@@ -11,7 +11,7 @@
  * (a->b buf[i]: rank a sends block i of buf to rank b;
  *  r: x op= y: rank r reduces y into x; =op: y op x; =: copy):
  *   dissemination k=0 exchange: 0->3 out[0]; 1->0 out[1]; 2->1 out[2]; 3->2 out[3];
- *   dissemination k=1 exchange: 0->2 out[0..1]; 1->3 out[1..2]; 2->0 out[2..3]; 3->1 out[3..3,0..0];
+ *   dissemination k=1 exchange: 0->2 out[0..1]; 1->3 out[1..2]; 2->0 out[2..3]; 3->1 out[3,0];
  */
 
 #include "collgen.h"
