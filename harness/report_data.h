@@ -1,0 +1,72 @@
+/* report_data.h - a campaign directory read into memory for collgen report:
+ * points.jsonl (required), the raw repetitions its records name, and the
+ * context files campaign.json and run-<n>.json (optional).
+ *
+ * Memory management: cg_rep_load fills a struct cg_rep_campaign that owns
+ * everything it points to, strings included (they point into the cJSON
+ * trees); cg_rep_campaign_fini frees it all.
+ */
+#ifndef CG_REPORT_DATA_H
+#define CG_REPORT_DATA_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+/* One line of points.jsonl, with the fields the report reads pulled out. */
+struct cg_rep_record {
+    int line;                        /* 1-based line in points.jsonl */
+    cJSON *json;                     /* the whole record (owned) */
+    const char *status;              /* ok | failed_check | error | timeout | skipped */
+    const char *reason;              /* why, for anything but ok; NULL when none given */
+    const char *point_id;            /* unique per point */
+    const char *collective;          /* allreduce, allgather, ... */
+    const char *library;             /* openmpi, mpich, nccl, ... */
+    const char *kind;                /* native | generated */
+    const char *name;                /* algorithm, "default", or schedule name */
+    const char *datatype;            /* requested.datatype, "" when absent */
+    const char *op;                  /* requested.op, "" when absent */
+    int root;                        /* requested.root, 0 when absent */
+    int in_place;                    /* requested.in_place, 0 when absent */
+    int ranks;                       /* requested.ranks */
+    double size_B;                   /* message size as nccl-tests defines it */
+    double median_ns;                /* timing.median_ns (ok records) */
+    double p25_ns;                   /* timing.p25_ns (ok records) */
+    double p75_ns;                   /* timing.p75_ns (ok records) */
+    double algbw_GBps;               /* bandwidth.algbw_GBps, NAN when absent */
+    double busbw_GBps;               /* bandwidth.busbw_GBps, NAN when absent */
+    const char *effective_algorithm; /* effective.algorithm when diff lists "algorithm" */
+    const char *algorithm_source;    /* effective.algorithm_source, NULL when absent */
+    int duplicate_of;                /* line of an earlier record with this point_id, or 0 */
+    double *raw;                     /* repetitions (first column), NULL when none */
+    size_t nraw;                     /* how many */
+    const char *raw_path;            /* record's "raw" relative to the directory, or NULL */
+    int raw_missing;                 /* an ok record whose raw file is absent */
+};
+
+/* One run-<n>.json. */
+struct cg_rep_run {
+    int id;      /* n */
+    cJSON *json; /* the whole file (owned) */
+};
+
+struct cg_rep_campaign {
+    const char *dir;              /* as given on the command line */
+    struct cg_rep_record *recs;   /* in file order */
+    size_t nrecs;                 /* how many */
+    cJSON *campaign;              /* campaign.json, or NULL when absent */
+    struct cg_rep_run *runs;      /* run-<n>.json sorted by n */
+    size_t nruns;                 /* how many */
+};
+
+/* Reads dir. On a missing directory or points.jsonl, or anything malformed
+ * ("DIR/points.jsonl:LINE: error: ..."), reports to err and returns 2;
+ * out of memory returns 1; 0 on success. c is always safe to fini. */
+int cg_rep_load(struct cg_rep_campaign *c, const char *dir, FILE *err);
+void cg_rep_campaign_fini(struct cg_rep_campaign *c);
+
+/* "ok" records with a usable timing block. */
+int cg_rep_is_ok(const struct cg_rep_record *r);
+
+#endif

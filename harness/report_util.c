@@ -1,0 +1,161 @@
+/* report_util.c - growable strings and number formatting (report_util.h). */
+#include "report_util.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cg_rep_buf_init(struct cg_rep_buf *b)
+{
+    b->s = NULL;
+    b->len = 0;
+    b->cap = 0;
+    b->failed = 0;
+}
+
+void cg_rep_buf_fini(struct cg_rep_buf *b)
+{
+    free(b->s);
+    cg_rep_buf_init(b);
+}
+
+/* Makes room for `more` bytes plus the NUL; 0 on success. */
+static int reserve(struct cg_rep_buf *b, size_t more)
+{
+    if (b->failed) {
+        return -1;
+    }
+    if (b->len + more + 1 <= b->cap) {
+        return 0;
+    }
+    size_t cap = (b->cap != 0) ? b->cap : 256;
+    while (cap < b->len + more + 1) {
+        cap *= 2;
+    }
+    char *s = realloc(b->s, cap);
+    if (s == NULL) {
+        b->failed = 1;
+        return -1;
+    }
+    b->s = s;
+    b->cap = cap;
+    return 0;
+}
+
+void cg_rep_buf_addn(struct cg_rep_buf *b, const char *s, size_t n)
+{
+    if (reserve(b, n) != 0) {
+        return;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void cg_rep_buf_add(struct cg_rep_buf *b, const char *s)
+{
+    cg_rep_buf_addn(b, s, strlen(s));
+}
+
+void cg_rep_buf_printf(struct cg_rep_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = 1;
+        return;
+    }
+    if (reserve(b, (size_t)n) != 0) {
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+char *cg_rep_buf_take(struct cg_rep_buf *b)
+{
+    if (b->failed) {
+        cg_rep_buf_fini(b);
+        return NULL;
+    }
+    if (reserve(b, 0) != 0) {
+        return NULL;
+    }
+    char *s = b->s;
+    cg_rep_buf_init(b);
+    return s;
+}
+
+char *cg_rep_strf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        return NULL;
+    }
+    char *s = malloc((size_t)n + 1);
+    if (s == NULL) {
+        return NULL;
+    }
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+void cg_rep_fmt_size(char *out, size_t n, double bytes)
+{
+    double mib = 1024.0 * 1024.0;
+    double gib = mib * 1024.0;
+    if (bytes >= gib && fmod(bytes, gib) == 0.0) {
+        snprintf(out, n, "%.0f GiB", bytes / gib);
+    } else if (bytes >= mib && fmod(bytes, mib) == 0.0) {
+        snprintf(out, n, "%.0f MiB", bytes / mib);
+    } else if (bytes >= 1024.0 && fmod(bytes, 1024.0) == 0.0) {
+        snprintf(out, n, "%.0f KiB", bytes / 1024.0);
+    } else {
+        snprintf(out, n, "%.0f B", bytes);
+    }
+}
+
+void cg_rep_fmt_us(char *out, size_t n, double ns)
+{
+    double us = ns / 1000.0;
+    if (us < 10.0) {
+        snprintf(out, n, "%.3f", us);
+    } else if (us < 100.0) {
+        snprintf(out, n, "%.2f", us);
+    } else if (us < 1000.0) {
+        snprintf(out, n, "%.1f", us);
+    } else {
+        snprintf(out, n, "%.0f", us);
+    }
+}
+
+void cg_rep_fmt_number(char *out, size_t n, double v)
+{
+    if (!isfinite(v)) {
+        snprintf(out, n, "%s", isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf"));
+        return;
+    }
+    /* Why: 2^53 is where doubles stop holding every integer, so below it
+     * "%.0f" of an integral value is exact and reads like an integer. */
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+        snprintf(out, n, "%.0f", v);
+        return;
+    }
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(out, n, "%.*g", digits, v);
+        if (strtod(out, NULL) == v) {
+            return;
+        }
+    }
+}
