@@ -1,20 +1,15 @@
 #!/usr/bin/env bash
 # harness/quickstart.sh - the main job (README, Quick start line 1), run after
-# `ninja`: verify every schedule for the default range of p, then run each
-# generated collective beside the native one under Open MPI and under MPICH
-# at 4 ranks, and print a short table per library.
+# `ninja`: verify every schedule, then run the quickstart campaign
+# (descriptors/tests/quickstart.json on descriptors/platforms/local.json:
+# allreduce, allgather, reduce_scatter_block and bcast at 4 ranks, 8 B to
+# 4 MiB, native default + forced native algorithms + every generated
+# schedule, Open MPI and MPICH), and say where the table, plots and report are.
 set -eu
 cd "$(dirname "$0")/.."
-np=${CG_QUICKSTART_NP:-4}
 echo "== verify: every schedule, p = 1..64,100,127,128,255,256,1000, every root"
-build/collgen verify
+build/collgen verify -q
+echo "all schedules verified"
 echo
-echo "== generated: emitted/mpi/*.c (ninja regenerated them from schedules/)"
-build/collgen list
-status=0
-for f in openmpi mpich; do
-    echo
-    echo "== run: $np ranks, $f"
-    tests/mpirun.sh "$f" "$np" "build/$f/quickstart" || status=1
-done
-exit $status
+echo "== campaign: descriptors/tests/quickstart.json on the local platform"
+build/collgen run quickstart "$@"

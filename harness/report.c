@@ -1,12 +1,464 @@
-/* report.c - collgen report (being written). */
+/* report.c - collgen report DIR [--no-plots] [--quiet]: remakes a campaign's
+ * table, CSV, Markdown report and plots from its records alone.
+ *
+ *   1. read    points.jsonl, raw files, campaign.json, run-N.json (report_data.c)
+ *   2. tables  per collective, library, p and size               (report_table.c)
+ *   3. CSV     one flat row per record                           (report_csv.c)
+ *   4. plots   /usr/bin/python3 harness/plots.py DIR             (harness/plots.py)
+ *   5. report  context, tables, plots, how to reproduce          (report_context.c)
+ *
+ * Nothing is written until everything has been read and checked, and every
+ * file is written as FILE.tmp and renamed into place at the end (plots.py
+ * does the same with plots/), so a failed or interrupted report never
+ * leaves a half-written output behind.
+ *
+ * Exit status: 0 done (also when Python or matplotlib is missing: the
+ * tables are written and the report says the plots are not); 1 an output
+ * could not be written or plots.py failed; 2 a usage error or a missing or
+ * malformed campaign directory.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness.h"
+#include "report_context.h"
+#include "report_csv.h"
+#include "report_data.h"
+#include "report_table.h"
+#include "report_util.h"
+
+static const char report_usage[] =
+    "usage: collgen report DIR [--no-plots] [--quiet]\n"
+    "\n"
+    "Remakes DIR/table.txt, DIR/report.md, DIR/points.csv and DIR/plots/*.png\n"
+    "from DIR/points.jsonl and DIR/raw/ (harness/FORMATS.md), and prints the\n"
+    "table. DIR is a campaign directory written by 'collgen run'.\n"
+    "\n"
+    "  --no-plots   write the tables, CSV and report only\n"
+    "  --quiet      print nothing but errors and warnings\n"
+    "\n"
+    "Plots need /usr/bin/python3 with matplotlib and numpy (harness/setup.sh);\n"
+    "CG_PYTHON and CG_PLOTS_PY override the interpreter and the script.\n";
+
+/* What became of the plots. */
+enum plots_result {
+    PLOTS_MADE,          /* plots.py succeeded */
+    PLOTS_NOT_ASKED,     /* --no-plots */
+    PLOTS_NO_PYTHON,     /* the interpreter or plots.py is missing */
+    PLOTS_NO_MATPLOTLIB, /* plots.py exited 3: matplotlib or numpy missing */
+    PLOTS_FAILED         /* plots.py failed otherwise */
+};
+
+struct report_opts {
+    const char *dir; /* the campaign directory */
+    int no_plots;    /* --no-plots */
+    int quiet;       /* --quiet */
+};
+
+/* One output file: written to tmp, renamed to path at the end. */
+struct output {
+    const char *name; /* file name inside the directory */
+    char *path;       /* DIR/name */
+    char *tmp;        /* DIR/name.tmp, NULL until written */
+};
+
+/* Writes text to out->tmp; 0, or -1 with the error reported. */
+static int write_tmp(struct output *out, const char *dir, const char *text)
+{
+    out->path = cg_rep_strf("%s/%s", dir, out->name);
+    out->tmp = cg_rep_strf("%s/%s.tmp", dir, out->name);
+    if (out->path == NULL || out->tmp == NULL) {
+        fprintf(stderr, "collgen: report: out of memory\n");
+        return -1;
+    }
+    FILE *f = fopen(out->tmp, "wb");
+    if (f == NULL) {
+        fprintf(stderr, "%s: error: cannot write: %s\n", out->tmp, strerror(errno));
+        free(out->tmp);
+        out->tmp = NULL;
+        return -1;
+    }
+    size_t len = strlen(text);
+    int ok = (fwrite(text, 1, len, f) == len);
+    ok &= (fflush(f) == 0);
+    int e = errno;
+    ok &= (fclose(f) == 0);
+    if (!ok) {
+        fprintf(stderr, "%s: error: cannot write: %s\n", out->tmp, strerror(e != 0 ? e : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+/* Removes what was written and frees the names. */
+static void discard(struct output *outs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (outs[i].tmp != NULL) {
+            unlink(outs[i].tmp);
+        }
+        free(outs[i].tmp);
+        free(outs[i].path);
+        outs[i].tmp = NULL;
+        outs[i].path = NULL;
+    }
+}
+
+/* Where harness/plots.py is: beside the build directory of this binary
+ * (build/collgen -> harness/plots.py), else relative to the working
+ * directory. Returns a malloc'd path, or NULL when out of memory. */
+static char *plots_script(void)
+{
+    const char *env = getenv("CG_PLOTS_PY");
+    if (env != NULL && env[0] != '\0') {
+        return strdup(env);
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        for (int up = 0; up < 2; up++) {
+            char *slash = strrchr(exe, '/');
+            if (slash != NULL) {
+                *slash = '\0';
+            }
+        }
+        char *p = cg_rep_strf("%s/harness/plots.py", exe);
+        if (p == NULL || access(p, R_OK) == 0) {
+            return p;
+        }
+        free(p);
+    }
+    return strdup("harness/plots.py");
+}
+
+/* Runs plots.py on dir; *why says what went wrong, for anything but MADE. */
+static enum plots_result make_plots(const char *dir, char *why, size_t nwhy)
+{
+    const char *python = getenv("CG_PYTHON");
+    if (python == NULL || python[0] == '\0') {
+        python = "/usr/bin/python3";
+    }
+    char *script = plots_script();
+    if (script == NULL) {
+        snprintf(why, nwhy, "out of memory");
+        return PLOTS_FAILED;
+    }
+    if (access(python, X_OK) != 0) {
+        snprintf(why, nwhy, "%s is not there (%s); install python3 and python3-matplotlib "
+                 "(harness/setup.sh), then rerun collgen report", python, strerror(errno));
+        free(script);
+        return PLOTS_NO_PYTHON;
+    }
+    if (access(script, R_OK) != 0) {
+        snprintf(why, nwhy, "%s is not there (%s)", script, strerror(errno));
+        free(script);
+        return PLOTS_NO_PYTHON;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(why, nwhy, "cannot start %s: %s", python, strerror(errno));
+        free(script);
+        return PLOTS_FAILED;
+    }
+    if (pid == 0) {
+        char *argv[] = {(char *)python, script, (char *)dir, "--quiet", NULL};
+        execv(python, argv);
+        fprintf(stderr, "collgen: report: cannot run %s: %s\n", python, strerror(errno));
+        _exit(127);
+    }
+    free(script);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            snprintf(why, nwhy, "waiting for plots.py: %s", strerror(errno));
+            return PLOTS_FAILED;
+        }
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        return PLOTS_MADE;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+        snprintf(why, nwhy, "%s has no matplotlib or numpy; install python3-matplotlib "
+                 "(harness/setup.sh), then rerun collgen report", python);
+        return PLOTS_NO_MATPLOTLIB;
+    }
+    if (WIFEXITED(status)) {
+        snprintf(why, nwhy, "plots.py exited with status %d (its messages are above)",
+                 WEXITSTATUS(status));
+    } else {
+        snprintf(why, nwhy, "plots.py was killed by signal %d",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    }
+    return PLOTS_FAILED;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The plots section of report.md: every PNG in DIR/plots, by kind. Returns
+ * the number of images, or -1 out of memory. */
+static int plots_section(struct cg_rep_doc *d, const char *dir)
+{
+    static const struct {
+        const char *prefix; /* file names start with it */
+        const char *title;  /* section heading */
+    } kinds[] = {
+        {"latency_", "Latency against size (median, band p25..p75)"},
+        {"busbw_", "Bus bandwidth against size"},
+        {"heatmap_", "Best-to-default ratio over size and process count"},
+        {"box_", "Repetitions per point (box plots)"},
+        {"phases_", "Per-phase breakdown of the generated schedules"},
+        {"scaling_", "Scaling with the process count"},
+    };
+    char *pdir = cg_rep_strf("%s/plots", dir);
+    if (pdir == NULL) {
+        return -1;
+    }
+    DIR *dh = opendir(pdir);
+    free(pdir);
+    if (dh == NULL) {
+        return 0;
+    }
+    char **names = NULL;
+    size_t n = 0;
+    size_t cap = 0;
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(dh)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".png") != 0) {
+            continue;
+        }
+        if (n == cap) {
+            cap = (cap != 0) ? 2 * cap : 32;
+            char **v = realloc(names, cap * sizeof *v);
+            if (v == NULL) {
+                rc = -1;
+                break;
+            }
+            names = v;
+        }
+        names[n] = strdup(e->d_name);
+        if (names[n] == NULL) {
+            rc = -1;
+            break;
+        }
+        n++;
+    }
+    closedir(dh);
+    if (rc == 0 && n > 1) {
+        qsort(names, n, sizeof *names, cmp_names);
+    }
+    for (size_t k = 0; rc == 0 && k < sizeof kinds / sizeof kinds[0]; k++) {
+        int any = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (strncmp(names[i], kinds[k].prefix, strlen(kinds[k].prefix)) != 0) {
+                continue;
+            }
+            if (!any) {
+                cg_rep_doc_add(d, CG_REP_HEADING, 3, kinds[k].title);
+                any = 1;
+            }
+            char *rel = cg_rep_strf("plots/%s", names[i]);
+            if (rel == NULL) {
+                rc = -1;
+                break;
+            }
+            cg_rep_doc_add(d, CG_REP_IMAGE, 0, rel);
+            free(rel);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(names[i]);
+    }
+    free(names);
+    return (rc != 0) ? -1 : (int)n;
+}
+
+static int parse_args(int argc, char **argv, struct report_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(report_usage, stdout);
+            return 1;
+        }
+        if (strcmp(a, "--no-plots") == 0) {
+            o->no_plots = 1;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            o->quiet = 1;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "collgen: report: unknown option '%s'\n%s", a, report_usage);
+            return 2;
+        } else if (o->dir != NULL) {
+            fprintf(stderr, "collgen: report: one campaign directory at a time ('%s' and '%s')\n",
+                    o->dir, a);
+            return 2;
+        } else {
+            o->dir = a;
+        }
+    }
+    if (o->dir == NULL) {
+        fprintf(stderr, "collgen: report: which campaign directory?\n%s", report_usage);
+        return 2;
+    }
+    return 0;
+}
 
 int cg_report_main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "collgen: report: not implemented yet\n");
-    return 2;
+    struct report_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0) {
+        return (rc == 1) ? 0 : 2;
+    }
+
+    /* Why a copy: "results/x/" would name files "results/x//table.txt". */
+    char *dir = strdup(o.dir);
+    if (dir == NULL) {
+        fprintf(stderr, "collgen: report: out of memory\n");
+        return 1;
+    }
+    for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--) {
+        dir[n - 1] = '\0';
+    }
+    o.dir = dir;
+
+    /* 1. Read and check everything before writing anything. */
+    struct cg_rep_campaign c;
+    rc = cg_rep_load(&c, o.dir, stderr);
+    if (rc != 0) {
+        if (rc == 1) {
+            fprintf(stderr, "collgen: report: out of memory\n");
+        }
+        cg_rep_campaign_fini(&c);
+        free(dir);
+        return rc;
+    }
+
+    struct output outs[] = {{"table.txt", NULL, NULL},
+                            {"points.csv", NULL, NULL},
+                            {"report.md", NULL, NULL}};
+    size_t nouts = sizeof outs / sizeof outs[0];
+    struct cg_rep_doc text_doc;
+    struct cg_rep_doc md_doc;
+    cg_rep_doc_init(&text_doc);
+    cg_rep_doc_init(&md_doc);
+    char *table = NULL;
+    char *csv = NULL;
+    char *md = NULL;
+    char why[512] = "";
+    enum plots_result plots = PLOTS_NOT_ASKED;
+    int nplots = 0;
+    rc = 1;
+
+    /* 2, 3. The tables and the CSV. */
+    char *title = cg_rep_strf("collgen report: %s", cg_rep_campaign_id(&c));
+    if (title == NULL) {
+        goto oom;
+    }
+    cg_rep_doc_add(&text_doc, CG_REP_HEADING, 1, title);
+    if (cg_rep_build_results(&text_doc, &c) != 0 ||
+        (table = cg_rep_render_text(&text_doc)) == NULL || (csv = cg_rep_csv(&c)) == NULL) {
+        goto oom;
+    }
+    if (write_tmp(&outs[0], o.dir, table) != 0 || write_tmp(&outs[1], o.dir, csv) != 0) {
+        goto out;
+    }
+
+    /* 4. The plots (plots.py replaces DIR/plots/ as a whole when it is done). */
+    if (!o.no_plots) {
+        plots = make_plots(o.dir, why, sizeof why);
+        if (plots != PLOTS_MADE) {
+            fprintf(stderr, "collgen: report: plots not made: %s\n", why);
+        }
+    }
+
+    /* 5. report.md: context, the same tables, the plots, how to reproduce. */
+    cg_rep_doc_add(&md_doc, CG_REP_HEADING, 1, title);
+    cg_rep_build_context(&md_doc, &c);
+    cg_rep_doc_add(&md_doc, CG_REP_HEADING, 2, "Results");
+    if (cg_rep_build_results(&md_doc, &c) != 0) {
+        goto oom;
+    }
+    cg_rep_doc_add(&md_doc, CG_REP_HEADING, 2, "Plots");
+    if (plots == PLOTS_MADE) {
+        nplots = plots_section(&md_doc, o.dir);
+        if (nplots < 0) {
+            goto oom;
+        }
+        if (nplots == 0) {
+            cg_rep_doc_add(&md_doc, CG_REP_PARA, 0, "plots.py found nothing to plot.");
+        }
+    } else if (plots == PLOTS_NOT_ASKED) {
+        cg_rep_doc_add(&md_doc, CG_REP_PARA, 0,
+                       "Not made (collgen report --no-plots); rerun without it to make them.");
+    } else {
+        char *msg = cg_rep_strf("Not made: %s.", why);
+        if (msg == NULL) {
+            goto oom;
+        }
+        cg_rep_doc_add(&md_doc, CG_REP_PARA, 0, msg);
+        free(msg);
+    }
+    cg_rep_build_reproduce(&md_doc, &c);
+    if (md_doc.failed || (md = cg_rep_render_markdown(&md_doc)) == NULL) {
+        goto oom;
+    }
+    if (write_tmp(&outs[2], o.dir, md) != 0) {
+        goto out;
+    }
+
+    /* Everything is written: put it in place. */
+    for (size_t i = 0; i < nouts; i++) {
+        if (rename(outs[i].tmp, outs[i].path) != 0) {
+            fprintf(stderr, "%s: error: cannot rename to %s: %s\n", outs[i].tmp, outs[i].path,
+                    strerror(errno));
+            goto out;
+        }
+        free(outs[i].tmp);
+        outs[i].tmp = NULL;
+    }
+    if (!o.quiet) {
+        fputs(table, stdout);
+        printf("\ncollgen report: wrote %s/table.txt, %s/report.md, %s/points.csv", o.dir, o.dir,
+               o.dir);
+        if (plots == PLOTS_MADE) {
+            printf(" and %d plot%s in %s/plots/", nplots, (nplots == 1) ? "" : "s", o.dir);
+        }
+        printf("\n");
+    }
+    rc = (plots == PLOTS_FAILED) ? 1 : 0;
+    goto out;
+
+oom:
+    fprintf(stderr, "collgen: report: out of memory\n");
+    rc = 1;
+out:
+    discard(outs, nouts);
+    free(title);
+    free(table);
+    free(csv);
+    free(md);
+    cg_rep_doc_fini(&text_doc);
+    cg_rep_doc_fini(&md_doc);
+    cg_rep_campaign_fini(&c);
+    free(dir);
+    if (fflush(stdout) != 0 && rc == 0) {
+        rc = 1;
+    }
+    return rc;
 }

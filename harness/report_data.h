@@ -66,6 +66,10 @@ struct cg_rep_campaign {
 int cg_rep_load(struct cg_rep_campaign *c, const char *dir, FILE *err);
 void cg_rep_campaign_fini(struct cg_rep_campaign *c);
 
+/* The campaign's id: campaign.json's "campaign", else the first record's,
+ * else "?". Borrowed from c. */
+const char *cg_rep_campaign_id(const struct cg_rep_campaign *c);
+
 /* "ok" records with a usable timing block. */
 int cg_rep_is_ok(const struct cg_rep_record *r);
 

@@ -78,6 +78,8 @@ for f in openmpi mpich; do
     done
 done
 [ -x tests/run_emitted.sh ] && run "emitted vs native" tests/run_emitted.sh
+[ -x tests/run_report.sh ] && run "harness: report" tests/run_report.sh
+[ -x tests/run_harness.sh ] && run "harness: runner" tests/run_harness.sh
 
 if [ ${#failures[@]} -gt 0 ]; then
     echo

@@ -195,7 +195,7 @@ def main():
                 eff["algorithm_source"] = "generated"
             elif impl == "default":
                 eff["algorithm_source"] = "unobservable"
-            elif lib == "openmpi" and alg == "ring" and count < p:
+            elif coll == "allreduce" and lib == "openmpi" and alg == "ring" and count < p:
                 # Open MPI's ring falls back to recursive doubling when count < p.
                 eff["algorithm"] = "recursive_doubling"
                 eff["algorithm_source"] = "known_fallback"

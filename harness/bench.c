@@ -1,0 +1,1122 @@
+/* bench.c - the benchmark program: `build/<lib>/bench JOBFILE`, started by
+ * `collgen run` under mpirun, one launch per job (harness/FORMATS.md).
+ *
+ * For each point of the job, in order:
+ *  1. check: run the implementation once into a poisoned buffer and
+ *     compare it, bit for bit, with a reference: the library's collective
+ *     (default algorithm, same process) for generated points, the exact
+ *     result computed from the known inputs ("formula") for native ones,
+ *     since there the library's call is what is under test. A wrong result
+ *     is recorded as failed_check, without timing;
+ *  2. time it as ReproMPI does: warm-up calls, then repetitions of
+ *     (synchronise, time one call) with every repetition kept and the
+ *     slowest rank's time per repetition, until the relative standard error
+ *     of the median is under the target, the time budget is spent, or the
+ *     maximum is reached (never fewer than min_reps); rank 0 decides and
+ *     tells the others, so all ranks stop together;
+ *  3. for generated points, the schedule's timing tags per repetition;
+ *  4. rank 0 writes raw/<point_id>.txt, then appends one record line to
+ *     points.jsonl (one write, O_APPEND, fsync).
+ * An MPI error in a point is recorded as status "error" and the job goes on.
+ * The harness's own traffic (agreements, the slowest rank, the stop
+ * decision) is point-to-point (bench_comm.c), so that the job's knobs,
+ * which force the library's collectives for the whole process, touch only
+ * the calls under test.
+ *
+ * Exit status: 0 every point was recorded (whatever its status); 2 usage or
+ * a job file that does not parse ("JOBFILE: ..." on stderr); 3 started as
+ * the wrong number of ranks (a binary of one MPI started by the other's
+ * launcher runs every rank alone, as a singleton: each of them exits 3 and
+ * no record is written), or MPI_COMM_WORLD could not be duplicated; 4 the
+ * outputs could not be written.
+ *
+ * Test hook: CG_BENCH_CORRUPT=<schedule name> flips one byte of the first
+ * output element on the last rank after that generated implementation's
+ * check call, so that the tests can see a wrong implementation caught as
+ * failed_check. It never touches timed calls.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "bench.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg.h"
+
+#ifndef CG_FLAVOUR
+#define CG_FLAVOUR "unknown"
+#endif
+
+#define EXIT_USAGE 2    /* usage, or a job file that does not parse */
+#define EXIT_LAUNCH 3   /* wrong number of ranks */
+#define EXIT_OUTPUT 4   /* outputs could not be written */
+#define POISON 0xA5     /* output bytes before a checked call */
+
+/* ---- one point ------------------------------------------------------------------ */
+
+struct point_run {
+    const char *status;   /* "ok" | "failed_check" | "error" */
+    char reason[BENCH_REASON_LEN]; /* for anything but ok */
+    const struct cg_algo *algo; /* generated: the registry entry */
+    int checked;          /* the check ran to a verdict */
+    const char *reference; /* "native" or "formula" */
+    uint64_t wrong;       /* elements wrong, all ranks */
+    int ranks_wrong;      /* ranks with a wrong element */
+    double max_error;     /* largest absolute error, all ranks */
+    long n;               /* repetitions kept */
+    const char *stop;     /* "rse" | "budget" | "max_reps", NULL when not timed */
+    uint64_t *times;      /* rank 0: slowest rank's time per repetition, ns */
+    uint64_t *all_times;  /* rank 0, verbosity full: n x p times */
+    uint64_t *tag_times;  /* rank 0: n x ntags, slowest rank per tag */
+    int ntags;            /* tags of the schedule (0 for native) */
+};
+
+/* Buffers of one point. */
+struct point_bufs {
+    unsigned char *send;  /* this rank's input (bcast: the root's data) */
+    unsigned char *out;   /* the implementation's output (and in-place input) */
+    unsigned char *ref;   /* the reference result */
+    size_t in_elems;      /* elements of send */
+    size_t out_elems;     /* elements of out */
+    size_t res_elems;     /* elements of the result (compared) */
+};
+
+static const char *tag_kind_name(enum cg_tag_kind k)
+{
+    switch (k) {
+    case CG_TAG_KIND_CALL:
+        return "call";
+    case CG_TAG_KIND_PHASE:
+        return "phase";
+    case CG_TAG_KIND_ROUND:
+        return "round";
+    case CG_TAG_KIND_COMM:
+        return "comm";
+    case CG_TAG_KIND_REDUCE:
+        return "reduce";
+    case CG_TAG_KIND_COPY:
+        return "copy";
+    }
+    return "unknown";
+}
+
+static const struct cg_algo *find_algo(const struct bench_point *pt)
+{
+    for (int i = 0; i < cg_nalgos; i++) {
+        if (strcmp(cg_algos[i]->name, pt->name) == 0) {
+            return cg_algos[i];
+        }
+    }
+    return NULL;
+}
+
+/* Describes an MPI error code, with the runtime's explanation when the
+ * generated code set one. */
+static void describe_rc(int rc, const char *what, int rank, int generated, char *out, size_t len)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int tlen = 0;
+
+    if (MPI_Error_string(rc, text, &tlen) != MPI_SUCCESS) {
+        snprintf(text, sizeof(text), "error code %d", rc);
+    }
+    if (generated && cg_last_error()[0] != '\0') {
+        bench_fmt(out, len, "%s returned %s on rank %d (%s)", what, text, rank, cg_last_error());
+    } else {
+        bench_fmt(out, len, "%s returned %s on rank %d", what, text, rank);
+    }
+    /* MPICH's error strings are multi-line stacks: one line per record. */
+    for (char *c = out; *c != '\0'; c++) {
+        if (*c == '\n') {
+            *c = ' ';
+        }
+    }
+}
+
+/* Collective: whether any rank has `local_bad`; if so, reason gets the
+ * lowest such rank's `local_reason`. A failure of this agreement itself is
+ * reported as an error too. */
+static int agree(const struct bench_ctx *ctx, int local_bad, const char *local_reason,
+                 char *reason)
+{
+    int mine = local_bad ? ctx->rank : ctx->p;
+    int first = ctx->p;
+    char buf[BENCH_REASON_LEN];
+
+    first = mine;
+    if (hx_allreduce(ctx, &first, 1, HX_INT, HX_MIN) != MPI_SUCCESS) {
+        snprintf(reason, BENCH_REASON_LEN, "the harness's own allreduce failed");
+        return 1;
+    }
+    if (first == ctx->p) {
+        return 0;
+    }
+    memset(buf, 0, sizeof(buf));
+    if (ctx->rank == first) {
+        snprintf(buf, sizeof(buf), "%s", local_reason);
+    }
+    if (hx_bcast(ctx, buf, (int)sizeof(buf), first) != MPI_SUCCESS) {
+        snprintf(reason, BENCH_REASON_LEN, "the harness's own bcast failed");
+        return 1;
+    }
+    snprintf(reason, BENCH_REASON_LEN, "%s", buf);
+    return 1;
+}
+
+/* Runs the implementation once: out is the output (and, in place, the
+ * input). */
+static int call_impl(const struct bench_ctx *ctx, const struct bench_point *pt,
+                     const struct cg_algo *algo, const void *send, void *out)
+{
+    MPI_Datatype dt = bench_mpi_dtype(pt->dtype);
+    MPI_Op op = bench_mpi_op(pt->op);
+    const void *sb = pt->in_place ? MPI_IN_PLACE : send;
+    int n = (int)pt->count; /* native only; count <= INT_MAX was checked */
+
+    switch (pt->coll) {
+    case CG_COLL_ALLREDUCE:
+        return (algo != NULL) ? algo->fn.allreduce(sb, out, pt->count, dt, op, ctx->comm)
+                              : MPI_Allreduce(sb, out, n, dt, op, ctx->comm);
+    case CG_COLL_ALLGATHER:
+        if (pt->in_place) {
+            return (algo != NULL)
+                       ? algo->fn.allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, pt->count, dt,
+                                            ctx->comm)
+                       : MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, n, dt, ctx->comm);
+        }
+        return (algo != NULL)
+                   ? algo->fn.allgather(send, pt->count, dt, out, pt->count, dt, ctx->comm)
+                   : MPI_Allgather(send, n, dt, out, n, dt, ctx->comm);
+    case CG_COLL_REDUCE_SCATTER_BLOCK:
+        return (algo != NULL)
+                   ? algo->fn.reduce_scatter_block(sb, out, pt->count, dt, op, ctx->comm)
+                   : MPI_Reduce_scatter_block(sb, out, n, dt, op, ctx->comm);
+    case CG_COLL_BCAST:
+        return (algo != NULL) ? algo->fn.bcast(out, pt->count, dt, pt->root, ctx->comm)
+                              : MPI_Bcast(out, n, dt, pt->root, ctx->comm);
+    case CG_COLL_COUNT_:
+        break;
+    }
+    return MPI_ERR_OTHER;
+}
+
+/* The library's collective, default algorithm, not in place, into ref. */
+static int call_native_ref(const struct bench_ctx *ctx, const struct bench_point *pt,
+                           const struct point_bufs *b)
+{
+    MPI_Datatype dt = bench_mpi_dtype(pt->dtype);
+    MPI_Op op = bench_mpi_op(pt->op);
+    int n = (int)pt->count;
+    size_t size = bench_dtype_size(pt->dtype);
+
+    switch (pt->coll) {
+    case CG_COLL_ALLREDUCE:
+        return MPI_Allreduce(b->send, b->ref, n, dt, op, ctx->comm);
+    case CG_COLL_ALLGATHER:
+        return MPI_Allgather(b->send, n, dt, b->ref, n, dt, ctx->comm);
+    case CG_COLL_REDUCE_SCATTER_BLOCK:
+        return MPI_Reduce_scatter_block(b->send, b->ref, n, dt, op, ctx->comm);
+    case CG_COLL_BCAST:
+        if (ctx->rank == pt->root) {
+            memcpy(b->ref, b->send, pt->count * size);
+        }
+        return MPI_Bcast(b->ref, n, dt, pt->root, ctx->comm);
+    case CG_COLL_COUNT_:
+        break;
+    }
+    return MPI_ERR_OTHER;
+}
+
+/* Puts the implementation's input where it reads it: the in-place part of
+ * out, the root's data for bcast. poison: fill the rest with POISON. */
+static void prepare_out(const struct bench_ctx *ctx, const struct bench_point *pt,
+                        struct point_bufs *b, int poison)
+{
+    size_t size = bench_dtype_size(pt->dtype);
+
+    if (poison) {
+        memset(b->out, POISON, b->out_elems * size);
+    }
+    switch (pt->coll) {
+    case CG_COLL_ALLREDUCE:
+    case CG_COLL_REDUCE_SCATTER_BLOCK:
+        if (pt->in_place) {
+            memcpy(b->out, b->send, b->in_elems * size);
+        }
+        break;
+    case CG_COLL_ALLGATHER:
+        if (pt->in_place) {
+            memcpy(b->out + ((size_t)ctx->rank * pt->count * size), b->send, pt->count * size);
+        }
+        break;
+    case CG_COLL_BCAST:
+        if (ctx->rank == pt->root) {
+            memcpy(b->out, b->send, pt->count * size);
+        }
+        break;
+    case CG_COLL_COUNT_:
+        break;
+    }
+}
+
+/* Sizes of the point's buffers; -1 when they overflow size_t. */
+static int size_bufs(const struct bench_ctx *ctx, const struct bench_point *pt,
+                     struct point_bufs *b)
+{
+    size_t p = (size_t)ctx->p;
+    size_t size = bench_dtype_size(pt->dtype);
+
+    if (pt->count > (SIZE_MAX / size) / p / 2) {
+        return -1;
+    }
+    switch (pt->coll) {
+    case CG_COLL_ALLREDUCE:
+    case CG_COLL_BCAST:
+    case CG_COLL_COUNT_:
+        b->in_elems = pt->count;
+        b->out_elems = pt->count;
+        b->res_elems = pt->count;
+        break;
+    case CG_COLL_ALLGATHER:
+        b->in_elems = pt->count;
+        b->out_elems = p * pt->count;
+        b->res_elems = p * pt->count;
+        break;
+    case CG_COLL_REDUCE_SCATTER_BLOCK:
+        b->in_elems = p * pt->count;
+        b->out_elems = pt->in_place ? p * pt->count : pt->count;
+        b->res_elems = pt->count;
+        break;
+    }
+    return 0;
+}
+
+static void free_bufs(struct point_bufs *b)
+{
+    free(b->send);
+    free(b->out);
+    free(b->ref);
+    memset(b, 0, sizeof(*b));
+}
+
+/* Step 1: the check. Returns 0 when the point may be timed. */
+static int check_point(const struct bench_ctx *ctx, const struct bench_point *pt,
+                       struct point_bufs *b, struct point_run *run)
+{
+    size_t size = bench_dtype_size(pt->dtype);
+    char local[BENCH_REASON_LEN] = "";
+    uint64_t wrong = 0;
+    double max_error = 0.0;
+    uint64_t sums[2];
+    uint64_t lsums[2];
+    int rc;
+
+    run->reference = (pt->kind == BENCH_GENERATED) ? "native" : "formula";
+    memset(b->ref, POISON, b->res_elems * size);
+    if (pt->kind == BENCH_GENERATED) {
+        rc = call_native_ref(ctx, pt, b);
+        if (rc != MPI_SUCCESS) {
+            describe_rc(rc, "the reference (native collective)", ctx->rank, 0, local,
+                        sizeof(local));
+        }
+        if (agree(ctx, rc != MPI_SUCCESS, local, run->reason)) {
+            run->status = "error";
+            return -1;
+        }
+    } else {
+        bench_expected(pt, ctx->p, ctx->rank, b->ref, b->res_elems);
+    }
+    prepare_out(ctx, pt, b, 1);
+    cg_set_error("%s", "");
+    rc = call_impl(ctx, pt, run->algo, b->send, b->out);
+    if (rc != MPI_SUCCESS) {
+        describe_rc(rc, pt->impl, ctx->rank, run->algo != NULL, local, sizeof(local));
+    }
+    if (agree(ctx, rc != MPI_SUCCESS, local, run->reason)) {
+        run->status = "error";
+        return -1;
+    }
+    /* Test hook (see the top of the file). */
+    if (ctx->corrupt != NULL && run->algo != NULL && strcmp(ctx->corrupt, run->algo->name) == 0 &&
+        ctx->rank == ctx->p - 1 && b->res_elems > 0) {
+        b->out[size - 1] ^= 0x40; /* the most significant byte: sign/exponent or high bits */
+    }
+    bench_compare(pt->dtype, b->out, b->ref, b->res_elems, &wrong, &max_error);
+    lsums[0] = wrong;
+    lsums[1] = (wrong > 0);
+    sums[0] = lsums[0];
+    sums[1] = lsums[1];
+    if (hx_allreduce(ctx, sums, 2, HX_U64, HX_SUM) != MPI_SUCCESS ||
+        hx_allreduce(ctx, &max_error, 1, HX_DOUBLE, HX_MAX) != MPI_SUCCESS) {
+        run->status = "error";
+        snprintf(run->reason, sizeof(run->reason), "the harness's own allreduce failed");
+        return -1;
+    }
+    run->checked = 1;
+    run->wrong = sums[0];
+    run->ranks_wrong = (int)sums[1];
+    run->max_error = max_error;
+    if (run->wrong > 0) {
+        run->status = "failed_check";
+        snprintf(run->reason, sizeof(run->reason),
+                 "%llu element%s wrong on %d of %d ranks (max error %g) against the %s reference",
+                 (unsigned long long)run->wrong, (run->wrong == 1) ? "" : "s", run->ranks_wrong,
+                 ctx->p, max_error, run->reference);
+        return -1;
+    }
+    return 0;
+}
+
+enum { GO_ON = 0, STOP_RSE, STOP_BUDGET, STOP_MAX };
+
+/* Rank 0: whether to stop, elapsed seconds into the timed loop. */
+static int decide(const struct bench_timing *tm, const struct bench_online *o, double elapsed)
+{
+    if (o->n >= tm->min_reps) {
+        double rse = bench_online_rse(o);
+        if (isfinite(rse) && rse < tm->rse_target) {
+            return STOP_RSE;
+        }
+        if (elapsed >= tm->budget_s) {
+            return STOP_BUDGET;
+        }
+    }
+    return (o->n >= tm->max_reps) ? STOP_MAX : GO_ON;
+}
+
+/* Step 2 and 3: warm-up and the timed repetitions. */
+static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
+                      struct point_bufs *b, struct point_run *run)
+{
+    const struct bench_timing *tm = &ctx->job->timing;
+    size_t size = bench_dtype_size(pt->dtype);
+    int ntags = (run->algo != NULL) ? run->algo->tag_count : 0;
+    int nval = 2 + ntags;
+    uint64_t *local = calloc((size_t)nval, sizeof(uint64_t));
+    uint64_t *global = calloc((size_t)nval, sizeof(uint64_t));
+    uint64_t *scratch = NULL;
+    struct bench_online online;
+    char reason[BENCH_REASON_LEN] = "";
+    int bad = 0;
+    int rc = MPI_SUCCESS;
+    int decision = GO_ON;
+    double start = 0.0;
+    /* Why refresh: in place, a reduction's output is the next call's
+     * input, and repeated sums or products would grow into different (for
+     * floats, eventually infinite) values; every repetition should compute
+     * the same thing as the checked call. Copied before the sync, outside
+     * the timed region. */
+    int refresh = pt->in_place && bench_coll_reduces(pt->coll);
+
+    run->ntags = ntags;
+    memset(&online, 0, sizeof(online));
+    if (ctx->rank == 0) {
+        run->times = calloc((size_t)tm->max_reps, sizeof(uint64_t));
+        scratch = calloc((size_t)tm->max_reps, sizeof(uint64_t));
+        online.sorted = scratch;
+        run->tag_times = calloc((size_t)tm->max_reps * (size_t)(ntags > 0 ? ntags : 1),
+                                sizeof(uint64_t));
+        if (ctx->job->verbosity_full) {
+            run->all_times = calloc((size_t)tm->max_reps * (size_t)ctx->p, sizeof(uint64_t));
+        }
+        bad = run->times == NULL || scratch == NULL || run->tag_times == NULL ||
+              (ctx->job->verbosity_full && run->all_times == NULL);
+    }
+    bad = bad || local == NULL || global == NULL;
+    if (agree(ctx, bad, "out of memory for the repetitions", run->reason)) {
+        run->status = "error";
+        free(local);
+        free(global);
+        free(scratch);
+        return -1;
+    }
+
+    for (long w = 0; w < tm->warmup && rc == MPI_SUCCESS; w++) {
+        if (refresh) {
+            memcpy(b->out, b->send, b->in_elems * size);
+        }
+        rc = call_impl(ctx, pt, run->algo, b->send, b->out);
+    }
+    if (rc != MPI_SUCCESS) {
+        describe_rc(rc, pt->impl, ctx->rank, run->algo != NULL, reason, sizeof(reason));
+    }
+    if (agree(ctx, rc != MPI_SUCCESS, reason, run->reason)) {
+        run->status = "error";
+        free(local);
+        free(global);
+        free(scratch);
+        return -1;
+    }
+
+    start = MPI_Wtime();
+    run->n = 0;
+    while (decision == GO_ON) {
+        double t0;
+        double t1;
+        int src;
+        if (refresh) {
+            memcpy(b->out, b->send, b->in_elems * size);
+        }
+        if (ntags > 0) {
+            cg_tag_reset();
+        }
+        src = bench_sync(ctx);
+        t0 = MPI_Wtime();
+        rc = call_impl(ctx, pt, run->algo, b->send, b->out);
+        t1 = MPI_Wtime();
+        local[0] = (t1 > t0) ? (uint64_t)llround((t1 - t0) * 1e9) : 0;
+        local[1] = (rc != MPI_SUCCESS || src != MPI_SUCCESS);
+        for (int k = 0; k < ntags; k++) {
+            uint64_t ns = 0;
+            uint64_t calls = 0;
+            cg_tag_read(run->algo->tag_first + k, &ns, &calls);
+            local[2 + k] = ns;
+        }
+        memcpy(global, local, (size_t)nval * sizeof(uint64_t));
+        if (hx_allreduce(ctx, global, nval, HX_U64, HX_MAX) != MPI_SUCCESS ||
+            (ctx->job->verbosity_full &&
+             hx_gather(ctx, &local[0], (int)sizeof(uint64_t),
+                       (ctx->rank == 0) ? run->all_times + ((size_t)run->n * (size_t)ctx->p)
+                                        : NULL) != MPI_SUCCESS)) {
+            run->status = "error";
+            snprintf(run->reason, sizeof(run->reason),
+                     "the harness's own allreduce or gather failed");
+            break;
+        }
+        if (global[1] != 0) {
+            if (src != MPI_SUCCESS) {
+                describe_rc(src, "the synchronisation", ctx->rank, 0, reason, sizeof(reason));
+            } else if (rc != MPI_SUCCESS) {
+                describe_rc(rc, pt->impl, ctx->rank, run->algo != NULL, reason, sizeof(reason));
+            }
+            agree(ctx, local[1] != 0, reason, run->reason);
+            run->status = "error";
+            break;
+        }
+        if (ctx->rank == 0) {
+            run->times[run->n] = global[0];
+            for (int k = 0; k < ntags; k++) {
+                run->tag_times[((size_t)run->n * (size_t)ntags) + (size_t)k] = global[2 + k];
+            }
+        }
+        run->n++;
+        if (ctx->rank == 0) {
+            bench_online_add(&online, global[0]);
+            decision = decide(tm, &online, MPI_Wtime() - start);
+        }
+        if (hx_bcast(ctx, &decision, (int)sizeof(decision), 0) != MPI_SUCCESS) {
+            run->status = "error";
+            snprintf(run->reason, sizeof(run->reason), "the harness's own bcast failed");
+            break;
+        }
+    }
+    free(local);
+    free(global);
+    free(scratch);
+    if (strcmp(run->status, "ok") != 0) {
+        return -1;
+    }
+    run->stop = (decision == STOP_RSE) ? "rse" : (decision == STOP_BUDGET) ? "budget" : "max_reps";
+    return 0;
+}
+
+static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
+                      struct point_run *run)
+{
+    struct point_bufs b;
+    size_t size = bench_dtype_size(pt->dtype);
+    int bad;
+
+    memset(&b, 0, sizeof(b));
+    run->status = "ok";
+    if (pt->kind == BENCH_GENERATED) {
+        run->algo = find_algo(pt);
+        if (run->algo == NULL) {
+            run->status = "error";
+            snprintf(run->reason, sizeof(run->reason),
+                     "no generated schedule named \"%s\" in this build (emitted/registry.c)",
+                     pt->name);
+            return;
+        }
+        if (run->algo->coll != pt->coll) {
+            run->status = "error";
+            snprintf(run->reason, sizeof(run->reason), "schedule \"%s\" implements %s, not %s",
+                     pt->name, cg_coll_name(run->algo->coll), cg_coll_name(pt->coll));
+            run->algo = NULL;
+            return;
+        }
+    }
+    /* The reference (generated points) and native points go through MPI's
+     * int counts. */
+    if (pt->count > (size_t)INT_MAX) {
+        run->status = "error";
+        snprintf(run->reason, sizeof(run->reason),
+                 "count %zu is above INT_MAX, which MPI's native collectives cannot take",
+                 pt->count);
+        return;
+    }
+    if (size_bufs(ctx, pt, &b) != 0) {
+        run->status = "error";
+        snprintf(run->reason, sizeof(run->reason), "count %zu: buffer sizes overflow", pt->count);
+        return;
+    }
+    b.send = malloc((b.in_elems > 0) ? b.in_elems * size : 1);
+    b.out = malloc((b.out_elems > 0) ? b.out_elems * size : 1);
+    b.ref = malloc((b.res_elems > 0) ? b.res_elems * size : 1);
+    bad = (b.send == NULL || b.out == NULL || b.ref == NULL);
+    if (agree(ctx, bad, "out of memory for the buffers", run->reason)) {
+        run->status = "error";
+        free_bufs(&b);
+        return;
+    }
+    if (pt->coll == CG_COLL_BCAST) {
+        if (ctx->rank == pt->root) {
+            for (size_t i = 0; i < b.in_elems; i++) {
+                bench_value(pt, ctx->p, pt->root, i, b.send + (i * size));
+            }
+        }
+    } else {
+        for (size_t i = 0; i < b.in_elems; i++) {
+            bench_value(pt, ctx->p, ctx->rank, i, b.send + (i * size));
+        }
+    }
+    if (check_point(ctx, pt, &b, run) == 0) {
+        time_point(ctx, pt, &b, run);
+    }
+    free_bufs(&b);
+}
+
+/* ---- the record ------------------------------------------------------------------ */
+
+static size_t size_B(const struct bench_ctx *ctx, const struct bench_point *pt)
+{
+    size_t s = pt->count * bench_dtype_size(pt->dtype);
+
+    if (pt->coll == CG_COLL_ALLGATHER || pt->coll == CG_COLL_REDUCE_SCATTER_BLOCK) {
+        s *= (size_t)ctx->p;
+    }
+    return s;
+}
+
+static double busbw_factor(const struct bench_ctx *ctx, enum cg_coll coll)
+{
+    double p = (double)ctx->p;
+
+    switch (coll) {
+    case CG_COLL_ALLREDUCE:
+        return 2.0 * (p - 1.0) / p;
+    case CG_COLL_ALLGATHER:
+    case CG_COLL_REDUCE_SCATTER_BLOCK:
+        return (p - 1.0) / p;
+    case CG_COLL_BCAST:
+    case CG_COLL_COUNT_:
+        break;
+    }
+    return 1.0;
+}
+
+static cJSON *str_or_null(const char *s)
+{
+    return (s != NULL && s[0] != '\0') ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+/* The requested block, or the effective one when eff is given. */
+static cJSON *block(const struct bench_ctx *ctx, const struct bench_point *pt,
+                    const struct bench_effective *eff, const struct point_run *run)
+{
+    const struct bench_job *job = ctx->job;
+    cJSON *o = cJSON_CreateObject();
+
+    if (o == NULL) {
+        return NULL;
+    }
+    if (eff == NULL) {
+        cJSON_AddItemToObject(o, "algorithm", cJSON_CreateString(pt->name));
+        cJSON_AddItemToObject(o, "forced_by", str_or_null(job->knobs_forced_by));
+    } else {
+        cJSON_AddItemToObject(o, "algorithm", str_or_null(eff->algorithm));
+        cJSON_AddItemToObject(o, "forced_by", str_or_null(eff->forced_by));
+    }
+    cJSON_AddItemToObject(o, "count", cJSON_CreateNumber((double)pt->count));
+    cJSON_AddItemToObject(o, "datatype", cJSON_CreateString(bench_dtype_name(pt->dtype)));
+    cJSON_AddItemToObject(o, "op", pt->op_given ? cJSON_CreateString(bench_op_name(pt->op))
+                                                : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "root", cJSON_CreateNumber(pt->root));
+    cJSON_AddItemToObject(o, "in_place", cJSON_CreateBool(pt->in_place));
+    cJSON_AddItemToObject(o, "ranks",
+                          cJSON_CreateNumber((eff != NULL) ? ctx->p : job->ranks));
+    cJSON_AddItemToObject(o, "ranks_per_node",
+                          cJSON_CreateNumber((eff != NULL) ? ctx->ranks_per_node
+                                                           : job->ranks_per_node));
+    if (eff == NULL) {
+        cJSON_AddItemToObject(o, "knobs", (job->knobs != NULL) ? cJSON_Duplicate(job->knobs, 1)
+                                                               : cJSON_CreateObject());
+        /* Why null: the stopping rule decides the repetitions; only a job
+         * with min_reps == max_reps asks for a number. */
+        cJSON_AddItemToObject(o, "reps", (job->timing.min_reps == job->timing.max_reps)
+                                             ? cJSON_CreateNumber((double)job->timing.min_reps)
+                                             : cJSON_CreateNull());
+    } else {
+        cJSON_AddItemToObject(o, "knobs", (eff->knobs != NULL) ? cJSON_Duplicate(eff->knobs, 1)
+                                                               : cJSON_CreateNull());
+        cJSON_AddItemToObject(o, "reps", (run->stop != NULL) ? cJSON_CreateNumber((double)run->n)
+                                                             : cJSON_CreateNull());
+        cJSON_AddItemToObject(o, "algorithm_source", cJSON_CreateString(eff->source));
+    }
+    return o;
+}
+
+/* Path of the raw file as the record names it: relative to the directory
+ * of points.jsonl when raw_dir is under it (FORMATS.md: "raw/<id>.txt"). */
+static void raw_record_path(const struct bench_job *job, const char *id, char *out, size_t len)
+{
+    const char *slash = strrchr(job->out_points, '/');
+    size_t dlen = (slash != NULL) ? (size_t)(slash - job->out_points) + 1 : 0;
+
+    if (strncmp(job->out_raw_dir, job->out_points, dlen) == 0) {
+        snprintf(out, len, "%s/%s.txt", job->out_raw_dir + dlen, id);
+    } else {
+        snprintf(out, len, "%s/%s.txt", job->out_raw_dir, id);
+    }
+}
+
+/* Rank 0: raw/<id>.txt. */
+static int write_raw(const struct bench_ctx *ctx, const struct bench_point *pt,
+                     const struct point_run *run, char *msg, size_t msglen)
+{
+    char path[4096];
+    int rc;
+
+    snprintf(path, sizeof(path), "%s/%s.txt", ctx->job->out_raw_dir, pt->id);
+    {
+        size_t cap = (size_t)run->n * (size_t)(ctx->job->verbosity_full ? (ctx->p + 1) : 1) * 21 +
+                     1;
+        char *text = malloc(cap);
+        size_t len = 0;
+        if (text == NULL) {
+            bench_fmt(msg, msglen, "%s: out of memory", path);
+            return -1;
+        }
+        for (long i = 0; i < run->n; i++) {
+            len += (size_t)snprintf(text + len, cap - len, "%llu",
+                                    (unsigned long long)run->times[i]);
+            if (ctx->job->verbosity_full) {
+                for (int r = 0; r < ctx->p; r++) {
+                    len += (size_t)snprintf(
+                        text + len, cap - len, " %llu",
+                        (unsigned long long)run->all_times[((size_t)i * (size_t)ctx->p) +
+                                                           (size_t)r]);
+                }
+            }
+            text[len++] = '\n';
+        }
+        rc = bench_write_atomic(path, text, len);
+        if (rc != 0) {
+            bench_fmt(msg, msglen, "%s: %s", path, strerror(errno));
+        }
+        free(text);
+    }
+    return rc;
+}
+
+/* Rank 0: the record line. Returns 0, or -1 with msg when it could not be
+ * written. */
+static int write_record(const struct bench_ctx *ctx, const struct bench_point *pt,
+                        const struct point_run *run, char *msg, size_t msglen)
+{
+    const struct bench_job *job = ctx->job;
+    struct bench_effective eff;
+    struct bench_stats st;
+    cJSON *req;
+    cJSON *effb;
+    struct jw w;
+    int timed = (run->stop != NULL);
+    char raw[4096];
+    char hash[17];
+    int rc;
+
+    memset(&st, 0, sizeof(st));
+    bench_effective_for(ctx, pt, &eff);
+    req = block(ctx, pt, NULL, run);
+    effb = block(ctx, pt, &eff, run);
+    if (timed) {
+        uint64_t *sorted = malloc((size_t)run->n * sizeof(uint64_t));
+        if (sorted == NULL) {
+            cJSON_Delete(req);
+            cJSON_Delete(effb);
+            cJSON_Delete(eff.knobs);
+            snprintf(msg, msglen, "out of memory for the statistics");
+            return -1;
+        }
+        bench_stats_compute(run->times, run->n, sorted, &st);
+        free(sorted);
+        if (write_raw(ctx, pt, run, msg, msglen) != 0) {
+            cJSON_Delete(req);
+            cJSON_Delete(effb);
+            cJSON_Delete(eff.knobs);
+            return -1;
+        }
+    }
+
+    jw_init(&w);
+    jw_obj(&w);
+    jw_key(&w, "schema_version");
+    jw_int(&w, 1);
+    jw_key(&w, "campaign");
+    jw_str(&w, job->campaign);
+    jw_key(&w, "run_id");
+    jw_int(&w, job->run_id);
+    jw_key(&w, "point_id");
+    jw_str(&w, pt->id);
+    jw_key(&w, "seq");
+    jw_int(&w, pt->seq);
+    jw_key(&w, "status");
+    jw_str(&w, run->status);
+    jw_key(&w, "reason");
+    jw_str(&w, (strcmp(run->status, "ok") != 0) ? run->reason : NULL);
+    jw_key(&w, "collective");
+    jw_str(&w, cg_coll_name(pt->coll));
+    jw_key(&w, "backend");
+    jw_str(&w, "mpi");
+    jw_key(&w, "library");
+    jw_str(&w, job->library);
+    jw_key(&w, "kind");
+    jw_str(&w, (pt->kind == BENCH_GENERATED) ? "generated" : "native");
+    jw_key(&w, "name");
+    jw_str(&w, pt->name);
+    jw_key(&w, "schedule_file");
+    jw_str(&w, (run->algo != NULL) ? run->algo->file : NULL);
+    jw_key(&w, "schedule_hash");
+    jw_str(&w, (run->algo != NULL && bench_fnv1a64_file(run->algo->file, hash) == 0) ? hash
+                                                                                     : NULL);
+    jw_key(&w, "requested");
+    jw_json(&w, req);
+    jw_key(&w, "effective");
+    jw_json(&w, effb);
+    /* diff: keys whose values differ; a key the request leaves null (reps:
+     * the stopping rule decides) has nothing to differ from. */
+    jw_key(&w, "diff");
+    jw_arr(&w);
+    for (const cJSON *it = (req != NULL) ? req->child : NULL; it != NULL; it = it->next) {
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(effb, it->string);
+        if (!cJSON_IsNull(it) && (e == NULL || !cJSON_Compare(it, e, 1))) {
+            jw_str(&w, it->string);
+        }
+    }
+    jw_arr_end(&w);
+    jw_key(&w, "size_B");
+    jw_uint(&w, size_B(ctx, pt));
+    jw_key(&w, "timing");
+    if (timed) {
+        jw_obj(&w);
+        jw_key(&w, "aggregation");
+        jw_str(&w, "max_over_ranks_per_rep");
+        jw_key(&w, "sync");
+        jw_str(&w, (job->timing.sync == BENCH_SYNC_DISSEMINATION) ? "dissemination" : "barrier");
+        jw_key(&w, "n");
+        jw_int(&w, run->n);
+        jw_key(&w, "warmup");
+        jw_int(&w, job->timing.warmup);
+        jw_key(&w, "stop");
+        jw_str(&w, run->stop);
+        jw_key(&w, "min_ns");
+        jw_num(&w, st.min_ns);
+        jw_key(&w, "median_ns");
+        jw_num(&w, st.median_ns);
+        jw_key(&w, "mean_ns");
+        jw_num(&w, st.mean_ns);
+        jw_key(&w, "stdev_ns");
+        jw_num(&w, st.stdev_ns);
+        jw_key(&w, "p5_ns");
+        jw_num(&w, st.p5_ns);
+        jw_key(&w, "p25_ns");
+        jw_num(&w, st.p25_ns);
+        jw_key(&w, "p75_ns");
+        jw_num(&w, st.p75_ns);
+        jw_key(&w, "p95_ns");
+        jw_num(&w, st.p95_ns);
+        jw_key(&w, "ci95_median_lo_ns");
+        jw_num(&w, st.ci_lo_ns);
+        jw_key(&w, "ci95_median_hi_ns");
+        jw_num(&w, st.ci_hi_ns);
+        jw_key(&w, "rse");
+        jw_num(&w, st.rse);
+        jw_obj_end(&w);
+    } else {
+        jw_null(&w);
+    }
+    jw_key(&w, "bandwidth");
+    if (timed && st.median_ns > 0.0) {
+        double algbw = (double)size_B(ctx, pt) / st.median_ns; /* bytes per ns = GB/s */
+        double factor = busbw_factor(ctx, pt->coll);
+        jw_obj(&w);
+        jw_key(&w, "algbw_GBps");
+        jw_num(&w, algbw);
+        jw_key(&w, "busbw_GBps");
+        jw_num(&w, algbw * factor);
+        jw_key(&w, "busbw_factor");
+        jw_num(&w, factor);
+        jw_obj_end(&w);
+    } else {
+        jw_null(&w);
+    }
+    jw_key(&w, "check");
+    if (run->checked) {
+        jw_obj(&w);
+        jw_key(&w, "reference");
+        jw_str(&w, run->reference);
+        jw_key(&w, "elements_wrong");
+        jw_uint(&w, run->wrong);
+        jw_key(&w, "max_error");
+        jw_num(&w, run->max_error); /* null when not finite */
+        jw_key(&w, "verdict");
+        jw_str(&w, (run->wrong == 0) ? "ok" : "wrong");
+        jw_obj_end(&w);
+    } else {
+        jw_null(&w);
+    }
+    jw_key(&w, "tags");
+    if (timed && run->ntags > 0) {
+        uint64_t *col = malloc((size_t)run->n * sizeof(uint64_t));
+        uint64_t *scratch = malloc((size_t)run->n * sizeof(uint64_t));
+        if (col == NULL || scratch == NULL) {
+            w.oom = 1;
+        } else {
+            jw_arr(&w);
+            for (int k = 0; k < run->ntags; k++) {
+                const struct cg_tag_info *info = &cg_tag_infos[run->algo->tag_first + k];
+                double med;
+                for (long i = 0; i < run->n; i++) {
+                    col[i] = run->tag_times[((size_t)i * (size_t)run->ntags) + (size_t)k];
+                }
+                med = bench_median_u64(col, run->n, scratch);
+                jw_obj(&w);
+                jw_key(&w, "name");
+                jw_str(&w, info->name);
+                jw_key(&w, "kind");
+                jw_str(&w, tag_kind_name(info->kind));
+                jw_key(&w, "median_ns");
+                jw_num(&w, med);
+                jw_key(&w, "share");
+                jw_num(&w, (st.median_ns > 0.0) ? med / st.median_ns : NAN);
+                jw_obj_end(&w);
+            }
+            jw_arr_end(&w);
+        }
+        free(col);
+        free(scratch);
+    } else {
+        jw_null(&w);
+    }
+    jw_key(&w, "raw");
+    if (timed) {
+        raw_record_path(job, pt->id, raw, sizeof(raw));
+        jw_str(&w, raw);
+    } else {
+        jw_null(&w);
+    }
+    jw_obj_end(&w);
+    cJSON_Delete(req);
+    cJSON_Delete(effb);
+    cJSON_Delete(eff.knobs);
+    if (w.oom) {
+        jw_free(&w);
+        snprintf(msg, msglen, "out of memory writing the record");
+        return -1;
+    }
+    rc = 0;
+    {
+        /* The newline goes in the same write as the record. */
+        size_t len = w.len;
+        char *line = malloc(len + 1);
+        if (line == NULL) {
+            jw_free(&w);
+            snprintf(msg, msglen, "out of memory writing the record");
+            return -1;
+        }
+        memcpy(line, w.buf, len);
+        line[len] = '\n';
+        if (bench_append_line(job->out_points, line, len + 1) != 0) {
+            snprintf(msg, msglen, "%s: %s", job->out_points, strerror(errno));
+            rc = -1;
+        }
+        free(line);
+    }
+    jw_free(&w);
+    return rc;
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+/* Whether the launch gave the job's number of ranks; prints why not. */
+static int size_ok(const struct bench_job *job, int rank, int p)
+{
+    const char *want_env = getenv("CG_EXPECT_NP");
+    int want = job->ranks;
+
+    if (want_env != NULL && atoi(want_env) != p) {
+        want = atoi(want_env);
+    }
+    if (p == job->ranks && want == p) {
+        return 1;
+    }
+    if (rank == 0) {
+        fprintf(stderr,
+                "bench: started as %d ranks, expected %d: wrong launcher? (a binary built for "
+                "one MPI started by the other's launcher runs every rank alone)\n",
+                p, want);
+    }
+    return 0;
+}
+
+static void free_run(struct point_run *run)
+{
+    free(run->times);
+    free(run->all_times);
+    free(run->tag_times);
+    memset(run, 0, sizeof(*run));
+}
+
+int main(int argc, char **argv)
+{
+    struct bench_job job;
+    struct bench_ctx ctx;
+    char msg[1024];
+    char version[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+    int vlen = 0;
+    int world_rank = 0;
+    int world_size = 0;
+    int status = 0;
+
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, "bench: MPI_Init failed\n");
+        return EXIT_LAUNCH;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (argc != 2) {
+        if (world_rank == 0) {
+            fprintf(stderr, "usage: bench JOBFILE (see harness/FORMATS.md)\n");
+        }
+        MPI_Finalize();
+        return EXIT_USAGE;
+    }
+    if (bench_job_load(argv[1], &job, msg, sizeof(msg)) != 0) {
+        if (world_rank == 0) {
+            fprintf(stderr, "%s\n", msg);
+        }
+        bench_job_free(&job);
+        MPI_Finalize();
+        return EXIT_USAGE;
+    }
+    if (!size_ok(&job, world_rank, world_size)) {
+        bench_job_free(&job);
+        MPI_Finalize();
+        return EXIT_LAUNCH;
+    }
+    if (strcmp(job.library, CG_FLAVOUR) != 0) {
+        if (world_rank == 0) {
+            fprintf(stderr, "%s: library is \"%s\" but this bench is built for %s\n", job.path,
+                    job.library, CG_FLAVOUR);
+        }
+        bench_job_free(&job);
+        MPI_Finalize();
+        return EXIT_USAGE;
+    }
+
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.job = &job;
+    ctx.rank = world_rank;
+    ctx.p = world_size;
+    ctx.ranks_per_node = 1;
+    ctx.corrupt = getenv("CG_BENCH_CORRUPT");
+    if (ctx.corrupt != NULL && ctx.corrupt[0] == '\0') {
+        ctx.corrupt = NULL;
+    }
+    memset(version, 0, sizeof(version));
+    if (MPI_Get_library_version(version, &vlen) == MPI_SUCCESS) {
+        ctx.is_openmpi = strstr(version, "Open MPI") != NULL;
+        ctx.is_mpich = !ctx.is_openmpi && strstr(version, "MPICH") != NULL;
+    }
+    /* Errors are returned, never fatal: a failing point is recorded and the
+     * job goes on. Two duplicates: the collectives under test on one, the
+     * harness's barriers and agreements on the other, so that no harness
+     * message can ever match one of the implementation's. */
+    {
+        int rc = MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        if (rc == MPI_SUCCESS) {
+            rc = MPI_Comm_dup(MPI_COMM_WORLD, &ctx.comm);
+        }
+        if (rc == MPI_SUCCESS) {
+            rc = MPI_Comm_dup(MPI_COMM_WORLD, &ctx.sync_comm);
+        }
+        if (rc == MPI_SUCCESS) {
+            rc = MPI_Comm_set_errhandler(ctx.comm, MPI_ERRORS_RETURN);
+        }
+        if (rc == MPI_SUCCESS) {
+            rc = MPI_Comm_set_errhandler(ctx.sync_comm, MPI_ERRORS_RETURN);
+        }
+        if (rc != MPI_SUCCESS) {
+            describe_rc(rc, "MPI_Comm_dup", world_rank, 0, msg, sizeof(msg));
+        }
+        status = (rc == MPI_SUCCESS) ? 0 : EXIT_LAUNCH;
+    }
+    if (status != 0) {
+        /* Why exit 3: duplicating MPI_COMM_WORLD runs the library's own
+         * internal collectives, which a job's knobs can break (an
+         * algorithm forced where it cannot apply); nothing of the job can
+         * run, so every point is the runner's error. */
+        if (world_rank == 0) {
+            fprintf(stderr, "bench: could not set up communicators: %s\n", msg);
+        }
+        bench_job_free(&job);
+        MPI_Finalize();
+        return EXIT_LAUNCH;
+    }
+    bench_mpit_init(&ctx);
+
+    {
+        int ok = (bench_write_run_meta(&ctx, msg, sizeof(msg)) == 0);
+        if (ok && ctx.rank == 0 && bench_mkdirs(job.out_raw_dir) != 0) {
+            snprintf(msg, sizeof(msg), "%s: %s", job.out_raw_dir, strerror(errno));
+            ok = 0;
+        }
+        if (hx_bcast(&ctx, &ok, (int)sizeof(ok), 0) != MPI_SUCCESS) {
+            ok = 0;
+        }
+        if (!ok) {
+            if (ctx.rank == 0) {
+                fprintf(stderr, "bench: %s\n", msg);
+            }
+            status = EXIT_OUTPUT;
+        }
+    }
+
+    for (int i = 0; i < job.npoints && status == 0; i++) {
+        struct point_run run;
+        int ok = 1;
+        memset(&run, 0, sizeof(run));
+        run_point(&ctx, &job.points[i], &run);
+        if (ctx.rank == 0 && write_record(&ctx, &job.points[i], &run, msg, sizeof(msg)) != 0) {
+            fprintf(stderr, "bench: %s\n", msg);
+            ok = 0;
+        }
+        free_run(&run);
+        /* Also keeps the ranks in step: none starts the next point's
+         * check while rank 0 still writes. */
+        if (hx_bcast(&ctx, &ok, (int)sizeof(ok), 0) != MPI_SUCCESS || !ok) {
+            status = EXIT_OUTPUT;
+        }
+    }
+
+    bench_mpit_fini(&ctx);
+    MPI_Comm_free(&ctx.comm);
+    MPI_Comm_free(&ctx.sync_comm);
+    bench_job_free(&job);
+    MPI_Finalize();
+    return status;
+}

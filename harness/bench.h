@@ -1,0 +1,224 @@
+/* bench.h - the benchmark program's parts (harness/bench*.c), which together
+ * implement the bench side of harness/FORMATS.md: read a job file, check and
+ * time each point, append one record per point.
+ *
+ *   bench.c        main, the loop over points, records
+ *   bench_job.c    the job file
+ *   bench_comm.c   the harness's own collectives, over point-to-point
+ *   bench_json.c   a small JSON writer, atomic file writes, FNV-1a
+ *   bench_data.c   inputs, the exact expected results, comparison
+ *   bench_time.c   synchronisation, the timed loop and its statistics
+ *   bench_mpit.c   what the library says it runs (MPI_T), known fallbacks
+ *   bench_meta.c   run-<n>.json
+ *
+ * Every part is called by every rank unless its comment says "rank 0".
+ */
+#ifndef CG_BENCH_H
+#define CG_BENCH_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cg_algo.h"
+
+#include <cjson/cJSON.h>
+
+#define BENCH_REASON_LEN 512 /* bytes of a status reason, NUL included */
+
+/* ---- the job file ------------------------------------------------------- */
+
+enum bench_dtype { BENCH_INT32, BENCH_INT64, BENCH_FLOAT, BENCH_DOUBLE };
+enum bench_op { BENCH_SUM, BENCH_PROD, BENCH_MIN, BENCH_MAX };
+enum bench_sync { BENCH_SYNC_BARRIER, BENCH_SYNC_DISSEMINATION };
+enum bench_kind { BENCH_NATIVE, BENCH_GENERATED };
+
+struct bench_timing {
+    enum bench_sync sync; /* how repetitions are started together */
+    long warmup;          /* untimed calls before the first repetition */
+    long min_reps;        /* repetitions always run (hard floor) */
+    long max_reps;        /* repetitions never exceeded */
+    double rse_target;    /* stop when the RSE of the median is below this */
+    double budget_s;      /* stop when the timed loop has run this long */
+};
+
+struct bench_point {
+    const char *id;       /* point id, also the raw file's name */
+    long seq;             /* sequence number in the campaign */
+    enum cg_coll coll;    /* which collective */
+    const char *impl;     /* "native:default", "native:ring", "generated:allreduce_ring" */
+    enum bench_kind kind; /* native or generated */
+    const char *name;     /* "default", the algorithm, or the schedule name */
+    size_t count;         /* MPI's count for the collective */
+    enum bench_dtype dtype; /* element type */
+    enum bench_op op;     /* reduction op (ignored by allgather and bcast) */
+    int op_given;         /* the job named an op (records write null otherwise) */
+    int root;             /* bcast root */
+    int in_place;         /* 1: MPI_IN_PLACE */
+};
+
+struct bench_job {
+    cJSON *doc;           /* the parsed file; every string below points into it */
+    const char *path;     /* the job file's path */
+    const char *campaign; /* campaign id */
+    long run_id;          /* n of run-<n>.json */
+    const char *library;  /* "openmpi" or "mpich" */
+    int ranks;            /* MPI_Comm_size the runner launched */
+    int ranks_per_node;   /* as requested */
+    cJSON *knobs;         /* the knobs object (NULL when absent) */
+    const char *knobs_algorithm; /* knobs.algorithm, NULL when none */
+    const char *knobs_forced_by; /* knobs.forced_by, NULL when none */
+    struct bench_timing timing; /* repetition policy */
+    int verbosity_full;   /* 1: "full", 0: "minimal" */
+    struct bench_point *points; /* in the file's order */
+    int npoints;          /* entries in points */
+    const char *out_points;   /* points.jsonl */
+    const char *out_raw_dir;  /* directory of raw/<point_id>.txt */
+    const char *out_run_meta; /* run-<n>.json */
+};
+
+/* Parses and validates `path`. Returns 0, or -1 with a one-line message
+ * ("JOBFILE: ...") in msg. */
+int bench_job_load(const char *path, struct bench_job *job, char *msg, size_t msglen);
+void bench_job_free(struct bench_job *job);
+
+/* ---- shared state of one run -------------------------------------------- */
+
+struct bench_ctx {
+    const struct bench_job *job; /* the job */
+    MPI_Comm comm;        /* dup of MPI_COMM_WORLD, MPI_ERRORS_RETURN: the collectives */
+    MPI_Comm sync_comm;   /* another dup: barriers and the harness's own traffic */
+    int rank;             /* rank in comm */
+    int p;                /* size of comm */
+    int ranks_per_node;   /* largest node-local size seen */
+    int is_openmpi;       /* from MPI_Get_library_version */
+    int is_mpich;         /* from MPI_Get_library_version */
+    int mpit_ok;          /* MPI_T initialised (rank 0) */
+    const char *corrupt;  /* CG_BENCH_CORRUPT, NULL when unset */
+};
+
+/* ---- the harness's own collectives (bench_comm.c) ------------------------ */
+
+enum hx_type { HX_U64, HX_INT, HX_DOUBLE };
+enum hx_op { HX_SUM, HX_MIN, HX_MAX };
+
+/* Point-to-point on ctx->sync_comm, whatever the job's knobs force (see
+ * bench_comm.c). Each returns an MPI error code. */
+int hx_allreduce(const struct bench_ctx *ctx, void *buf, int n, enum hx_type t, enum hx_op op);
+int hx_bcast(const struct bench_ctx *ctx, void *buf, int bytes, int root);
+/* Gathers `bytes` from every rank to rank 0's out (p * bytes; ignored
+ * elsewhere). */
+int hx_gather(const struct bench_ctx *ctx, const void *mine, int bytes, void *out);
+
+/* ---- JSON writer (bench_json.c) ----------------------------------------- */
+
+struct jw {
+    char *buf;            /* the text so far, NUL-terminated */
+    size_t len;           /* bytes in buf */
+    size_t cap;           /* bytes allocated */
+    int depth;            /* open objects and arrays */
+    unsigned char first[64]; /* per depth: nothing written yet */
+    int after_key;        /* a key was written; its value comes next */
+    int oom;              /* an allocation failed: the text is unusable */
+};
+
+void jw_init(struct jw *w);
+void jw_free(struct jw *w);
+void jw_obj(struct jw *w);            /* { */
+void jw_obj_end(struct jw *w);        /* } */
+void jw_arr(struct jw *w);            /* [ */
+void jw_arr_end(struct jw *w);        /* ] */
+void jw_key(struct jw *w, const char *key);
+void jw_str(struct jw *w, const char *s);   /* null when s is NULL */
+void jw_int(struct jw *w, long long v);
+void jw_uint(struct jw *w, unsigned long long v);
+void jw_num(struct jw *w, double v);        /* null when not finite */
+void jw_bool(struct jw *w, int v);
+void jw_null(struct jw *w);
+void jw_json(struct jw *w, const cJSON *item); /* a cJSON value, or null */
+
+/* Writes data to path through path.tmp, fsync and rename. 0 or -1 (errno). */
+int bench_write_atomic(const char *path, const char *data, size_t len);
+/* Appends data (one whole line) to path with O_APPEND and fsyncs. 0 or -1. */
+int bench_append_line(const char *path, const char *data, size_t len);
+/* mkdir -p. 0 or -1. */
+int bench_mkdirs(const char *path);
+/* snprintf for messages and names, which may be cut short on purpose; a
+ * function of its own so that -Wformat-truncation does not ask for bounds
+ * that text from the library or the file system cannot have. */
+void bench_fmt(char *dst, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* FNV-1a 64 of a file's bytes as 16 hex digits. 0 or -1 (unreadable). */
+int bench_fnv1a64_file(const char *path, char hex[17]);
+
+/* ---- data (bench_data.c) ------------------------------------------------ */
+
+MPI_Datatype bench_mpi_dtype(enum bench_dtype t);
+MPI_Op bench_mpi_op(enum bench_op op);
+size_t bench_dtype_size(enum bench_dtype t);
+const char *bench_dtype_name(enum bench_dtype t);
+const char *bench_op_name(enum bench_op op);
+int bench_coll_reduces(enum cg_coll coll);
+
+/* Element i of `rank`'s input, written at dst. */
+void bench_value(const struct bench_point *pt, int p, int rank, size_t i, void *dst);
+/* The exact result this rank must hold: out_elems elements at dst. */
+void bench_expected(const struct bench_point *pt, int p, int rank, void *dst, size_t out_elems);
+/* Compares n elements; counts the wrong ones and the largest absolute error
+ * (+inf when a wrong element is not finite). */
+void bench_compare(enum bench_dtype t, const void *got, const void *want, size_t n,
+                   uint64_t *wrong, double *max_error);
+
+/* ---- timing (bench_time.c) ---------------------------------------------- */
+
+/* Synchronises the ranks of ctx->sync_comm as the job asks. MPI code. */
+int bench_sync(const struct bench_ctx *ctx);
+
+struct bench_stats {
+    long n;               /* repetitions */
+    double min_ns, median_ns, mean_ns, stdev_ns; /* of the slowest rank's times */
+    double p5_ns, p25_ns, p75_ns, p95_ns;        /* nearest rank */
+    double ci_lo_ns, ci_hi_ns;                   /* 95% CI of the median */
+    double rse;           /* 1.2533 * stdev / sqrt(n) / median */
+};
+
+/* Statistics of n times (sorted into `sorted`, which has room for n). */
+void bench_stats_compute(const uint64_t *times, long n, uint64_t *sorted, struct bench_stats *s);
+double bench_median_u64(const uint64_t *v, long n, uint64_t *scratch);
+
+/* The stopping rule's view of the repetitions so far, updated in O(n) per
+ * repetition rather than sorting them all again. */
+struct bench_online {
+    uint64_t *sorted;     /* the times so far, ascending (room for max_reps) */
+    long n;               /* times added */
+    double mean;          /* running mean (Welford) */
+    double m2;            /* running sum of squared deviations (Welford) */
+};
+
+void bench_online_add(struct bench_online *o, uint64_t t);
+/* 1.2533 * stdev / sqrt(n) / median, NaN when undefined. */
+double bench_online_rse(const struct bench_online *o);
+
+/* ---- what the library runs (bench_mpit.c) ------------------------------- */
+
+/* MPI_T_init_thread on rank 0 (sets ctx->mpit_ok). */
+void bench_mpit_init(struct bench_ctx *ctx);
+void bench_mpit_fini(struct bench_ctx *ctx);
+
+struct bench_effective {
+    char algorithm[160];  /* effective algorithm; "" means unknown (written as null) */
+    char forced_by[512];  /* how it came to be; "" means null */
+    const char *source;   /* "mpi_t" | "known_fallback" | "unobservable" | "generated" */
+    cJSON *knobs;         /* the knobs as observed (owned; cJSON_Delete) */
+};
+
+/* Rank 0: fills eff for a point. */
+void bench_effective_for(const struct bench_ctx *ctx, const struct bench_point *pt,
+                         struct bench_effective *eff);
+
+/* ---- run metadata (bench_meta.c) ---------------------------------------- */
+
+/* Collective: gathers placement; rank 0 writes run-<n>.json. Returns 0, or -1
+ * on rank 0 when the file could not be written (msg says why). */
+int bench_write_run_meta(struct bench_ctx *ctx, char *msg, size_t msglen);
+
+#endif

@@ -1,0 +1,489 @@
+/* bench_job.c - reading and validating the job file (harness/FORMATS.md,
+ * "Job file"). Anything the runner wrote wrong is a one-line message naming
+ * the file and the field, and bench exits 2 before running anything.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "bench.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Timing defaults, for a job file that leaves them out. Why these: at 4
+ * ranks on 2 cores, a quickstart-sized job (158 points: 4 collectives,
+ * 8 B..4 MiB, native default and every generated schedule) took 5.9 s under
+ * Open MPI and 9.1 s under MPICH with them, most points stopping on the RSE
+ * target; the budget bounds the slowest at about a quarter of a second.
+ * Why dissemination: with MPI_Barrier, Open MPI's small bcasts measured
+ * 0.14 us at 4 ranks, the time the root leaves the barrier ahead of the
+ * others, not the bcast; with the dissemination barrier, 6.5 us. */
+#define DEFAULT_SYNC BENCH_SYNC_DISSEMINATION
+#define DEFAULT_WARMUP 3
+#define DEFAULT_MIN_REPS 10
+#define DEFAULT_MAX_REPS 1000
+#define DEFAULT_RSE 0.01
+#define DEFAULT_BUDGET_S 0.25
+
+struct loader {
+    char *msg;            /* where the error goes */
+    size_t msglen;        /* its size */
+    const char *path;     /* job file, for messages */
+};
+
+__attribute__((format(printf, 2, 3))) static int fail(struct loader *ld, const char *fmt, ...)
+{
+    char what[400];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    snprintf(ld->msg, ld->msglen, "%s: %s", ld->path, what);
+    return -1;
+}
+
+/* Every key of obj is in allowed (NULL-terminated). */
+static int only_keys(struct loader *ld, const cJSON *obj, const char *where,
+                     const char *const *allowed)
+{
+    for (const cJSON *it = obj->child; it != NULL; it = it->next) {
+        const char *const *a = allowed;
+        while (*a != NULL && strcmp(*a, it->string) != 0) {
+            a++;
+        }
+        if (*a == NULL) {
+            return fail(ld, "%sunknown key \"%s\"", where, it->string);
+        }
+    }
+    return 0;
+}
+
+static int get_string(struct loader *ld, const cJSON *obj, const char *where, const char *key,
+                      int required, const char **out)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+    if (it == NULL || cJSON_IsNull(it)) {
+        if (required) {
+            return fail(ld, "%smissing \"%s\"", where, key);
+        }
+        return 0;
+    }
+    if (!cJSON_IsString(it)) {
+        return fail(ld, "%s\"%s\" must be a string", where, key);
+    }
+    *out = it->valuestring;
+    return 0;
+}
+
+static int get_int(struct loader *ld, const cJSON *obj, const char *where, const char *key,
+                   int required, long long lo, long long hi, long long *out)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+    double v;
+
+    if (it == NULL) {
+        if (required) {
+            return fail(ld, "%smissing \"%s\"", where, key);
+        }
+        return 0;
+    }
+    if (!cJSON_IsNumber(it)) {
+        return fail(ld, "%s\"%s\" must be an integer", where, key);
+    }
+    v = it->valuedouble;
+    if (v != floor(v) || v < (double)lo || v > (double)hi) {
+        return fail(ld, "%s\"%s\" must be an integer in %lld..%lld, not %g", where, key, lo, hi,
+                    v);
+    }
+    *out = (long long)v;
+    return 0;
+}
+
+static int get_double(struct loader *ld, const cJSON *obj, const char *where, const char *key,
+                      double *out)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+    if (it == NULL) {
+        return 0;
+    }
+    if (!cJSON_IsNumber(it) || !(it->valuedouble > 0.0) || !isfinite(it->valuedouble)) {
+        return fail(ld, "%s\"%s\" must be a positive number", where, key);
+    }
+    *out = it->valuedouble;
+    return 0;
+}
+
+static int get_bool(struct loader *ld, const cJSON *obj, const char *where, const char *key,
+                    int *out)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+    if (it == NULL) {
+        return 0;
+    }
+    if (!cJSON_IsBool(it)) {
+        return fail(ld, "%s\"%s\" must be true or false", where, key);
+    }
+    *out = cJSON_IsTrue(it);
+    return 0;
+}
+
+/* Index of s in names (NULL-terminated), or -1. */
+static int lookup(const char *s, const char *const *names)
+{
+    for (int i = 0; names[i] != NULL; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* A point id names a file under raw/: letters, digits, '.', '_', '+', '-',
+ * and not starting with '.'. */
+static int id_is_safe(const char *id)
+{
+    if (id[0] == '\0' || id[0] == '.' || strlen(id) > 200) {
+        return 0;
+    }
+    for (const char *c = id; *c != '\0'; c++) {
+        int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                 (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '+' || *c == '-';
+        if (!ok) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int load_point(struct loader *ld, const cJSON *it, int index, struct bench_point *pt)
+{
+    static const char *const keys[] = {"id",       "seq", "collective", "impl",    "count",
+                                       "datatype", "op",  "root",       "in_place", NULL};
+    static const char *const colls[] = {"allreduce", "allgather", "reduce_scatter_block", "bcast",
+                                        NULL};
+    static const char *const dtypes[] = {"int32", "int64", "float", "double", NULL};
+    static const char *const ops[] = {"sum", "prod", "min", "max", NULL};
+    char where[64];
+    const char *coll = NULL;
+    const char *dtype = NULL;
+    const char *op = NULL;
+    long long v;
+    int c;
+
+    snprintf(where, sizeof(where), "points[%d]: ", index);
+    if (!cJSON_IsObject(it)) {
+        return fail(ld, "%smust be an object", where);
+    }
+    if (only_keys(ld, it, where, keys) != 0 ||
+        get_string(ld, it, where, "id", 1, &pt->id) != 0 ||
+        get_int(ld, it, where, "seq", 1, 0, LLONG_MAX / 2, &v) != 0) {
+        return -1;
+    }
+    pt->seq = (long)v;
+    if (!id_is_safe(pt->id)) {
+        return fail(ld, "%sid \"%s\" is not a safe file name (letters, digits, . _ + -)", where,
+                    pt->id);
+    }
+    if (get_string(ld, it, where, "collective", 1, &coll) != 0 ||
+        get_string(ld, it, where, "impl", 1, &pt->impl) != 0 ||
+        get_string(ld, it, where, "datatype", 1, &dtype) != 0 ||
+        get_string(ld, it, where, "op", 0, &op) != 0) {
+        return -1;
+    }
+    c = lookup(coll, colls);
+    if (c < 0) {
+        return fail(ld, "%scollective \"%s\" is not one of allreduce, allgather, "
+                        "reduce_scatter_block, bcast", where, coll);
+    }
+    /* Why a table rather than cg_coll_name: the file's names are the
+     * contract, and they happen to be cg_coll's; the order matches enum
+     * cg_coll. */
+    pt->coll = (enum cg_coll)c;
+    c = lookup(dtype, dtypes);
+    if (c < 0) {
+        return fail(ld, "%sdatatype \"%s\" is not one of int32, int64, float, double", where,
+                    dtype);
+    }
+    pt->dtype = (enum bench_dtype)c;
+    if (op == NULL && bench_coll_reduces(pt->coll)) {
+        return fail(ld, "%smissing \"op\" (a %s reduces)", where, coll);
+    }
+    pt->op = BENCH_SUM;
+    pt->op_given = (op != NULL);
+    if (op != NULL) {
+        c = lookup(op, ops);
+        if (c < 0) {
+            return fail(ld, "%sop \"%s\" is not one of sum, prod, min, max", where, op);
+        }
+        pt->op = (enum bench_op)c;
+    }
+    v = 0;
+    if (get_int(ld, it, where, "count", 1, 0, LLONG_MAX / 2, &v) != 0) {
+        return -1;
+    }
+    pt->count = (size_t)v;
+    v = 0;
+    if (get_int(ld, it, where, "root", 0, 0, INT_MAX, &v) != 0) {
+        return -1;
+    }
+    pt->root = (int)v;
+    pt->in_place = 0;
+    if (get_bool(ld, it, where, "in_place", &pt->in_place) != 0) {
+        return -1;
+    }
+    if (strncmp(pt->impl, "native:", 7) == 0 && pt->impl[7] != '\0') {
+        pt->kind = BENCH_NATIVE;
+        pt->name = pt->impl + 7;
+    } else if (strncmp(pt->impl, "generated:", 10) == 0 && pt->impl[10] != '\0' &&
+               strcmp(pt->impl + 10, "*") != 0) {
+        pt->kind = BENCH_GENERATED;
+        pt->name = pt->impl + 10;
+    } else {
+        return fail(ld, "%simpl \"%s\" is not native:default, native:<algorithm> or "
+                        "generated:<schedule> (the runner expands generated:*)", where, pt->impl);
+    }
+    return 0;
+}
+
+static int load_timing(struct loader *ld, const cJSON *t, struct bench_timing *tm)
+{
+    static const char *const keys[] = {"sync",       "warmup",   "min_reps", "max_reps",
+                                       "rse_target", "budget_s", NULL};
+    const char *where = "timing: ";
+    const char *sync = NULL;
+    long long v;
+
+    tm->sync = DEFAULT_SYNC;
+    tm->warmup = DEFAULT_WARMUP;
+    tm->min_reps = DEFAULT_MIN_REPS;
+    tm->max_reps = DEFAULT_MAX_REPS;
+    tm->rse_target = DEFAULT_RSE;
+    tm->budget_s = DEFAULT_BUDGET_S;
+    if (t == NULL) {
+        return 0;
+    }
+    if (!cJSON_IsObject(t)) {
+        return fail(ld, "\"timing\" must be an object");
+    }
+    if (only_keys(ld, t, where, keys) != 0 || get_string(ld, t, where, "sync", 0, &sync) != 0) {
+        return -1;
+    }
+    if (sync != NULL) {
+        if (strcmp(sync, "barrier") == 0) {
+            tm->sync = BENCH_SYNC_BARRIER;
+        } else if (strcmp(sync, "dissemination") == 0) {
+            tm->sync = BENCH_SYNC_DISSEMINATION;
+        } else {
+            return fail(ld, "%ssync \"%s\" is not barrier or dissemination", where, sync);
+        }
+    }
+    v = tm->warmup;
+    if (get_int(ld, t, where, "warmup", 0, 0, 1000000, &v) != 0) {
+        return -1;
+    }
+    tm->warmup = (long)v;
+    v = tm->min_reps;
+    if (get_int(ld, t, where, "min_reps", 0, 1, 10000000, &v) != 0) {
+        return -1;
+    }
+    tm->min_reps = (long)v;
+    v = tm->max_reps;
+    if (get_int(ld, t, where, "max_reps", 0, 1, 10000000, &v) != 0) {
+        return -1;
+    }
+    tm->max_reps = (long)v;
+    if (tm->max_reps < tm->min_reps) {
+        return fail(ld, "%smax_reps (%ld) is below min_reps (%ld)", where, tm->max_reps,
+                    tm->min_reps);
+    }
+    if (get_double(ld, t, where, "rse_target", &tm->rse_target) != 0 ||
+        get_double(ld, t, where, "budget_s", &tm->budget_s) != 0) {
+        return -1;
+    }
+    return 0;
+}
+
+static int load_knobs(struct loader *ld, struct bench_job *job)
+{
+    const cJSON *env;
+
+    if (job->knobs == NULL || cJSON_IsNull(job->knobs)) {
+        job->knobs = NULL;
+        return 0;
+    }
+    if (!cJSON_IsObject(job->knobs)) {
+        return fail(ld, "\"knobs\" must be an object");
+    }
+    if (get_string(ld, job->knobs, "knobs: ", "algorithm", 0, &job->knobs_algorithm) != 0 ||
+        get_string(ld, job->knobs, "knobs: ", "forced_by", 0, &job->knobs_forced_by) != 0) {
+        return -1;
+    }
+    env = cJSON_GetObjectItemCaseSensitive(job->knobs, "env");
+    if (env != NULL) {
+        if (!cJSON_IsObject(env)) {
+            return fail(ld, "knobs: \"env\" must be an object");
+        }
+        for (const cJSON *e = env->child; e != NULL; e = e->next) {
+            if (!cJSON_IsString(e)) {
+                return fail(ld, "knobs: env \"%s\" must be a string", e->string);
+            }
+        }
+    }
+    return 0;
+}
+
+int bench_job_load(const char *path, struct bench_job *job, char *msg, size_t msglen)
+{
+    static const char *const keys[] = {"schema_version", "campaign",  "run_id", "library",
+                                       "ranks",          "ranks_per_node", "knobs", "timing",
+                                       "verbosity",      "points",    "out",    NULL};
+    static const char *const out_keys[] = {"points", "raw_dir", "run_meta", NULL};
+    struct loader ld = {msg, msglen, path};
+    FILE *f;
+    char *text = NULL;
+    size_t len = 0;
+    size_t cap = 0;
+    const cJSON *pts;
+    const cJSON *out;
+    const char *verbosity = NULL;
+    long long v;
+    int i;
+
+    memset(job, 0, sizeof(*job));
+    job->path = path;
+    f = fopen(path, "rb");
+    if (f == NULL) {
+        return fail(&ld, "cannot open: %s", strerror(errno));
+    }
+    for (;;) {
+        size_t n;
+        if (len + 4096 + 1 > cap) {
+            char *nt;
+            cap = (cap > 0) ? cap * 2 : 65536;
+            nt = realloc(text, cap);
+            if (nt == NULL) {
+                free(text);
+                fclose(f);
+                return fail(&ld, "out of memory reading it");
+            }
+            text = nt;
+        }
+        n = fread(text + len, 1, cap - len - 1, f);
+        len += n;
+        if (n == 0) {
+            break;
+        }
+    }
+    if (ferror(f)) {
+        free(text);
+        fclose(f);
+        return fail(&ld, "read error");
+    }
+    fclose(f);
+    text[len] = '\0';
+    if (strlen(text) != len) {
+        free(text);
+        return fail(&ld, "not valid JSON (a NUL byte inside)");
+    }
+    job->doc = cJSON_ParseWithOpts(text, NULL, 1);
+    if (job->doc == NULL) {
+        const char *at = cJSON_GetErrorPtr();
+        long off = (at != NULL && at >= text && at <= text + len) ? (long)(at - text) : -1;
+        long line = 1;
+        long col = 1;
+        for (long k = 0; k < off; k++) {
+            if (text[k] == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        free(text);
+        if (off < 0) {
+            return fail(&ld, "not valid JSON");
+        }
+        return fail(&ld, "%ld:%ld: not valid JSON", line, col);
+    }
+    free(text);
+    if (!cJSON_IsObject(job->doc)) {
+        return fail(&ld, "the top level must be an object");
+    }
+    if (only_keys(&ld, job->doc, "", keys) != 0 ||
+        get_int(&ld, job->doc, "", "schema_version", 1, 0, 1000, &v) != 0) {
+        return -1;
+    }
+    if (v != 1) {
+        return fail(&ld, "schema_version %lld is not 1, the version this bench reads", v);
+    }
+    if (get_string(&ld, job->doc, "", "campaign", 1, &job->campaign) != 0 ||
+        get_int(&ld, job->doc, "", "run_id", 1, 0, LONG_MAX, &v) != 0) {
+        return -1;
+    }
+    job->run_id = (long)v;
+    if (get_string(&ld, job->doc, "", "library", 1, &job->library) != 0 ||
+        get_int(&ld, job->doc, "", "ranks", 1, 1, INT_MAX, &v) != 0) {
+        return -1;
+    }
+    job->ranks = (int)v;
+    v = job->ranks;
+    if (get_int(&ld, job->doc, "", "ranks_per_node", 0, 1, INT_MAX, &v) != 0) {
+        return -1;
+    }
+    job->ranks_per_node = (int)v;
+    job->knobs = cJSON_GetObjectItemCaseSensitive(job->doc, "knobs");
+    if (load_knobs(&ld, job) != 0 ||
+        load_timing(&ld, cJSON_GetObjectItemCaseSensitive(job->doc, "timing"), &job->timing) != 0 ||
+        get_string(&ld, job->doc, "", "verbosity", 0, &verbosity) != 0) {
+        return -1;
+    }
+    if (verbosity != NULL && strcmp(verbosity, "minimal") != 0 && strcmp(verbosity, "full") != 0) {
+        return fail(&ld, "verbosity \"%s\" is not minimal or full", verbosity);
+    }
+    job->verbosity_full = (verbosity != NULL && strcmp(verbosity, "full") == 0);
+    out = cJSON_GetObjectItemCaseSensitive(job->doc, "out");
+    if (!cJSON_IsObject(out)) {
+        return fail(&ld, "missing \"out\" (an object with points, raw_dir, run_meta)");
+    }
+    if (only_keys(&ld, out, "out: ", out_keys) != 0 ||
+        get_string(&ld, out, "out: ", "points", 1, &job->out_points) != 0 ||
+        get_string(&ld, out, "out: ", "raw_dir", 1, &job->out_raw_dir) != 0 ||
+        get_string(&ld, out, "out: ", "run_meta", 1, &job->out_run_meta) != 0) {
+        return -1;
+    }
+    pts = cJSON_GetObjectItemCaseSensitive(job->doc, "points");
+    if (!cJSON_IsArray(pts)) {
+        return fail(&ld, "missing \"points\" (an array)");
+    }
+    job->npoints = cJSON_GetArraySize(pts);
+    job->points = calloc((size_t)(job->npoints > 0 ? job->npoints : 1), sizeof(*job->points));
+    if (job->points == NULL) {
+        return fail(&ld, "out of memory");
+    }
+    i = 0;
+    for (const cJSON *it = pts->child; it != NULL; it = it->next, i++) {
+        if (load_point(&ld, it, i, &job->points[i]) != 0) {
+            return -1;
+        }
+        if (job->points[i].root >= job->ranks) {
+            return fail(&ld, "points[%d]: root %d is not below ranks (%d)", i,
+                        job->points[i].root, job->ranks);
+        }
+    }
+    return 0;
+}
+
+void bench_job_free(struct bench_job *job)
+{
+    cJSON_Delete(job->doc);
+    free(job->points);
+    memset(job, 0, sizeof(*job));
+}
+

@@ -1,0 +1,228 @@
+/* descriptor.h - platform and test descriptors (descriptors/README.md), read
+ * through gen/json.h so that every error is "file:line:col: error: ...", and
+ * validated completely before anything runs.
+ *
+ * Memory management: everything a descriptor holds lives in the arena passed
+ * to cg_platform_load / cg_test_load and is freed with it.
+ */
+#ifndef CG_DESCRIPTOR_H
+#define CG_DESCRIPTOR_H
+
+#include "../gen/ir.h"
+#include "../gen/json.h"
+
+#define CG_DESC_SCHEMA_VERSION 1
+
+/* ---- names shared by descriptors, jobs and records ---------------------- */
+
+enum cg_dtype { CG_DT_INT32, CG_DT_INT64, CG_DT_FLOAT, CG_DT_DOUBLE, CG_DT_COUNT_ };
+enum cg_redop { CG_OP_SUM, CG_OP_PROD, CG_OP_MIN, CG_OP_MAX, CG_OP_COUNT_ };
+
+extern const char *const cg_dtype_names[CG_DT_COUNT_]; /* "int32", ... */
+extern const int cg_dtype_sizes[CG_DT_COUNT_];         /* bytes per element */
+extern const char *const cg_redop_names[CG_OP_COUNT_]; /* "sum", ... */
+
+/* A string from a descriptor with where it was written. */
+struct cg_str {
+    const char *s;     /* the text (unescaped) */
+    struct cg_pos pos; /* its first character (the opening quote) */
+};
+
+/* NAME: VALUE, as in an "env" object. Both may hold {placeholders}. */
+struct cg_kv {
+    struct cg_str key;   /* variable name (template) */
+    struct cg_str value; /* value (template) */
+};
+
+/* ---- platform descriptor ------------------------------------------------ */
+
+/* One native algorithm a library lets the harness force. */
+struct cg_algo_spec {
+    const char *name;  /* as tests name it: native:<name> */
+    const char *id;    /* what {id} expands to (Open MPI's number), or NULL */
+    int only_ranks;    /* 0, or the one process count it works for */
+    int pow2_ranks;    /* works only for a power-of-two process count */
+    int even_ranks;    /* works only for an even process count */
+    const char *note;  /* known fallbacks and limits, for people */
+    struct cg_pos pos; /* its key */
+};
+
+/* A library's algorithms for one collective. */
+struct cg_lib_coll {
+    int present;                /* the platform lists this collective */
+    struct cg_algo_spec *algos; /* in descriptor order */
+    int nalgos;                 /* how many */
+};
+
+/* A knob a library exposes besides the algorithm (segment size, ...). */
+struct cg_knob {
+    const char *name;  /* as tests name it */
+    struct cg_str env; /* variable name template ({collective}, {COLLECTIVE}) */
+    const char *doc;   /* what it does */
+    struct cg_pos pos; /* its key */
+};
+
+struct cg_library {
+    const char *name;                      /* "openmpi", "mpich", "nccl" */
+    const char *backend;                   /* "mpi" or "nccl" */
+    const char *version;                   /* the version the tables were checked against */
+    struct cg_pos pos;                     /* its key */
+    struct cg_str *launch;                 /* argv template; NULL: not runnable here */
+    int nlaunch;                           /* entries in launch */
+    struct cg_str program;                 /* bench path template ({library}) */
+    struct cg_str *setup;                  /* shell lines (slurm scripts only) */
+    int nsetup;                            /* entries in setup */
+    struct cg_kv *env;                     /* added to every job of this library */
+    int nenv;                              /* entries in env */
+    struct cg_kv *force_env;               /* how native:<algorithm> is applied */
+    int nforce_env;                        /* entries in force_env */
+    struct cg_lib_coll colls[CG_C_COUNT_]; /* algorithms by collective */
+    struct cg_knob *knobs;                 /* other knobs */
+    int nknobs;                            /* entries in knobs */
+};
+
+enum cg_launcher { CG_LAUNCH_LOCAL, CG_LAUNCH_SLURM };
+
+struct cg_platform {
+    const char *file;           /* path as given */
+    const char *name;           /* file name without .json */
+    const char *text;           /* the descriptor as given, verbatim */
+    size_t len;                 /* its length */
+    const char *description;    /* one line, or NULL */
+    enum cg_launcher launcher;  /* how jobs start */
+    struct cg_str *submit;      /* slurm: argv template that submits {script} and waits */
+    int nsubmit;                /* entries in submit */
+    struct cg_str *script;      /* slurm: batch script lines (templates) */
+    int nscript;                /* entries in script */
+    struct cg_kv *vars;         /* slurm: account, partition, ... for the script */
+    int nvars;                  /* entries in vars */
+    struct cg_str *setup;       /* slurm: shell lines before every launch */
+    int nsetup;                 /* entries in setup */
+    struct cg_kv *env;          /* added to every job */
+    int nenv;                   /* entries in env */
+    const char **transport_env; /* transport knobs tests may set through "env" */
+    int ntransport_env;         /* entries in transport_env */
+    struct cg_library *libs;    /* in descriptor order */
+    int nlibs;                  /* how many */
+};
+
+/* ---- the schedules the generator knows ----------------------------------- */
+
+struct cg_sched_entry {
+    const char *name;       /* "allreduce_ring" */
+    enum cg_coll_kind coll; /* its collective */
+    const char *file;       /* schedules/allreduce/ring.json */
+};
+
+struct cg_registry {
+    struct cg_sched_entry *s; /* sorted by file */
+    int n;                    /* how many */
+    int loaded;               /* schedules/ was read (even if empty) */
+    int failed;               /* some schedule did not parse or check */
+};
+
+/* Reads every schedule under dir through cg_parse and cg_check, silently:
+ * a schedule that fails is counted in r->failed, and only a test that asks
+ * for generated code is stopped by it. Returns -1 when dir is missing. */
+int cg_registry_load(struct cg_registry *r, struct cg_arena *arena, const char *dir);
+
+/* ---- test descriptor ---------------------------------------------------- */
+
+enum cg_impl_kind {
+    CG_IMPL_NATIVE_DEFAULT, /* native:default */
+    CG_IMPL_NATIVE,         /* native:<algorithm> */
+    CG_IMPL_NATIVE_ALL,     /* native:* */
+    CG_IMPL_GENERATED,      /* generated:<schedule> */
+    CG_IMPL_GENERATED_ALL   /* generated:* */
+};
+
+struct cg_impl_req {
+    enum cg_impl_kind kind; /* which form */
+    const char *name;       /* algorithm or schedule (NATIVE, GENERATED) */
+    const char *text;       /* as written */
+    const char **libs;      /* only these libraries (NULL: all of the test's) */
+    int nlibs;              /* entries in libs */
+    struct cg_pos pos;      /* the string */
+};
+
+/* What to run for one collective (top-level lists, or the entry's own). */
+struct cg_coll_req {
+    enum cg_coll_kind coll;        /* which collective */
+    struct cg_pos pos;             /* its entry */
+    int64_t *sizes;                /* bytes of the count argument: count x datatype size */
+    struct cg_pos *sizes_pos;      /* where each size was written (a range: its "from") */
+    int nsizes;                    /* entries in sizes */
+    struct cg_impl_req *impls;     /* implementations, in order */
+    int nimpls;                    /* entries in impls */
+    int dtypes[CG_DT_COUNT_];      /* datatypes, in order */
+    int ndtypes;                   /* entries in dtypes */
+    int ops[CG_OP_COUNT_];         /* reduction ops, in order (reducing collectives) */
+    int nops;                      /* entries in ops */
+    int *roots;                    /* roots (rooted collectives; else {0}) */
+    struct cg_pos *roots_pos;      /* where each root was written */
+    int nroots;                    /* entries in roots */
+    int in_place[2];               /* 0 and/or 1 */
+    struct cg_pos in_place_pos[2]; /* where each was written */
+    int nin_place;                 /* entries in in_place */
+};
+
+/* One knob swept by the test: library.knob takes each value in turn. */
+struct cg_knob_sweep {
+    const struct cg_library *lib; /* whose knob */
+    const struct cg_knob *knob;   /* which */
+    const char **values;          /* values, in order */
+    int nvalues;                  /* how many */
+};
+
+struct cg_timing {
+    const char *sync;  /* "barrier" or "dissemination" */
+    int warmup;        /* calls before timing */
+    int min_reps;      /* at least this many repetitions */
+    int max_reps;      /* at most this many */
+    double rse_target; /* stop once the median's relative standard error is below */
+    double budget_s;   /* or once this much time went into the point */
+};
+
+struct cg_test {
+    const char *file;               /* path as given */
+    const char *name;               /* file name without .json */
+    const char *text;               /* the descriptor as given, verbatim */
+    size_t len;                     /* its length */
+    const char *description;        /* or NULL */
+    struct cg_kv *labels;           /* free-form labels */
+    int nlabels;                    /* entries in labels */
+    const struct cg_library **libs; /* libraries to use, in order */
+    int nlibs;                      /* entries in libs */
+    struct cg_coll_req *colls;      /* collectives, in order */
+    int ncolls;                     /* entries in colls */
+    int *ranks;                     /* process counts, in order */
+    int nranks;                     /* entries in ranks */
+    int ranks_per_node;             /* 0: every rank on one node */
+    struct cg_timing timing;        /* repetition policy */
+    const char *check;              /* "always" or "never" */
+    const char *verbosity;          /* "minimal" or "full" */
+    int timeout_s;                  /* per job */
+    struct cg_kv *env;              /* added to every job (transport knobs) */
+    int nenv;                       /* entries in env */
+    struct cg_knob_sweep *sweeps;   /* knobs swept, in order */
+    int nsweeps;                    /* entries in sweeps */
+};
+
+/* Loading: 0 when valid; otherwise every error found was reported to d
+ * ("file:line:col: error: ...") and -1 is returned. The descriptor's name
+ * (file name without .json) names the campaign. */
+int cg_platform_load(struct cg_platform *p, struct cg_arena *arena, struct cg_diag *d,
+                     const char *file, const char *text, size_t len);
+int cg_test_load(struct cg_test *t, struct cg_arena *arena, struct cg_diag *d, const char *file,
+                 const char *text, size_t len, const struct cg_platform *p,
+                 const struct cg_registry *reg);
+
+const struct cg_library *cg_platform_library(const struct cg_platform *p, const char *name);
+const struct cg_algo_spec *cg_library_algo(const struct cg_library *l, enum cg_coll_kind c,
+                                           const char *name);
+/* NULL when the algorithm works for `ranks` processes, else why not. */
+const char *cg_algo_ranks_problem(const struct cg_algo_spec *a, int ranks, char *buf, size_t cap);
+
+int cg_coll_by_name(const char *name); /* enum cg_coll_kind, or -1 */
+
+#endif

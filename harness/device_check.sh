@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# harness/device_check.sh [--dry] - the one prepared script for a machine
+# with a GPU: builds the CUDA runtime and its tests for the GPU (sm_90 by
+# default), runs tests/run_cuda.sh (kernel, IPC transport at p = 1, 2, 3, 4,
+# 8 processes on the GPU, tags off and on, NCCL at p = 1), a short
+# benchmark (the reduction kernel against a device-to-device copy; the ring
+# allreduce and allgather over IPC at 8 processes, 1 MiB to 1 GiB), and
+# writes $OUT/summary.txt, printed last. Meant to finish in well under 8
+# minutes: every stage has a time limit taken from one overall budget.
+#
+# Before: harness/pack_device.sh here (it fetches the Open MPI that travels
+# in build/device/). Then the device run:
+#   command: bash harness/device_check.sh      carry: ["build/device"]
+#
+# --dry (here, no GPU needed): copies the working tree as the device would
+# get it (tracked and untracked-not-ignored files, plus build/device) into a
+# temporary folder and runs this script there with the carried Open MPI:
+# the build, the no-GPU tests, the SKIP lines and the summary, everything but
+# the GPU work.
+#
+# Environment: OUT (results; default build/device-out), CG_CU_ARCH
+# (default sm_90), CG_DEVICE_BUDGET (seconds, default 390: the stages' limits
+# come out of it, so that the run ends before 7 minutes even when a stage hangs).
+#
+# Files in $OUT (at most 8 come back): summary.txt, env.txt, build.log,
+# tests.log, bench.txt.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+
+if [ "${1:-}" = "--dry" ]; then
+    [ -d build/device/openmpi ] || { echo "device_check --dry: run harness/pack_device.sh first" >&2; exit 2; }
+    dry=$(mktemp -d /tmp/cg_device_dry.XXXXXX)
+    git ls-files -co --exclude-standard -z | while IFS= read -r -d '' f; do
+        [ -e "$f" ] || continue
+        mkdir -p "$dry/$(dirname "$f")"
+        cp -p "$f" "$dry/$f"
+    done
+    mkdir -p "$dry/build"
+    cp -a build/device "$dry/build/device"
+    echo "device_check --dry: running in $dry"
+    out=$root/build/device-dry-out
+    rm -rf "$out"
+    CG_DEVICE_DRY=1 OUT=$out bash "$dry/harness/device_check.sh"
+    rc=$?
+    if [ -n "${CG_DEVICE_DRY_KEEP:-}" ]; then
+        echo "device_check --dry: kept $dry"
+    else
+        rm -rf "$dry"
+    fi
+    exit "$rc"
+fi
+
+OUT=${OUT:-$root/build/device-out}
+mkdir -p "$OUT"
+summary=$OUT/summary.txt
+budget=${CG_DEVICE_BUDGET:-390}
+t_start=$(date +%s)
+: >"$summary"
+say() { echo "$*" | tee -a "$summary"; }
+left() { echo $((budget - ($(date +%s) - t_start))); }
+# limit CAP: a stage's time limit, CAP at most, leaving 20 s for the summary
+limit() {
+    local l
+    l=$(($(left) - 20))
+    [ "$l" -gt "$1" ] && l=$1
+    [ "$l" -lt 1 ] && l=1
+    echo "$l"
+}
+
+say "collgen device check: $(date -u '+%Y-%m-%d %H:%M:%S UTC')${CG_DEVICE_DRY:+ (dry run: no GPU work)}"
+
+# ---- the environment ---------------------------------------------------------
+
+# Carried tools first (the MPI names), carried fallbacks last.
+export PATH="$root/build/device/bin:$PATH:/usr/local/cuda/bin:$root/build/device/fallback/bin"
+if ! command -v nvcc >/dev/null 2>&1; then
+    say "FAIL environment: no nvcc on the PATH"
+    cat "$summary"
+    exit 1
+fi
+CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")}
+export CUDA_HOME
+export CG_CU_ARCH=${CG_CU_ARCH:-sm_90}
+
+# NCCL: the toolkit's, the system's, or the one a Python wheel brings; its
+# header next to it or, failing that, the carried copy. flags.sh reads
+# CG_NCCL_HOME, a folder with include/nccl.h and lib/libnccl.so.2.
+nccl_lib=
+for l in "$CUDA_HOME/lib64/libnccl.so.2" "$CUDA_HOME/lib/libnccl.so.2" \
+    /usr/lib/x86_64-linux-gnu/libnccl.so.2 /usr/local/lib/libnccl.so.2; do
+    [ -e "$l" ] && { nccl_lib=$l; break; }
+done
+if [ -z "$nccl_lib" ] && command -v python3 >/dev/null 2>&1; then
+    d=$(timeout 30 python3 -c 'import nvidia.nccl as m, os; print(list(m.__path__)[0])' 2>/dev/null || true)
+    [ -n "$d" ] && [ -e "$d/lib/libnccl.so.2" ] && nccl_lib=$d/lib/libnccl.so.2
+fi
+if [ -z "$nccl_lib" ]; then
+    nccl_lib=$(ldconfig -p 2>/dev/null | awk '/libnccl\.so\.2 / { print $NF; exit }')
+fi
+if [ -z "$nccl_lib" ]; then
+    nccl_lib=$(timeout 30 find / -xdev -name libnccl.so.2 -print -quit 2>/dev/null || true)
+fi
+nccl_inc=
+if [ -n "$nccl_lib" ]; then
+    for h in "$(dirname "$(dirname "$nccl_lib")")/include/nccl.h" "$CUDA_HOME/include/nccl.h" \
+        /usr/include/nccl.h /usr/local/include/nccl.h "$root/build/device/fallback/include/nccl.h"; do
+        [ -f "$h" ] && { nccl_inc=$h; break; }
+    done
+fi
+if [ -n "$nccl_lib" ] && [ -n "$nccl_inc" ]; then
+    nh=$(mktemp -d /tmp/cg_nccl.XXXXXX)
+    mkdir -p "$nh/include" "$nh/lib"
+    ln -s "$(readlink -f "$nccl_inc")" "$nh/include/nccl.h"
+    ln -s "$(readlink -f "$nccl_lib")" "$nh/lib/libnccl.so.2"
+    export CG_NCCL_HOME=$nh
+    nccl_desc="$nccl_lib (header $nccl_inc)"
+else
+    export CG_NCCL_HOME=none
+    nccl_desc="not found: built without NCCL (CG_CUDA_NO_NCCL)"
+fi
+
+mpi_desc="not found"
+if [ -x build/device/openmpi/bin/mpirun ]; then
+    mpi_desc="carried Open MPI $(cat build/device/openmpi/.version 2>/dev/null) (build/device)"
+elif command -v mpirun.openmpi >/dev/null 2>&1; then
+    mpi_desc="this machine's $(command -v mpirun.openmpi)"
+fi
+
+{
+    echo "# uname: $(uname -srm)"
+    echo "# cores: $(nproc)"
+    echo "# nvcc: $(nvcc --version | tail -1)"
+    echo "# CUDA_HOME: $CUDA_HOME"
+    echo "# NCCL: $nccl_desc"
+    echo "# MPI: $mpi_desc"
+    echo "# gcc: $(gcc --version | head -1)"
+    echo "# ninja: $(command -v ninja) $(ninja --version 2>/dev/null)"
+    if command -v nvidia-smi >/dev/null 2>&1; then
+        nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,clocks.max.mem \
+            --format=csv,noheader 2>&1 | sed 's/^/# GPU: /'
+    else
+        echo "# GPU: no nvidia-smi"
+    fi
+} >"$OUT/env.txt"
+tee -a "$summary" <"$OUT/env.txt"
+if [ "$mpi_desc" = "not found" ]; then
+    say "FAIL environment: no MPI (run harness/pack_device.sh here and carry build/device)"
+    cat "$summary"
+    exit 1
+fi
+
+# ---- build -------------------------------------------------------------------
+
+t0=$(date +%s)
+lim=$(limit 150)
+if timeout -k 5 "$lim" ninja -f runtime/cuda.ninja -j "$(nproc)" >"$OUT/build.log" 2>&1; then
+    say "PASS build ($(($(date +%s) - t0)) s, -arch=$CG_CU_ARCH)"
+else
+    say "FAIL build ($(($(date +%s) - t0)) s, limit $lim s): last lines of build.log:"
+    grep -v '^\[' "$OUT/build.log" | tail -15 | tee -a "$summary"
+    cat "$summary"
+    exit 1
+fi
+probe=$(build/cuda/gpu_probe 2>&1 || true)
+say "# gpu_probe: $probe"
+
+# ---- tests -------------------------------------------------------------------
+
+t0=$(date +%s)
+lim=$(limit 210)
+CG_CUDA_SKIP_BUILD=1 CG_CUDA_DEADLINE=$(($(date +%s) + lim)) CG_MPIRUN_TIMEOUT=90 \
+    timeout -k 10 $((lim + 15)) tests/run_cuda.sh >"$OUT/tests.log" 2>&1
+trc=$?
+np=$(grep -c '^PASS ' "$OUT/tests.log")
+nf=$(grep -c '^FAIL ' "$OUT/tests.log")
+ns=$(grep -c '^SKIP ' "$OUT/tests.log")
+say "$([ "$trc" -eq 0 ] && [ "$nf" -eq 0 ] && echo PASS || echo FAIL) tests: $np passed, $nf failed, $ns skipped ($(($(date +%s) - t0)) s, exit $trc)"
+grep '^FAIL \|^SKIP \|^# cuda ' "$OUT/tests.log" | head -40 | sed 's/^/  /' | tee -a "$summary"
+grep -A3 '^  .*check failed' "$OUT/tests.log" | head -20 | sed 's/^/  /' | tee -a "$summary"
+
+# ---- benchmark ---------------------------------------------------------------
+
+: >"$OUT/bench.txt"
+case $probe in
+"gpus "*)
+    t0=$(date +%s)
+    lim=$(limit 45)
+    timeout -k 5 "$lim" build/cuda/bench_reduce 1024 >>"$OUT/bench.txt" 2>&1 ||
+        say "FAIL bench_reduce (exit $?, limit $lim s)"
+    lim=$(limit 130)
+    if grep -q '^FAIL cuda test_xchg.*\(exit status 12[4]\|exit status 137\|timed out\)' "$OUT/tests.log"; then
+        say "SKIP bench_ring: the IPC transport tests timed out"
+    elif [ "$lim" -gt 30 ]; then
+        CG_MPIRUN_TIMEOUT=$lim tests/mpirun.sh openmpi 8 build/cuda/bench_ring 1024 $((lim - 40)) \
+            >>"$OUT/bench.txt" 2>&1 || say "FAIL bench_ring (exit $?, limit $lim s)"
+    else
+        say "SKIP bench_ring: only $lim s left"
+    fi
+    say "# benchmark: $(($(date +%s) - t0)) s (bench.txt)"
+    {
+        echo "Reduction kernel (1 GiB buffers; traffic = bytes read + written; median of 10):"
+        grep '^# \|^BENCH copy\|^BENCH reduce' "$OUT/bench.txt" | grep -v '^# bench_ring' |
+            sed 's/^BENCH //; s/^/  /'
+        echo "Ring over the runtime's transport, 8 processes on the GPU (busbw as NCCL counts it):"
+        grep '^BENCH ring\|^# bench_ring\|copy_GBps' "$OUT/bench.txt" | sed 's/^BENCH //; s/^/  /'
+        grep '^FAIL\|^SKIP' "$OUT/bench.txt" | sed 's/^/  /'
+    } | tee -a "$summary"
+    ;;
+*)
+    say "SKIP benchmark: no GPU (${probe#none: })"
+    build/cuda/bench_reduce >>"$OUT/bench.txt" 2>&1 || true
+    ;;
+esac
+
+total=$(($(date +%s) - t_start))
+failed=$(grep -c '^FAIL' "$summary")
+say "# total: ${total} s; $( [ "$failed" -eq 0 ] && echo "no failure" || echo "$failed FAIL line(s)" )"
+echo
+echo "================ summary ($summary) ================"
+cat "$summary"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,453 @@
+#!/usr/bin/python3
+"""plots.py - the plots of a benchmark campaign, made from its records alone.
+
+    /usr/bin/python3 harness/plots.py DIR [--quiet]
+
+Reads DIR/points.jsonl and DIR/raw/ (harness/FORMATS.md) and writes
+DIR/plots/*.png; `collgen report DIR` runs it. Only records with status ok
+are plotted (the report lists the others). One figure per
+
+  latency_<coll>_<lib>_p<P>.png  median time against size, a band p25..p75,
+                                 one line per implementation (log-log)
+  busbw_<coll>_<lib>_p<P>.png    bus bandwidth against size
+  heatmap_<coll>_<lib>.png       best-to-default ratio over size x p, each
+                                 cell naming the winner (as the table does)
+  box_<coll>_<lib>_p<P>.png      raw repetitions per implementation, one
+                                 panel per size (at most 6 sizes)
+  phases_<coll>_<lib>_p<P>.png   share of each phase tag in the generated
+                                 schedules, stacked, per size
+  scaling_<coll>_<lib>.png       median time against p at fixed sizes
+
+Implementations are named as in the table: "default", the native algorithm,
+"g:<name>" for the generated schedule <collective>_<name>. A point where the
+library ran another algorithm than the one asked for (the record's diff
+lists "algorithm") is crossed out in the line plots and named "ring!" in the
+heatmap and box plots, as in the table. A collective/library measured with more than
+one datatype, op, root or in-place setting gets that setting in its names.
+
+Why a temporary directory: figures go to DIR/plots.tmp, which replaces
+DIR/plots only when every figure is written, so a failure never leaves a
+mixture of old and new plots.
+
+Exit status: 0 done; 2 unreadable input; 3 matplotlib or numpy missing.
+"""
+import json
+import math
+import os
+import re
+import shutil
+import sys
+
+MAX_BOXES = 6  # sizes per box-plot figure
+
+
+def fmt_size(b):
+    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= f and b % f == 0:
+            return "%d %s" % (b // f, unit)
+    return "%d B" % b
+
+
+def slug(s):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(s))
+
+
+def get(rec, path, default=None):
+    for key in path.split("."):
+        if not isinstance(rec, dict) or key not in rec:
+            return default
+        rec = rec[key]
+    return default if rec is None else rec
+
+
+class Point:
+    """One ok record, with what the plots need."""
+
+    def __init__(self, rec, raw):
+        self.coll = rec["collective"]
+        self.lib = rec["library"]
+        self.p = int(get(rec, "requested.ranks"))
+        self.size = int(rec["size_B"])
+        self.kind = rec["kind"]
+        self.name = rec["name"]
+        self.variant = (get(rec, "requested.datatype", ""), get(rec, "requested.op", ""),
+                        get(rec, "requested.root", 0), bool(get(rec, "requested.in_place", False)))
+        self.median = float(get(rec, "timing.median_ns"))
+        self.p25 = float(get(rec, "timing.p25_ns", self.median))
+        self.p75 = float(get(rec, "timing.p75_ns", self.median))
+        self.busbw = get(rec, "bandwidth.busbw_GBps")
+        self.tags = [t for t in get(rec, "tags", []) if t.get("kind") == "phase"]
+        self.raw = raw
+        prefix = self.coll + "_"
+        if self.kind == "generated":
+            short = self.name[len(prefix):] if self.name.startswith(prefix) and \
+                len(self.name) > len(prefix) else self.name
+            self.label = "g:" + short
+        elif self.name == "default":
+            self.label = "default"
+        else:
+            self.label = self.name
+        self.fell_back = self.kind == "native" and "algorithm" in (get(rec, "diff", []) or [])
+
+    def shown(self):
+        """The label with "!" where the library ran another algorithm."""
+        return self.label + ("!" if self.fell_back else "")
+
+    def rank(self):
+        """Sort key of the winner rule: median, natives first, then name."""
+        return (self.median, 0 if self.kind == "native" else 1, self.name)
+
+
+class BadInput(Exception):
+    pass
+
+
+def load(d):
+    points, seen = [], set()
+    path = os.path.join(d, "points.jsonl")
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except ValueError as e:
+                raise BadInput("%s:%d: error: not valid JSON (%s)" % (path, n, e))
+            if rec.get("status") != "ok" or rec.get("point_id") in seen:
+                continue
+            seen.add(rec.get("point_id"))
+            raw = None
+            if isinstance(rec.get("raw"), str):
+                try:
+                    with open(os.path.join(d, rec["raw"]), encoding="utf-8") as r:
+                        raw = [float(x.split()[0]) for x in r if x.strip()]
+                except FileNotFoundError:
+                    raw = None
+            points.append(Point(rec, raw))
+    return points
+
+
+def label_order(labels):
+    """default first, then native algorithms, then generated schedules."""
+    return sorted(set(labels), key=lambda s: (s != "default", s.startswith("g:"), s))
+
+
+class Style:
+    """The same colour and line for an implementation in every figure."""
+
+    def __init__(self, plt, labels):
+        cmap = plt.get_cmap("tab10")
+        others = [s for s in label_order(labels) if s != "default"]
+        self.colour = {s: cmap(i % 10) for i, s in enumerate(others)}
+        self.colour["default"] = "black"
+
+    def line(self, label):
+        dashed = label.startswith("g:")
+        return dict(color=self.colour[label], linestyle="--" if dashed else "-",
+                    linewidth=2.2 if label == "default" else 1.5,
+                    marker="s" if dashed else "o", markersize=4)
+
+
+def size_axis(ax, sizes):
+    ax.set_xscale("log", base=2)
+    ticks = sorted(set(sizes))
+    step = max(1, math.ceil(len(ticks) / 10))
+    ax.set_xticks(ticks[::step])
+    ax.set_xticklabels([fmt_size(s) for s in ticks[::step]], rotation=30, ha="right")
+    ax.minorticks_off()
+    ax.set_xlabel("message size (size_B, as nccl-tests)")
+
+
+def plain_log_y(ax):
+    """Log y axis labelled 2, 5, 10, 20 rather than 2x10^0."""
+    from matplotlib.ticker import FuncFormatter, LogLocator
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+
+
+def cross_fallbacks(ax, points, y):
+    """Marks points where the library ran another algorithm than asked for."""
+    qs = [q for q in points if q.fell_back]
+    if qs:
+        ax.scatter([q.size for q in qs], [y(q) for q in qs], marker="x", s=60, color="black",
+                   zorder=5, label="ran another algorithm")
+
+
+def legend_outside(ax, **kw):
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False, **kw)
+
+
+def save(fig, out, name, written):
+    fig.savefig(os.path.join(out, name), dpi=110, bbox_inches="tight")
+    written.append(name)
+
+
+def winner(cell):
+    """(label, ratio) of one size/p cell: PICO's t_best / t_default."""
+    default = [q for q in cell if q.label == "default"]
+    others = [q for q in cell if q.label != "default"]
+    if not default or not others:
+        return None
+    d = min(default, key=Point.rank)
+    b = min(others, key=Point.rank)
+    r = b.median / d.median
+    return ("default" if r >= 1.0 else b.shown()), r
+
+
+def plot_group(plt, np, pts, title, stem, out, written):
+    """Latency, busbw, box and phase figures of one collective/library/p."""
+    labels = label_order(q.label for q in pts)
+    style = Style(plt, labels)
+    by_label = {s: sorted((q for q in pts if q.label == s), key=lambda q: q.size) for s in labels}
+    sizes = sorted({q.size for q in pts})
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for s in labels:
+        qs = by_label[s]
+        x = [q.size for q in qs]
+        ax.plot(x, [q.median / 1e3 for q in qs], label=s, **style.line(s))
+        ax.fill_between(x, [q.p25 / 1e3 for q in qs], [q.p75 / 1e3 for q in qs],
+                        color=style.colour[s], alpha=0.15, linewidth=0)
+    cross_fallbacks(ax, pts, lambda q: q.median / 1e3)
+    size_axis(ax, sizes)
+    plain_log_y(ax)
+    ax.set_ylabel("time per call (us, median of the slowest rank)")
+    ax.set_title("%s: latency (band: p25..p75)" % title)
+    ax.grid(True, which="major", alpha=0.3)
+    legend_outside(ax, title="implementation")
+    save(fig, out, "latency_%s.png" % stem, written)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for s in labels:
+        qs = [q for q in by_label[s] if isinstance(q.busbw, (int, float)) and q.busbw > 0]
+        if qs:
+            ax.plot([q.size for q in qs], [q.busbw for q in qs], label=s, **style.line(s))
+    cross_fallbacks(ax, [q for q in pts if isinstance(q.busbw, (int, float)) and q.busbw > 0],
+                    lambda q: q.busbw)
+    size_axis(ax, sizes)
+    plain_log_y(ax)
+    ax.set_ylabel("bus bandwidth (GB/s, nccl-tests busbw)")
+    ax.set_title("%s: bus bandwidth" % title)
+    ax.grid(True, which="major", alpha=0.3)
+    legend_outside(ax, title="implementation")
+    save(fig, out, "busbw_%s.png" % stem, written)
+    plt.close(fig)
+
+    with_raw = [q for q in pts if q.raw]
+    raw_sizes = sorted({q.size for q in with_raw})
+    if raw_sizes:
+        if len(raw_sizes) > MAX_BOXES:
+            idx = np.unique(np.round(np.linspace(0, len(raw_sizes) - 1, MAX_BOXES)).astype(int))
+            raw_sizes = [raw_sizes[i] for i in idx]
+        ncols = min(3, len(raw_sizes))
+        nrows = math.ceil(len(raw_sizes) / ncols)
+        fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.6 * nrows), squeeze=False)
+        for ax, size in zip(axes.flat, raw_sizes):
+            qs = sorted((q for q in with_raw if q.size == size),
+                        key=lambda q: labels.index(q.label))
+            bp = ax.boxplot([np.array(q.raw) / 1e3 for q in qs], whis=(5, 95), patch_artist=True,
+                            flierprops=dict(markersize=3, alpha=0.5),
+                            medianprops=dict(color="black"))
+            for patch, q in zip(bp["boxes"], qs):
+                patch.set_facecolor(style.colour[q.label])
+                patch.set_alpha(0.55)
+            ax.set_xticks(range(1, len(qs) + 1))
+            ax.set_xticklabels([q.shown() for q in qs], rotation=40, ha="right", fontsize=8)
+            ax.set_title(fmt_size(size), fontsize=10)
+            ax.set_ylabel("us per call")
+            ax.grid(True, axis="y", alpha=0.3)
+        for ax in list(axes.flat)[len(raw_sizes):]:
+            ax.set_visible(False)
+        fig.suptitle("%s: repetitions (box p25..p75, whiskers p5..p95)" % title)
+        fig.tight_layout()
+        save(fig, out, "box_%s.png" % stem, written)
+        plt.close(fig)
+
+    gens = [s for s in labels if s.startswith("g:") and any(q.tags for q in by_label[s])]
+    if gens:
+        fig, axes = plt.subplots(len(gens), 1, figsize=(8, 2.8 * len(gens)), squeeze=False)
+        for ax, s in zip(axes[:, 0], gens):
+            qs = by_label[s]
+            phases = []
+            for q in qs:
+                for t in q.tags:
+                    if t["name"] not in phases:
+                        phases.append(t["name"])
+            x = np.arange(len(qs))
+            bottom = np.zeros(len(qs))
+            cmap = plt.get_cmap("Set2")
+            for i, ph in enumerate(phases):
+                share = np.array([next((phase_share(t, q) for t in q.tags if t["name"] == ph), 0.0)
+                                  for q in qs])
+                ax.bar(x, share, bottom=bottom, color=cmap(i % 8), label=ph.split("/", 1)[-1])
+                bottom += share
+            rest = np.clip(1.0 - bottom, 0.0, None)
+            ax.bar(x, rest, bottom=bottom, color="lightgrey", label="outside phases")
+            for xi, q in zip(x, qs):
+                ax.annotate("%.3g us" % (q.median / 1e3), (xi, 1.0), ha="center", va="bottom",
+                            fontsize=7, xytext=(0, 2), textcoords="offset points")
+            ax.set_xticks(x)
+            ax.set_xticklabels([fmt_size(q.size) for q in qs])
+            ax.set_ylim(0, 1.15)
+            ax.set_ylabel("share of median time")
+            ax.set_title("%s (%s)" % (s, qs[0].name), fontsize=10)
+            legend_outside(ax, title="phase")
+        fig.suptitle("%s: per-phase tags of the generated schedules" % title)
+        fig.tight_layout()
+        save(fig, out, "phases_%s.png" % stem, written)
+        plt.close(fig)
+
+
+def phase_share(tag, q):
+    if isinstance(tag.get("share"), (int, float)):
+        return float(tag["share"])
+    return float(tag.get("median_ns", 0.0)) / q.median if q.median > 0 else 0.0
+
+
+def plot_heatmap(plt, np, pts, title, stem, out, written):
+    from matplotlib.colors import TwoSlopeNorm
+    ps = sorted({q.p for q in pts})
+    sizes = sorted({q.size for q in pts})
+    ratio = np.full((len(ps), len(sizes)), np.nan)
+    names = {}
+    for i, p in enumerate(ps):
+        for j, size in enumerate(sizes):
+            w = winner([q for q in pts if q.p == p and q.size == size])
+            if w is not None:
+                names[(i, j)], ratio[i, j] = w
+    if not names:
+        return
+    lo = min(np.nanmin(ratio), 0.95)
+    hi = max(np.nanmax(ratio), 1.05)
+    fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(sizes) + 2), max(3, 0.9 * len(ps) + 1.6)))
+    cmap = plt.get_cmap("RdBu").copy()
+    cmap.set_bad("whitesmoke")
+    im = ax.imshow(np.ma.masked_invalid(ratio), cmap=cmap, aspect="auto", origin="lower",
+                   norm=TwoSlopeNorm(vmin=lo, vcenter=1.0, vmax=hi))
+    for (i, j), name in names.items():
+        shade = abs(ratio[i, j] - 1.0) / max(1.0 - lo, hi - 1.0)
+        ax.text(j, i, "%s\n%.2f" % (name, ratio[i, j]), ha="center", va="center", fontsize=7,
+                color="white" if shade > 0.6 else "black")
+    ax.set_xticks(range(len(sizes)))
+    ax.set_xticklabels([fmt_size(s) for s in sizes], rotation=30, ha="right")
+    ax.set_yticks(range(len(ps)))
+    ax.set_yticklabels([str(p) for p in ps])
+    ax.set_xlabel("message size (size_B)")
+    ax.set_ylabel("processes (p)")
+    ax.set_title("%s: best-to-default ratio t_best / t_default" % title)
+    bar = fig.colorbar(im, ax=ax, pad=0.02)
+    bar.set_label("< 1: the default leaves speed on the table")
+    save(fig, out, "heatmap_%s.png" % stem, written)
+    plt.close(fig)
+
+
+def plot_scaling(plt, np, pts, title, stem, out, written):
+    ps = sorted({q.p for q in pts})
+    common = sorted(s for s in {q.size for q in pts}
+                    if len({q.p for q in pts if q.size == s}) >= 2)
+    if len(ps) < 2 or not common:
+        return
+    picked = sorted({common[0], common[len(common) // 2], common[-1]})
+    labels = label_order(q.label for q in pts)
+    style = Style(plt, labels)
+    fig, axes = plt.subplots(1, len(picked), figsize=(4.6 * len(picked), 4), squeeze=False)
+    for ax, size in zip(axes[0], picked):
+        for s in labels:
+            qs = sorted((q for q in pts if q.size == size and q.label == s), key=lambda q: q.p)
+            if qs:
+                ax.plot([q.p for q in qs], [q.median / 1e3 for q in qs], label=s, **style.line(s))
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ps)
+        ax.set_xticklabels([str(p) for p in ps])
+        ax.minorticks_off()
+        plain_log_y(ax)
+        ax.set_xlabel("processes (p)")
+        ax.set_ylabel("time per call (us, median)")
+        ax.set_title(fmt_size(size), fontsize=10)
+        ax.grid(True, alpha=0.3)
+    legend_outside(axes[0][-1], title="implementation")
+    fig.suptitle("%s: scaling with p at fixed sizes" % title)
+    fig.tight_layout()
+    save(fig, out, "scaling_%s.png" % stem, written)
+    plt.close(fig)
+
+
+def variant_text(v, coll):
+    datatype, op, root, in_place = v
+    parts = [datatype] if datatype else []
+    if op and "reduce" in coll:
+        parts.append(op)
+    if root:
+        parts.append("root%d" % root)
+    if in_place:
+        parts.append("inplace")
+    return parts
+
+
+def make_all(plt, np, points, out):
+    written = []
+    by_cl = {}
+    for q in points:
+        by_cl.setdefault((q.coll, q.lib), []).append(q)
+    for (coll, lib), pts in sorted(by_cl.items()):
+        variants = sorted({q.variant for q in pts})
+        for v in variants:
+            vp = [q for q in pts if q.variant == v]
+            extra = variant_text(v, coll) if len(variants) > 1 else []
+            base = "_".join([slug(coll), slug(lib)] + [slug(x) for x in extra])
+            title = ", ".join([coll, lib] + extra)
+            for p in sorted({q.p for q in vp}):
+                plot_group(plt, np, [q for q in vp if q.p == p], "%s, p=%d" % (title, p),
+                           "%s_p%d" % (base, p), out, written)
+            plot_heatmap(plt, np, vp, title, base, out, written)
+            plot_scaling(plt, np, vp, title, base, out, written)
+    return written
+
+
+def main(argv):
+    quiet = "--quiet" in argv[1:]
+    args = [a for a in argv[1:] if a != "--quiet"]
+    if len(args) != 1 or args[0].startswith("-"):
+        print("usage: /usr/bin/python3 harness/plots.py DIR [--quiet]", file=sys.stderr)
+        return 2
+    d = args[0]
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import numpy as np
+    except ImportError as e:
+        print("plots.py: %s cannot import matplotlib and numpy (%s); install "
+              "python3-matplotlib (harness/setup.sh)" % (sys.executable, e), file=sys.stderr)
+        return 3
+    try:
+        points = load(d)
+    except (OSError, BadInput) as e:
+        print("plots.py: %s" % e, file=sys.stderr)
+        return 2
+    except (KeyError, TypeError, ValueError) as e:
+        print("plots.py: %s/points.jsonl: a record lacks a field or has a wrong type (%r); "
+              "collgen report %s says which" % (d, e, d), file=sys.stderr)
+        return 2
+    tmp = os.path.join(d, "plots.tmp")
+    old = os.path.join(d, "plots.old")
+    final = os.path.join(d, "plots")
+    for stale in (tmp, old):
+        shutil.rmtree(stale, ignore_errors=True)
+    os.makedirs(tmp)
+    plt.rcParams.update({"font.size": 9})
+    written = make_all(plt, np, points, tmp)
+    if os.path.isdir(final):
+        os.rename(final, old)
+    os.rename(tmp, final)
+    shutil.rmtree(old, ignore_errors=True)
+    if not quiet:
+        print("plots.py: wrote %d plots in %s" % (len(written), final))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

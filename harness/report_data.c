@@ -1,0 +1,612 @@
+/* report_data.c - reads a campaign directory (report_data.h).
+ *
+ * Everything is checked before the report writes anything: a record that
+ * lacks a field the report needs, a line that is not JSON, a raw file with a
+ * line that is not a time, all stop the report with the file and line
+ * (exit 2). Only two things are tolerated, and both are shown in the report:
+ * an ok record whose raw file is absent (its ratios are not tested) and a
+ * point_id that appears twice (the first record is used).
+ */
+#include "report_data.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "report_util.h"
+
+/* Where a record's errors are reported. */
+struct where {
+    FILE *err;        /* sink */
+    const char *file; /* DIR/points.jsonl */
+    int line;         /* 1-based */
+};
+
+static void bad(const struct where *w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void bad(const struct where *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(w->err, "%s:%d: error: ", w->file, w->line);
+    vfprintf(w->err, fmt, ap);
+    fputc('\n', w->err);
+    va_end(ap);
+}
+
+/* Reads a whole file into a NUL-terminated malloc'd buffer; NULL with errno
+ * set on failure. */
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return NULL;
+    }
+    struct cg_rep_buf b;
+    cg_rep_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        cg_rep_buf_addn(&b, chunk, n);
+    }
+    int rerr = ferror(f);
+    int saved = errno;
+    fclose(f);
+    if (rerr) {
+        cg_rep_buf_fini(&b);
+        errno = (saved != 0) ? saved : EIO;
+        return NULL;
+    }
+    size_t used = b.len;
+    char *s = cg_rep_buf_take(&b);
+    if (s == NULL) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    *len = used;
+    return s;
+}
+
+/* The member at a dotted path ("timing.median_ns"), or NULL. */
+static const cJSON *at(const cJSON *obj, const char *path)
+{
+    char key[64];
+    const char *p = path;
+    while (obj != NULL && *p != '\0') {
+        const char *dot = strchr(p, '.');
+        size_t n = (dot != NULL) ? (size_t)(dot - p) : strlen(p);
+        if (n >= sizeof key || !cJSON_IsObject(obj)) {
+            return NULL;
+        }
+        memcpy(key, p, n);
+        key[n] = '\0';
+        obj = cJSON_GetObjectItemCaseSensitive(obj, key);
+        p += n + ((dot != NULL) ? 1 : 0);
+    }
+    return obj;
+}
+
+static int need_string(const struct where *w, const cJSON *rec, const char *path,
+                       const char **out)
+{
+    const cJSON *v = at(rec, path);
+    if (!cJSON_IsString(v) || v->valuestring[0] == '\0') {
+        bad(w, "the record has no '%s' (a non-empty string)", path);
+        return -1;
+    }
+    *out = v->valuestring;
+    return 0;
+}
+
+static int need_number(const struct where *w, const cJSON *rec, const char *path,
+                       const char *why, double *out)
+{
+    const cJSON *v = at(rec, path);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0.0) {
+        bad(w, "the record has no '%s' (a number >= 0)%s", path, why);
+        return -1;
+    }
+    *out = v->valuedouble;
+    return 0;
+}
+
+static const char *opt_string(const cJSON *rec, const char *path, const char *dflt)
+{
+    const cJSON *v = at(rec, path);
+    return cJSON_IsString(v) ? v->valuestring : dflt;
+}
+
+static int diff_lists(const cJSON *rec, const char *key)
+{
+    const cJSON *d = at(rec, "diff");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, d)
+    {
+        if (cJSON_IsString(it) && strcmp(it->valuestring, key) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Pulls the fields out of one parsed record; 0 or -1 (reported). */
+static int fill_record(const struct where *w, struct cg_rep_record *r)
+{
+    static const char *const statuses[] = {"ok", "failed_check", "error", "timeout",
+                                           "skipped", NULL};
+    const cJSON *rec = r->json;
+    if (!cJSON_IsObject(rec)) {
+        bad(w, "a record must be a JSON object");
+        return -1;
+    }
+    const cJSON *sv = at(rec, "schema_version");
+    if (!cJSON_IsNumber(sv)) {
+        bad(w, "the record has no 'schema_version' (a number)");
+        return -1;
+    }
+    if (sv->valuedouble != 1.0) {
+        char num[32];
+        cg_rep_fmt_number(num, sizeof num, sv->valuedouble);
+        bad(w, "schema_version %s is not supported (collgen report reads 1)", num);
+        return -1;
+    }
+    if (need_string(w, rec, "status", &r->status) != 0 ||
+        need_string(w, rec, "point_id", &r->point_id) != 0 ||
+        need_string(w, rec, "collective", &r->collective) != 0 ||
+        need_string(w, rec, "library", &r->library) != 0 ||
+        need_string(w, rec, "kind", &r->kind) != 0 ||
+        need_string(w, rec, "name", &r->name) != 0) {
+        return -1;
+    }
+    int known = 0;
+    for (int i = 0; statuses[i] != NULL; i++) {
+        known |= (strcmp(r->status, statuses[i]) == 0);
+    }
+    if (!known) {
+        bad(w, "status '%s' is not one of ok, failed_check, error, timeout, skipped",
+            r->status);
+        return -1;
+    }
+    if (strcmp(r->kind, "native") != 0 && strcmp(r->kind, "generated") != 0) {
+        bad(w, "kind '%s' is not native or generated", r->kind);
+        return -1;
+    }
+    double ranks = 0.0;
+    if (need_number(w, rec, "requested.ranks", "", &ranks) != 0 ||
+        need_number(w, rec, "size_B", "", &r->size_B) != 0) {
+        return -1;
+    }
+    if (ranks < 1.0 || ranks != floor(ranks) || ranks > 1e9) {
+        bad(w, "'requested.ranks' must be a whole number >= 1");
+        return -1;
+    }
+    r->ranks = (int)ranks;
+    r->reason = opt_string(rec, "reason", NULL);
+    r->datatype = opt_string(rec, "requested.datatype", "");
+    r->op = opt_string(rec, "requested.op", "");
+    const cJSON *root = at(rec, "requested.root");
+    r->root = cJSON_IsNumber(root) ? root->valueint : 0;
+    r->in_place = cJSON_IsTrue(at(rec, "requested.in_place"));
+    r->algorithm_source = opt_string(rec, "effective.algorithm_source", NULL);
+    if (diff_lists(rec, "algorithm")) {
+        r->effective_algorithm = opt_string(rec, "effective.algorithm", "unknown");
+    }
+    r->algbw_GBps = NAN;
+    r->busbw_GBps = NAN;
+    if (strcmp(r->status, "ok") != 0) {
+        return 0;
+    }
+    const char *why = "; a record with status ok needs it";
+    if (need_number(w, rec, "timing.median_ns", why, &r->median_ns) != 0 ||
+        need_number(w, rec, "timing.p25_ns", why, &r->p25_ns) != 0 ||
+        need_number(w, rec, "timing.p75_ns", why, &r->p75_ns) != 0) {
+        return -1;
+    }
+    const cJSON *algbw = at(rec, "bandwidth.algbw_GBps");
+    const cJSON *busbw = at(rec, "bandwidth.busbw_GBps");
+    if (cJSON_IsNumber(algbw)) {
+        r->algbw_GBps = algbw->valuedouble;
+    }
+    if (cJSON_IsNumber(busbw)) {
+        r->busbw_GBps = busbw->valuedouble;
+    }
+    const cJSON *raw = at(rec, "raw");
+    if (cJSON_IsString(raw)) {
+        const char *p = raw->valuestring;
+        /* Why: the path comes from a file; keep the report inside DIR. */
+        if (p[0] == '\0' || p[0] == '/' || strcmp(p, "..") == 0 || strncmp(p, "../", 3) == 0 ||
+            strstr(p, "/../") != NULL ||
+            (strlen(p) >= 3 && strcmp(p + strlen(p) - 3, "/..") == 0)) {
+            bad(w, "'raw' must be a path inside the campaign directory, not '%s'", p);
+            return -1;
+        }
+        r->raw_path = p;
+    } else if (!cJSON_IsNull(raw) && raw != NULL) {
+        bad(w, "'raw' must be a string or null");
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads a raw file: one repetition per line, the first column a time in ns.
+ * Returns 0, 1 when the file is absent, -1 on anything else (reported),
+ * -2 out of memory. */
+static int load_raw(FILE *err, const char *dir, struct cg_rep_record *r)
+{
+    char *path = cg_rep_strf("%s/%s", dir, r->raw_path);
+    if (path == NULL) {
+        return -2;
+    }
+    size_t len = 0;
+    char *text = read_all(path, &len);
+    if (text == NULL) {
+        int e = errno;
+        if (e == ENOENT) {
+            free(path);
+            return 1;
+        }
+        fprintf(err, "%s: error: cannot read: %s\n", path, strerror(e));
+        free(path);
+        return (e == ENOMEM) ? -2 : -1;
+    }
+    size_t cap = 64;
+    double *v = malloc(cap * sizeof *v);
+    if (v == NULL) {
+        free(text);
+        free(path);
+        return -2;
+    }
+    size_t n = 0;
+    int line = 0;
+    int rc = 0;
+    char *p = text;
+    while (*p != '\0' && rc == 0) {
+        char *nl = strchr(p, '\n');
+        char *next = (nl != NULL) ? nl + 1 : p + strlen(p);
+        if (nl != NULL) {
+            *nl = '\0';
+        }
+        line++;
+        char *q = p;
+        while (*q == ' ' || *q == '\t' || *q == '\r') {
+            q++;
+        }
+        if (*q != '\0') {
+            char *end = NULL;
+            errno = 0;
+            double t = strtod(q, &end);
+            if (end == q || errno != 0 || !isfinite(t) || t < 0.0 ||
+                (*end != '\0' && *end != ' ' && *end != '\t' && *end != '\r')) {
+                size_t shown = strcspn(q, " \t\r");
+                fprintf(err, "%s:%d: error: expected a time in ns (a number >= 0), found '%.*s'\n",
+                        path, line, (int)(shown > 40 ? 40 : shown), q);
+                rc = -1;
+                break;
+            }
+            if (n == cap) {
+                double *bigger = realloc(v, 2 * cap * sizeof *v);
+                if (bigger == NULL) {
+                    rc = -2;
+                    break;
+                }
+                v = bigger;
+                cap *= 2;
+            }
+            v[n++] = t;
+        }
+        p = next;
+    }
+    free(text);
+    free(path);
+    if (rc != 0) {
+        free(v);
+        return rc;
+    }
+    r->raw = v;
+    r->nraw = n;
+    return 0;
+}
+
+/* Parses a whole JSON file; NULL with the error reported, or *absent = 1
+ * when it does not exist. */
+static cJSON *load_json_file(FILE *err, const char *path, int *absent, int *oom)
+{
+    size_t len = 0;
+    char *text = read_all(path, &len);
+    *absent = 0;
+    *oom = 0;
+    if (text == NULL) {
+        if (errno == ENOENT) {
+            *absent = 1;
+        } else if (errno == ENOMEM) {
+            *oom = 1;
+        } else {
+            fprintf(err, "%s: error: cannot read: %s\n", path, strerror(errno));
+        }
+        return NULL;
+    }
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithOpts(text, &end, 1);
+    if (j == NULL) {
+        int line = 1;
+        int col = 1;
+        for (const char *q = text; end != NULL && q < end && *q != '\0'; q++) {
+            if (*q == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        fprintf(err, "%s:%d:%d: error: not valid JSON\n", path, line, col);
+    } else if (!cJSON_IsObject(j)) {
+        fprintf(err, "%s:1:1: error: expected a JSON object\n", path);
+        cJSON_Delete(j);
+        j = NULL;
+    }
+    free(text);
+    return j;
+}
+
+static int cmp_runs(const void *a, const void *b)
+{
+    int x = ((const struct cg_rep_run *)a)->id;
+    int y = ((const struct cg_rep_run *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* Reads every run-<n>.json of dir; 0, 2 (reported) or 1 (memory). */
+static int load_runs(struct cg_rep_campaign *c, FILE *err)
+{
+    DIR *d = opendir(c->dir);
+    if (d == NULL) {
+        fprintf(err, "%s: error: cannot list: %s\n", c->dir, strerror(errno));
+        return 2;
+    }
+    int rc = 0;
+    size_t cap = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        int id = 0;
+        int used = 0;
+        if (sscanf(e->d_name, "run-%d.json%n", &id, &used) != 1 ||
+            used != (int)strlen(e->d_name) || id < 0) {
+            continue;
+        }
+        char *path = cg_rep_strf("%s/%s", c->dir, e->d_name);
+        if (path == NULL) {
+            rc = 1;
+            break;
+        }
+        int absent = 0;
+        int oom = 0;
+        cJSON *j = load_json_file(err, path, &absent, &oom);
+        free(path);
+        if (j == NULL) {
+            rc = oom ? 1 : 2;
+            break;
+        }
+        if (c->nruns == cap) {
+            size_t ncap = (cap != 0) ? 2 * cap : 16;
+            struct cg_rep_run *bigger = realloc(c->runs, ncap * sizeof *bigger);
+            if (bigger == NULL) {
+                cJSON_Delete(j);
+                rc = 1;
+                break;
+            }
+            c->runs = bigger;
+            cap = ncap;
+        }
+        c->runs[c->nruns].id = id;
+        c->runs[c->nruns].json = j;
+        c->nruns++;
+    }
+    closedir(d);
+    if (c->nruns > 1) {
+        qsort(c->runs, c->nruns, sizeof *c->runs, cmp_runs);
+    }
+    return rc;
+}
+
+struct by_id {
+    const char *id; /* point_id */
+    size_t index;   /* into recs */
+};
+
+static int cmp_by_id(const void *a, const void *b)
+{
+    const struct by_id *x = a;
+    const struct by_id *y = b;
+    int s = strcmp(x->id, y->id);
+    if (s != 0) {
+        return s;
+    }
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Marks every record whose point_id an earlier line already had. */
+static int mark_duplicates(struct cg_rep_campaign *c)
+{
+    if (c->nrecs < 2) {
+        return 0;
+    }
+    struct by_id *v = malloc(c->nrecs * sizeof *v);
+    if (v == NULL) {
+        return 1;
+    }
+    for (size_t i = 0; i < c->nrecs; i++) {
+        v[i].id = c->recs[i].point_id;
+        v[i].index = i;
+    }
+    qsort(v, c->nrecs, sizeof *v, cmp_by_id);
+    /* Equal ids sort by index, so the first of each run is the earliest line. */
+    size_t first = 0;
+    for (size_t i = 1; i < c->nrecs; i++) {
+        if (strcmp(v[first].id, v[i].id) == 0) {
+            c->recs[v[i].index].duplicate_of = c->recs[v[first].index].line;
+        } else {
+            first = i;
+        }
+    }
+    free(v);
+    return 0;
+}
+
+/* Splits points.jsonl into records; 0, 1 (memory) or 2 (reported). */
+static int load_points(struct cg_rep_campaign *c, FILE *err)
+{
+    char *path = cg_rep_strf("%s/points.jsonl", c->dir);
+    if (path == NULL) {
+        return 1;
+    }
+    size_t len = 0;
+    char *text = read_all(path, &len);
+    if (text == NULL) {
+        int e = errno;
+        fprintf(err, "%s: error: cannot read: %s%s\n", path, strerror(e),
+                (e == ENOENT) ? " (is this a campaign directory? collgen run writes one)" : "");
+        free(path);
+        return (e == ENOMEM) ? 1 : 2;
+    }
+    if (strlen(text) != len) {
+        fprintf(err, "%s: error: the file holds a NUL byte (not JSON lines)\n", path);
+        free(text);
+        free(path);
+        return 2;
+    }
+    int rc = 0;
+    size_t cap = 0;
+    struct where w = {err, path, 0};
+    char *p = text;
+    while (*p != '\0') {
+        char *nl = strchr(p, '\n');
+        char *next = (nl != NULL) ? nl + 1 : p + strlen(p);
+        if (nl != NULL) {
+            *nl = '\0';
+        }
+        w.line++;
+        if (p[strspn(p, " \t\r")] == '\0') {
+            p = next;
+            continue; /* blank lines carry nothing */
+        }
+        const char *end = NULL;
+        cJSON *j = cJSON_ParseWithOpts(p, &end, 1);
+        if (j == NULL) {
+            long col = (end != NULL && end >= p) ? (long)(end - p) + 1 : 1;
+            fprintf(err, "%s:%d:%ld: error: not valid JSON (a record is one JSON object per line)\n",
+                    path, w.line, col);
+            rc = 2;
+            break;
+        }
+        if (c->nrecs == cap) {
+            size_t ncap = (cap != 0) ? 2 * cap : 64;
+            struct cg_rep_record *bigger = realloc(c->recs, ncap * sizeof *bigger);
+            if (bigger == NULL) {
+                cJSON_Delete(j);
+                rc = 1;
+                break;
+            }
+            c->recs = bigger;
+            cap = ncap;
+        }
+        struct cg_rep_record *r = &c->recs[c->nrecs++];
+        memset(r, 0, sizeof *r);
+        r->line = w.line;
+        r->json = j;
+        if (fill_record(&w, r) != 0) {
+            rc = 2;
+            break;
+        }
+        p = next;
+    }
+    free(text);
+    free(path);
+    return rc;
+}
+
+int cg_rep_load(struct cg_rep_campaign *c, const char *dir, FILE *err)
+{
+    memset(c, 0, sizeof *c);
+    c->dir = dir;
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        fprintf(err, "%s: error: cannot open the campaign directory: %s\n", dir, strerror(errno));
+        return 2;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        fprintf(err, "%s: error: not a directory (collgen report reads a campaign directory)\n",
+                dir);
+        return 2;
+    }
+    int rc = load_points(c, err);
+    if (rc != 0) {
+        return rc;
+    }
+    for (size_t i = 0; i < c->nrecs; i++) {
+        struct cg_rep_record *r = &c->recs[i];
+        if (r->raw_path == NULL) {
+            r->raw_missing = cg_rep_is_ok(r);
+            continue;
+        }
+        int got = load_raw(err, dir, r);
+        if (got == 1) {
+            r->raw_missing = 1;
+        } else if (got == -1) {
+            return 2;
+        } else if (got == -2) {
+            return 1;
+        }
+    }
+    if (mark_duplicates(c) != 0) {
+        return 1;
+    }
+    char *path = cg_rep_strf("%s/campaign.json", dir);
+    if (path == NULL) {
+        return 1;
+    }
+    int absent = 0;
+    int oom = 0;
+    c->campaign = load_json_file(err, path, &absent, &oom);
+    free(path);
+    if (c->campaign == NULL && !absent) {
+        return oom ? 1 : 2;
+    }
+    return load_runs(c, err);
+}
+
+void cg_rep_campaign_fini(struct cg_rep_campaign *c)
+{
+    for (size_t i = 0; i < c->nrecs; i++) {
+        cJSON_Delete(c->recs[i].json);
+        free(c->recs[i].raw);
+    }
+    free(c->recs);
+    for (size_t i = 0; i < c->nruns; i++) {
+        cJSON_Delete(c->runs[i].json);
+    }
+    free(c->runs);
+    cJSON_Delete(c->campaign);
+    memset(c, 0, sizeof *c);
+}
+
+int cg_rep_is_ok(const struct cg_rep_record *r)
+{
+    return strcmp(r->status, "ok") == 0;
+}
+
+const char *cg_rep_campaign_id(const struct cg_rep_campaign *c)
+{
+    const cJSON *j = NULL;
+    if (c->campaign != NULL) {
+        j = cJSON_GetObjectItemCaseSensitive(c->campaign, "campaign");
+    }
+    if (!cJSON_IsString(j) && c->nrecs > 0) {
+        j = cJSON_GetObjectItemCaseSensitive(c->recs[0].json, "campaign");
+    }
+    return cJSON_IsString(j) ? j->valuestring : "?";
+}

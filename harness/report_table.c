@@ -1,0 +1,875 @@
+/* report_table.c - the tables of collgen report and their rendering
+ * (report_table.h).
+ *
+ * A worked case, from tests/report/campaign (allreduce, Open MPI, p = 4,
+ * 1 MiB; medians in us): default 800, native ring 520, native
+ * recursive_doubling 910, generated allreduce_ring 455, generated
+ * allreduce_recursive_doubling 930. The row reads: best native ring,
+ * nat/def 520/800 = 0.650; best generated ring, gen/def 455/800 = 0.569;
+ * best/def (PICO) min(520, 455)/800 = 0.569; winner g:ring. The pairs table
+ * has allreduce_ring against ring, 455/520 = 0.875, and
+ * allreduce_recursive_doubling against recursive_doubling, 930/910 = 1.022.
+ */
+#include "report_table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_stats.h"
+#include "report_util.h"
+
+/* ---- documents --------------------------------------------------------- */
+
+void cg_rep_doc_init(struct cg_rep_doc *d)
+{
+    d->blocks = NULL;
+    d->n = 0;
+    d->cap = 0;
+    d->failed = 0;
+}
+
+void cg_rep_table_free(struct cg_rep_table *t)
+{
+    if (t == NULL) {
+        return;
+    }
+    for (int i = 0; i < t->nrows * t->ncols; i++) {
+        free(t->cells[i]);
+    }
+    free(t->cells);
+    free(t);
+}
+
+void cg_rep_doc_fini(struct cg_rep_doc *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        free(d->blocks[i].text);
+        cg_rep_table_free(d->blocks[i].table);
+    }
+    free(d->blocks);
+    cg_rep_doc_init(d);
+}
+
+static struct cg_rep_block *doc_push(struct cg_rep_doc *d)
+{
+    if (d->failed) {
+        return NULL;
+    }
+    if (d->n == d->cap) {
+        size_t cap = (d->cap != 0) ? 2 * d->cap : 32;
+        struct cg_rep_block *b = realloc(d->blocks, cap * sizeof *b);
+        if (b == NULL) {
+            d->failed = 1;
+            return NULL;
+        }
+        d->blocks = b;
+        d->cap = cap;
+    }
+    struct cg_rep_block *b = &d->blocks[d->n];
+    memset(b, 0, sizeof *b);
+    return b;
+}
+
+void cg_rep_doc_add(struct cg_rep_doc *d, enum cg_rep_block_kind kind, int level,
+                    const char *text)
+{
+    struct cg_rep_block *b = doc_push(d);
+    if (b == NULL) {
+        return;
+    }
+    b->text = strdup(text);
+    if (b->text == NULL) {
+        d->failed = 1;
+        return;
+    }
+    b->kind = kind;
+    b->level = level;
+    d->n++;
+}
+
+void cg_rep_doc_add_table(struct cg_rep_doc *d, struct cg_rep_table *t)
+{
+    struct cg_rep_block *b = doc_push(d);
+    if (b == NULL) {
+        cg_rep_table_free(t);
+        return;
+    }
+    b->kind = CG_REP_TABLE;
+    b->table = t;
+    d->n++;
+}
+
+/* Adds a block holding text that the caller malloc'd; NULL means no memory. */
+static void doc_add_owned(struct cg_rep_doc *d, enum cg_rep_block_kind kind, int level, char *text)
+{
+    if (text == NULL) {
+        d->failed = 1;
+        return;
+    }
+    cg_rep_doc_add(d, kind, level, text);
+    free(text);
+}
+
+struct cg_rep_table *cg_rep_table_new(int ncols, const char *const *heads, const char *align)
+{
+    struct cg_rep_table *t = calloc(1, sizeof *t);
+    if (t != NULL) {
+        t->ncols = ncols;
+        t->heads = heads;
+        t->align = align;
+    }
+    return t;
+}
+
+int cg_rep_table_row(struct cg_rep_table *t, const char *const *cells)
+{
+    if (t->nrows == t->cap) {
+        int cap = (t->cap != 0) ? 2 * t->cap : 16;
+        char **c = realloc(t->cells, (size_t)cap * (size_t)t->ncols * sizeof *c);
+        if (c == NULL) {
+            return -1;
+        }
+        t->cells = c;
+        t->cap = cap;
+    }
+    char **row = &t->cells[t->nrows * t->ncols];
+    for (int i = 0; i < t->ncols; i++) {
+        row[i] = strdup(cells[i]);
+        if (row[i] == NULL) {
+            for (int j = 0; j < i; j++) {
+                free(row[j]);
+            }
+            return -1;
+        }
+    }
+    t->nrows++;
+    return 0;
+}
+
+/* ---- what pairs with what ---------------------------------------------- */
+
+/* A generated schedule is named <collective>_<name>. It pairs with the
+ * native algorithm called <name>, unless this table names the native
+ * algorithms (Open MPI's and MPICH's names) that implement it. */
+static const struct equivalence {
+    const char *collective;   /* the collective */
+    const char *schedule;     /* name after "<collective>_" */
+    const char *native[3];    /* native algorithm names; NULL-terminated */
+} equivalences[] = {
+    {"allreduce", "rabenseifner", {"rabenseifner", "reduce_scatter_allgather", NULL}},
+    {"allgather", "bruck", {"bruck", "brucks", NULL}},
+    {"bcast", "binomial_doubling", {"binomial", NULL, NULL}},
+    {"bcast", "binomial_halving", {"binomial", NULL, NULL}},
+    /* Why: Open MPI's scatter_allgather gathers by recursive doubling; the
+     * generated schedule, like scatter_allgather_ring, gathers around a ring. */
+    {"bcast", "scatter_allgather", {"scatter_allgather_ring", "scatter_ring_allgather", NULL}},
+};
+
+/* The name of a generated schedule after its collective's prefix. */
+static const char *short_name(const struct cg_rep_record *r)
+{
+    size_t n = strlen(r->collective);
+    if (strcmp(r->kind, "generated") == 0 && strncmp(r->name, r->collective, n) == 0 &&
+        r->name[n] == '_' && r->name[n + 1] != '\0') {
+        return r->name + n + 1;
+    }
+    return r->name;
+}
+
+/* Whether native record n implements the algorithm of generated record g. */
+static int same_algorithm(const struct cg_rep_record *g, const struct cg_rep_record *n)
+{
+    const char *s = short_name(g);
+    if (s == g->name) {
+        return 0; /* not named <collective>_<name>: nothing to pair with */
+    }
+    for (size_t i = 0; i < sizeof equivalences / sizeof equivalences[0]; i++) {
+        const struct equivalence *e = &equivalences[i];
+        if (strcmp(e->collective, g->collective) == 0 && strcmp(e->schedule, s) == 0) {
+            for (int k = 0; k < 3 && e->native[k] != NULL; k++) {
+                if (strcmp(e->native[k], n->name) == 0) {
+                    return 1;
+                }
+            }
+            return 0;
+        }
+    }
+    return strcmp(s, n->name) == 0;
+}
+
+/* "ring", "ring!" (the library ran another algorithm), "g:ring". */
+static void label(char *out, size_t n, const struct cg_rep_record *r)
+{
+    if (strcmp(r->kind, "generated") == 0) {
+        snprintf(out, n, "g:%s", short_name(r));
+    } else {
+        snprintf(out, n, "%s%s", r->name, (r->effective_algorithm != NULL) ? "!" : "");
+    }
+}
+
+/* ---- grouping ------------------------------------------------------------ */
+
+static int cmp_str(const char *a, const char *b)
+{
+    return strcmp(a, b);
+}
+
+static int cmp_int(long a, long b)
+{
+    return (a > b) - (a < b);
+}
+
+static int cmp_dbl(double a, double b)
+{
+    return (a > b) - (a < b);
+}
+
+/* Records in one table share collective, library, process count, datatype,
+ * op, root and in-place. */
+static int cmp_group(const struct cg_rep_record *a, const struct cg_rep_record *b)
+{
+    int s;
+    if ((s = cmp_str(a->collective, b->collective)) != 0 ||
+        (s = cmp_str(a->library, b->library)) != 0 || (s = cmp_int(a->ranks, b->ranks)) != 0 ||
+        (s = cmp_str(a->datatype, b->datatype)) != 0 || (s = cmp_str(a->op, b->op)) != 0 ||
+        (s = cmp_int(a->root, b->root)) != 0 || (s = cmp_int(a->in_place, b->in_place)) != 0) {
+        return s;
+    }
+    return 0;
+}
+
+/* Within a table: by size, natives first, then by name and median. */
+static int cmp_rec(const void *pa, const void *pb)
+{
+    const struct cg_rep_record *a = *(const struct cg_rep_record *const *)pa;
+    const struct cg_rep_record *b = *(const struct cg_rep_record *const *)pb;
+    int s;
+    if ((s = cmp_group(a, b)) != 0 || (s = cmp_dbl(a->size_B, b->size_B)) != 0 ||
+        (s = cmp_int(strcmp(a->kind, "native") != 0, strcmp(b->kind, "native") != 0)) != 0 ||
+        (s = cmp_str(a->name, b->name)) != 0 || (s = cmp_dbl(a->median_ns, b->median_ns)) != 0) {
+        return s;
+    }
+    return cmp_int(a->line, b->line);
+}
+
+/* Whether a beats b: lower median, then native before generated, then name. */
+static int faster(const struct cg_rep_record *a, const struct cg_rep_record *b)
+{
+    if (b == NULL) {
+        return 1;
+    }
+    if (a->median_ns != b->median_ns) {
+        return a->median_ns < b->median_ns;
+    }
+    int an = strcmp(a->kind, "native") == 0;
+    int bn = strcmp(b->kind, "native") == 0;
+    if (an != bn) {
+        return an;
+    }
+    return strcmp(a->name, b->name) < 0;
+}
+
+static int reduces(const char *collective)
+{
+    return strstr(collective, "reduce") != NULL;
+}
+
+static char *group_title(const struct cg_rep_record *r)
+{
+    int show_op = reduces(r->collective) && r->op[0] != '\0';
+    char root[32] = "";
+    if (r->root != 0) {
+        snprintf(root, sizeof root, " / root %d", r->root);
+    }
+    return cg_rep_strf("%s / %s / p=%d%s%s%s%s%s%s", r->collective, r->library, r->ranks,
+                       (r->datatype[0] != '\0') ? " / " : "", r->datatype, show_op ? " " : "",
+                       show_op ? r->op : "", root, r->in_place ? " / in place" : "");
+}
+
+/* ---- significance -------------------------------------------------------- */
+
+struct test {
+    const char *mark; /* "" significant, "~" not, "?" not tested */
+    double p;         /* p-value when tested */
+};
+
+/* Tests a against b on their raw repetitions; 0 or -1 out of memory. */
+static int significance(const struct cg_rep_record *a, const struct cg_rep_record *b,
+                        struct test *t)
+{
+    t->mark = "?";
+    t->p = NAN;
+    if (a->raw == NULL || b->raw == NULL || a->nraw == 0 || b->nraw == 0) {
+        return 0;
+    }
+    if (cg_rep_mann_whitney(a->raw, a->nraw, b->raw, b->nraw, &t->p) != 0) {
+        return -1;
+    }
+    t->mark = (t->p < CG_REP_ALPHA) ? "" : "~";
+    return 0;
+}
+
+static void fmt_ratio(char *out, size_t n, double num, double den, const struct test *t)
+{
+    if (den <= 0.0) {
+        snprintf(out, n, "-");
+    } else {
+        snprintf(out, n, "%.3f%s", num / den, t->mark);
+    }
+}
+
+static void fmt_p(char *out, size_t n, const struct test *t)
+{
+    if (isnan(t->p)) {
+        snprintf(out, n, "?");
+    } else if (t->p < 0.001) {
+        snprintf(out, n, "%.1e", t->p);
+    } else {
+        snprintf(out, n, "%.3f", t->p);
+    }
+}
+
+static void fmt_bw(char *out, size_t n, double v)
+{
+    if (isnan(v)) {
+        snprintf(out, n, "-");
+    } else if (v < 0.01) {
+        snprintf(out, n, "%.5f", v);
+    } else if (v < 10.0) {
+        snprintf(out, n, "%.3f", v);
+    } else {
+        snprintf(out, n, "%.1f", v);
+    }
+}
+
+/* ---- the tables --------------------------------------------------------- */
+
+static const char *const main_heads[] = {
+    "size", "default us", "best native", "native us", "nat/def", "best generated",
+    "gen us", "gen/def", "best/def", "winner", "algbw GB/s", "busbw GB/s"};
+static const char main_align[] = "rrlrrlrrrlrr";
+
+static const char *const pair_heads[] = {"size", "generated", "native", "gen us",
+                                         "native us", "gen/native", "p (U test)"};
+static const char pair_align[] = "rllrrrr";
+
+static const char *const bad_heads[] = {"line", "status", "collective", "library", "p",
+                                        "size", "implementation", "reason"};
+static const char bad_align[] = "rllllrll";
+
+/* One row of the main table and its pairs, for records v[0..n) of one size. */
+static int size_rows(struct cg_rep_table *main_t, struct cg_rep_table *pair_t,
+                     const struct cg_rep_record *const *v, size_t n)
+{
+    const struct cg_rep_record *def = NULL;
+    const struct cg_rep_record *nat = NULL;
+    const struct cg_rep_record *gen = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const struct cg_rep_record *r = v[i];
+        if (strcmp(r->kind, "native") == 0 && strcmp(r->name, "default") == 0) {
+            def = faster(r, def) ? r : def;
+        } else if (strcmp(r->kind, "native") == 0) {
+            nat = faster(r, nat) ? r : nat;
+        } else {
+            gen = faster(r, gen) ? r : gen;
+        }
+    }
+    const struct cg_rep_record *best = (gen != NULL && faster(gen, nat)) ? gen : nat;
+    const struct cg_rep_record *winner = best;
+    if (def != NULL && (best == NULL || !(best->median_ns < def->median_ns))) {
+        winner = def;
+    }
+
+    char size[32], def_us[32] = "-", nat_name[96] = "-", nat_us[32] = "-", nat_r[32] = "-";
+    char gen_name[96] = "-", gen_us[32] = "-", gen_r[32] = "-", best_r[32] = "-";
+    char win[96] = "-", algbw[32] = "-", busbw[32] = "-";
+    struct test t;
+    cg_rep_fmt_size(size, sizeof size, v[0]->size_B);
+    if (def != NULL) {
+        cg_rep_fmt_us(def_us, sizeof def_us, def->median_ns);
+    }
+    if (nat != NULL) {
+        label(nat_name, sizeof nat_name, nat);
+        cg_rep_fmt_us(nat_us, sizeof nat_us, nat->median_ns);
+        if (def != NULL) {
+            if (significance(nat, def, &t) != 0) {
+                return -1;
+            }
+            fmt_ratio(nat_r, sizeof nat_r, nat->median_ns, def->median_ns, &t);
+        }
+    }
+    if (gen != NULL) {
+        snprintf(gen_name, sizeof gen_name, "%s", short_name(gen));
+        cg_rep_fmt_us(gen_us, sizeof gen_us, gen->median_ns);
+        if (def != NULL) {
+            if (significance(gen, def, &t) != 0) {
+                return -1;
+            }
+            fmt_ratio(gen_r, sizeof gen_r, gen->median_ns, def->median_ns, &t);
+        }
+    }
+    if (best != NULL && def != NULL) {
+        if (significance(best, def, &t) != 0) {
+            return -1;
+        }
+        fmt_ratio(best_r, sizeof best_r, best->median_ns, def->median_ns, &t);
+    }
+    if (winner != NULL) {
+        label(win, sizeof win, winner);
+        fmt_bw(algbw, sizeof algbw, winner->algbw_GBps);
+        fmt_bw(busbw, sizeof busbw, winner->busbw_GBps);
+    }
+    const char *row[] = {size, def_us, nat_name, nat_us, nat_r, gen_name,
+                         gen_us, gen_r, best_r, win, algbw, busbw};
+    if (cg_rep_table_row(main_t, row) != 0) {
+        return -1;
+    }
+
+    /* Each generated schedule against the fastest native implementation of
+     * the same algorithm at this size. */
+    for (size_t i = 0; i < n; i++) {
+        const struct cg_rep_record *g = v[i];
+        if (strcmp(g->kind, "generated") != 0) {
+            continue;
+        }
+        const struct cg_rep_record *peer = NULL;
+        for (size_t k = 0; k < n; k++) {
+            if (strcmp(v[k]->kind, "native") == 0 && same_algorithm(g, v[k])) {
+                peer = faster(v[k], peer) ? v[k] : peer;
+            }
+        }
+        if (peer == NULL) {
+            continue;
+        }
+        char g_us[32], p_us[32], ratio[32], pv[32], p_name[96];
+        cg_rep_fmt_us(g_us, sizeof g_us, g->median_ns);
+        cg_rep_fmt_us(p_us, sizeof p_us, peer->median_ns);
+        label(p_name, sizeof p_name, peer);
+        if (significance(g, peer, &t) != 0) {
+            return -1;
+        }
+        fmt_ratio(ratio, sizeof ratio, g->median_ns, peer->median_ns, &t);
+        fmt_p(pv, sizeof pv, &t);
+        const char *prow[] = {size, g->name, p_name, g_us, p_us, ratio, pv};
+        if (cg_rep_table_row(pair_t, prow) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The tables of one group, records v[0..n) sorted by size. */
+static void group_tables(struct cg_rep_doc *d, const struct cg_rep_record *const *v, size_t n)
+{
+    doc_add_owned(d, CG_REP_HEADING, 3, group_title(v[0]));
+    struct cg_rep_table *main_t = cg_rep_table_new(12, main_heads, main_align);
+    struct cg_rep_table *pair_t = cg_rep_table_new(7, pair_heads, pair_align);
+    if (main_t == NULL || pair_t == NULL) {
+        cg_rep_table_free(main_t);
+        cg_rep_table_free(pair_t);
+        d->failed = 1;
+        return;
+    }
+    size_t i = 0;
+    while (i < n) {
+        size_t j = i + 1;
+        while (j < n && v[j]->size_B == v[i]->size_B) {
+            j++;
+        }
+        if (size_rows(main_t, pair_t, v + i, j - i) != 0) {
+            d->failed = 1;
+            break;
+        }
+        i = j;
+    }
+    cg_rep_doc_add_table(d, main_t);
+    if (pair_t->nrows > 0) {
+        cg_rep_doc_add(d, CG_REP_PARA, 0,
+                       "Generated schedules against the native implementation of the same "
+                       "algorithm:");
+        cg_rep_doc_add_table(d, pair_t);
+    } else {
+        cg_rep_table_free(pair_t);
+    }
+}
+
+static void summary(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
+{
+    static const char *const statuses[] = {"ok", "failed_check", "error", "timeout", "skipped"};
+    struct cg_rep_buf b;
+    cg_rep_buf_init(&b);
+    const char *id = cg_rep_campaign_id(c);
+    cg_rep_buf_printf(&b, "Campaign %s: %zu record%s in points.jsonl", id,
+                      c->nrecs, (c->nrecs == 1) ? "" : "s");
+    const char *sep = " (";
+    for (size_t s = 0; s < sizeof statuses / sizeof statuses[0]; s++) {
+        size_t k = 0;
+        for (size_t i = 0; i < c->nrecs; i++) {
+            k += (strcmp(c->recs[i].status, statuses[s]) == 0);
+        }
+        if (k > 0) {
+            cg_rep_buf_printf(&b, "%s%zu %s", sep, k, statuses[s]);
+            sep = ", ";
+        }
+    }
+    cg_rep_buf_add(&b, (c->nrecs > 0) ? ")." : ".");
+    if (c->nrecs == 0) {
+        cg_rep_buf_add(&b, " Nothing has been measured yet.");
+    }
+    doc_add_owned(d, CG_REP_PARA, 0, cg_rep_buf_take(&b));
+}
+
+/* Records with a status other than ok, each with its reason. */
+static void not_measured(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
+{
+    struct cg_rep_table *t = cg_rep_table_new(8, bad_heads, bad_align);
+    if (t == NULL) {
+        d->failed = 1;
+        return;
+    }
+    for (size_t i = 0; i < c->nrecs; i++) {
+        const struct cg_rep_record *r = &c->recs[i];
+        if (cg_rep_is_ok(r)) {
+            continue;
+        }
+        char line[16], p[16], size[32], impl[160], reason[400];
+        snprintf(line, sizeof line, "%d", r->line);
+        snprintf(p, sizeof p, "%d", r->ranks);
+        cg_rep_fmt_size(size, sizeof size, r->size_B);
+        snprintf(impl, sizeof impl, "%s:%s", r->kind, r->name);
+        /* Why: a reason is one table cell; line breaks would split the row. */
+        snprintf(reason, sizeof reason, "%s", (r->reason != NULL) ? r->reason : "(no reason given)");
+        for (char *q = reason; *q != '\0'; q++) {
+            if (*q == '\n' || *q == '\r' || *q == '\t') {
+                *q = ' ';
+            }
+        }
+        const char *row[] = {line, r->status, r->collective, r->library, p, size, impl, reason};
+        if (cg_rep_table_row(t, row) != 0) {
+            d->failed = 1;
+            break;
+        }
+    }
+    cg_rep_doc_add(d, CG_REP_HEADING, 2, "Records not measured (status other than ok)");
+    if (t->nrows == 0) {
+        cg_rep_table_free(t);
+        cg_rep_doc_add(d, CG_REP_PARA, 0, "None: every record has status ok.");
+        return;
+    }
+    cg_rep_doc_add_table(d, t);
+}
+
+/* Fallbacks, duplicates and missing raw files, one list item each. */
+static void notes(struct cg_rep_doc *d, const struct cg_rep_campaign *c,
+                  const struct cg_rep_record *const *v, size_t n)
+{
+    struct cg_rep_buf b;
+    cg_rep_buf_init(&b);
+    for (size_t i = 0; i < n; i++) {
+        const struct cg_rep_record *r = v[i];
+        if (r->effective_algorithm != NULL) {
+            char size[32];
+            cg_rep_fmt_size(size, sizeof size, r->size_B);
+            cg_rep_buf_printf(&b, "%s / %s / p=%d / %s: native %s ran %s (%s), line %d\n",
+                              r->collective, r->library, r->ranks, size, r->name,
+                              r->effective_algorithm,
+                              (r->algorithm_source != NULL) ? r->algorithm_source : "?", r->line);
+        }
+    }
+    for (size_t i = 0; i < c->nrecs; i++) {
+        const struct cg_rep_record *r = &c->recs[i];
+        if (r->duplicate_of != 0) {
+            cg_rep_buf_printf(&b, "line %d repeats point %s of line %d; the tables use line %d\n",
+                              r->line, r->point_id, r->duplicate_of, r->duplicate_of);
+        }
+    }
+    for (size_t i = 0; i < c->nrecs; i++) {
+        const struct cg_rep_record *r = &c->recs[i];
+        if (r->raw_missing && r->duplicate_of == 0) {
+            cg_rep_buf_printf(&b, "line %d (%s): raw repetitions %s%s; its ratios are not tested (?)\n",
+                              r->line, r->point_id, (r->raw_path != NULL) ? r->raw_path : "",
+                              (r->raw_path != NULL) ? " missing" : "not recorded");
+        }
+    }
+    if (b.failed) {
+        cg_rep_buf_fini(&b);
+        d->failed = 1;
+        return;
+    }
+    if (b.len == 0) {
+        cg_rep_buf_fini(&b);
+        return;
+    }
+    b.s[--b.len] = '\0'; /* the last '\n' */
+    cg_rep_doc_add(d, CG_REP_HEADING, 2, "Notes");
+    doc_add_owned(d, CG_REP_LIST, 0, cg_rep_buf_take(&b));
+}
+
+static void legend(struct cg_rep_doc *d)
+{
+    struct cg_rep_buf b;
+    cg_rep_buf_init(&b);
+    cg_rep_buf_add(&b,
+                   "Times are medians over the repetitions of the slowest rank in each "
+                   "repetition, in microseconds (us).\n"
+                   "nat/def, gen/def: the median of the best forced native algorithm, and of "
+                   "the best generated schedule, over the native default's median.\n"
+                   "best/def: PICO's best-to-default ratio t_best / t_default, t_best the lowest "
+                   "median of every implementation other than the default (forced native "
+                   "algorithms and generated schedules). Below 1 the default leaves speed on the "
+                   "table; above 1 the default is the fastest.\n"
+                   "winner: the fastest implementation (g:NAME is the generated schedule "
+                   "<collective>_NAME); algbw and busbw are the winner's, from its record "
+                   "(nccl-tests: algbw = size / time; busbw = algbw * 2(p-1)/p for allreduce, "
+                   "(p-1)/p for allgather and reduce_scatter_block, 1 for bcast).\n"
+                   "~ after a ratio: the difference is NOT statistically significant: two-sided "
+                   "Mann-Whitney U test on the raw repetitions of the two implementations "
+                   "(normal approximation with tie and continuity correction), alpha = 0.05. "
+                   "A ratio without a mark differs significantly; ? means a raw file is "
+                   "missing, so it was not tested.\n"
+                   "! after a native name: the library ran another algorithm than the one "
+                   "requested (see Notes).\n"
+                   "gen/native: a generated schedule <collective>_NAME against the native "
+                   "algorithm NAME (the fastest, if several), except:");
+    const char *sep = " ";
+    for (size_t i = 0; i < sizeof equivalences / sizeof equivalences[0]; i++) {
+        const struct equivalence *e = &equivalences[i];
+        cg_rep_buf_printf(&b, "%s%s_%s against", sep, e->collective, e->schedule);
+        for (int k = 0; k < 3 && e->native[k] != NULL; k++) {
+            cg_rep_buf_printf(&b, "%s%s", (k == 0) ? " " : " or ", e->native[k]);
+        }
+        sep = "; ";
+    }
+    cg_rep_buf_add(&b, ".");
+    cg_rep_doc_add(d, CG_REP_HEADING, 2, "How to read the tables");
+    doc_add_owned(d, CG_REP_LIST, 0, cg_rep_buf_take(&b));
+}
+
+int cg_rep_build_results(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
+{
+    summary(d, c);
+    const struct cg_rep_record **v = malloc((c->nrecs + 1) * sizeof *v);
+    if (v == NULL) {
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < c->nrecs; i++) {
+        if (cg_rep_is_ok(&c->recs[i]) && c->recs[i].duplicate_of == 0) {
+            v[n++] = &c->recs[i];
+        }
+    }
+    qsort(v, n, sizeof *v, cmp_rec);
+    size_t i = 0;
+    while (i < n && !d->failed) {
+        size_t j = i + 1;
+        while (j < n && cmp_group(v[j], v[i]) == 0) {
+            j++;
+        }
+        group_tables(d, v + i, j - i);
+        i = j;
+    }
+    not_measured(d, c);
+    notes(d, c, v, n);
+    legend(d);
+    free(v);
+    return d->failed ? -1 : 0;
+}
+
+/* ---- rendering ------------------------------------------------------------ */
+
+static void render_table_text(struct cg_rep_buf *b, const struct cg_rep_table *t)
+{
+    size_t w[16] = {0};
+    int nc = (t->ncols < 16) ? t->ncols : 16;
+    for (int c = 0; c < nc; c++) {
+        w[c] = strlen(t->heads[c]);
+        for (int r = 0; r < t->nrows; r++) {
+            size_t l = strlen(t->cells[r * t->ncols + c]);
+            w[c] = (l > w[c]) ? l : w[c];
+        }
+    }
+    for (int r = -1; r < t->nrows; r++) {
+        struct cg_rep_buf line;
+        cg_rep_buf_init(&line);
+        cg_rep_buf_add(&line, " ");
+        for (int c = 0; c < nc; c++) {
+            const char *s = (r < 0) ? t->heads[c] : t->cells[r * t->ncols + c];
+            int pad = (int)(w[c] - strlen(s));
+            if (t->align[c] == 'r') {
+                cg_rep_buf_printf(&line, " %*s%s", pad, "", s);
+            } else {
+                cg_rep_buf_printf(&line, " %s%*s", s, pad, "");
+            }
+            cg_rep_buf_add(&line, " ");
+        }
+        if (line.failed) {
+            b->failed = 1;
+            cg_rep_buf_fini(&line);
+            return;
+        }
+        while (line.len > 0 && line.s[line.len - 1] == ' ') {
+            line.s[--line.len] = '\0';
+        }
+        cg_rep_buf_add(b, line.s);
+        cg_rep_buf_add(b, "\n");
+        cg_rep_buf_fini(&line);
+    }
+}
+
+char *cg_rep_render_text(const struct cg_rep_doc *d)
+{
+    struct cg_rep_buf b;
+    cg_rep_buf_init(&b);
+    for (size_t i = 0; i < d->n; i++) {
+        const struct cg_rep_block *k = &d->blocks[i];
+        if (i > 0 && k->kind != CG_REP_IMAGE) {
+            cg_rep_buf_add(&b, "\n");
+        }
+        switch (k->kind) {
+        case CG_REP_HEADING: {
+            size_t len = strlen(k->text);
+            if (k->level == 3) {
+                cg_rep_buf_printf(&b, "== %s ==\n", k->text);
+                break;
+            }
+            cg_rep_buf_printf(&b, "%s\n", k->text);
+            for (size_t j = 0; j < len; j++) {
+                cg_rep_buf_add(&b, (k->level == 1) ? "=" : "-");
+            }
+            cg_rep_buf_add(&b, "\n");
+            break;
+        }
+        case CG_REP_PARA:
+            cg_rep_buf_printf(&b, "%s\n", k->text);
+            break;
+        case CG_REP_CODE: {
+            const char *p = k->text;
+            while (*p != '\0') {
+                size_t l = strcspn(p, "\n");
+                cg_rep_buf_add(&b, "    ");
+                cg_rep_buf_addn(&b, p, l);
+                cg_rep_buf_add(&b, "\n");
+                p += l + (p[l] == '\n');
+            }
+            break;
+        }
+        case CG_REP_LIST: {
+            const char *p = k->text;
+            while (*p != '\0') {
+                size_t l = strcspn(p, "\n");
+                cg_rep_buf_add(&b, "  - ");
+                cg_rep_buf_addn(&b, p, l);
+                cg_rep_buf_add(&b, "\n");
+                p += l + (p[l] == '\n');
+            }
+            break;
+        }
+        case CG_REP_IMAGE:
+            break; /* images live in report.md only */
+        case CG_REP_TABLE:
+            render_table_text(&b, k->table);
+            break;
+        }
+    }
+    return cg_rep_buf_take(&b);
+}
+
+/* A table cell in Markdown: pipes and the marks Markdown would read as
+ * formatting (~ strikes through, * emphasises) are escaped. */
+static void md_cell(struct cg_rep_buf *b, const char *s)
+{
+    for (; *s != '\0'; s++) {
+        if (*s == '|' || *s == '~' || *s == '*' || *s == '<' || *s == '>') {
+            cg_rep_buf_add(b, "\\");
+        }
+        cg_rep_buf_addn(b, s, 1);
+    }
+}
+
+/* Paragraph text in Markdown: as md_cell, but `code spans` stay verbatim
+ * (a backslash inside one would be shown). */
+static void md_text(struct cg_rep_buf *b, const char *s)
+{
+    int code = 0;
+    for (; *s != '\0'; s++) {
+        code ^= (*s == '`');
+        if (!code && (*s == '|' || *s == '~' || *s == '*' || *s == '<' || *s == '>')) {
+            cg_rep_buf_add(b, "\\");
+        }
+        cg_rep_buf_addn(b, s, 1);
+    }
+}
+
+static void render_table_md(struct cg_rep_buf *b, const struct cg_rep_table *t)
+{
+    for (int r = -2; r < t->nrows; r++) {
+        cg_rep_buf_add(b, "|");
+        for (int c = 0; c < t->ncols; c++) {
+            cg_rep_buf_add(b, " ");
+            if (r == -2) {
+                md_cell(b, t->heads[c]);
+            } else if (r == -1) {
+                cg_rep_buf_add(b, (t->align[c] == 'r') ? "---:" : "---");
+            } else {
+                md_cell(b, t->cells[r * t->ncols + c]);
+            }
+            cg_rep_buf_add(b, " |");
+        }
+        cg_rep_buf_add(b, "\n");
+    }
+}
+
+char *cg_rep_render_markdown(const struct cg_rep_doc *d)
+{
+    struct cg_rep_buf b;
+    cg_rep_buf_init(&b);
+    for (size_t i = 0; i < d->n; i++) {
+        const struct cg_rep_block *k = &d->blocks[i];
+        if (i > 0) {
+            cg_rep_buf_add(&b, "\n");
+        }
+        switch (k->kind) {
+        case CG_REP_HEADING:
+            cg_rep_buf_printf(&b, "%.*s %s\n", k->level, "###", k->text);
+            break;
+        case CG_REP_PARA:
+            md_text(&b, k->text);
+            cg_rep_buf_add(&b, "\n");
+            break;
+        case CG_REP_CODE:
+            cg_rep_buf_printf(&b, "```\n%s\n```\n", k->text);
+            break;
+        case CG_REP_LIST: {
+            const char *p = k->text;
+            while (*p != '\0') {
+                size_t l = strcspn(p, "\n");
+                char *item = strndup(p, l);
+                if (item == NULL) {
+                    b.failed = 1;
+                    break;
+                }
+                cg_rep_buf_add(&b, "- ");
+                md_text(&b, item);
+                cg_rep_buf_add(&b, "\n");
+                free(item);
+                p += l + (p[l] == '\n');
+            }
+            break;
+        }
+        case CG_REP_IMAGE: {
+            /* Alt text: the file name without .png (the heading says what it shows). */
+            const char *base = strrchr(k->text, '/');
+            base = (base != NULL) ? base + 1 : k->text;
+            const char *dot = strrchr(base, '.');
+            int stem = (int)((dot != NULL) ? (size_t)(dot - base) : strlen(base));
+            cg_rep_buf_printf(&b, "![%.*s](%s)\n", stem, base, k->text);
+            break;
+        }
+        case CG_REP_TABLE:
+            render_table_md(&b, k->table);
+            break;
+        }
+    }
+    return cg_rep_buf_take(&b);
+}

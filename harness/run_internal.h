@@ -1,0 +1,192 @@
+/* run_internal.h - what the files of `collgen run` share: the plan (jobs and
+ * points), a small JSON writer, template expansion and job launching.
+ *
+ *   descriptor.c  platform + test descriptors -> validated structs
+ *   run_plan.c    test x platform -> plan (jobs, points, ids); templates
+ *   run_json.c    JSON writer, FNV-1a, points.jsonl reading
+ *   run_exec.c    one job: fork, supervise, time out, collect its records
+ *   run.c         the command: options, campaign directory, resume, report
+ */
+#ifndef CG_RUN_INTERNAL_H
+#define CG_RUN_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include "descriptor.h"
+
+/* ---- the plan ----------------------------------------------------------- */
+
+/* One test point: one collective call measured with one implementation. */
+struct cg_point {
+    const char *id;         /* deterministic, unique in the campaign */
+    int seq;                /* 1-based position in the plan */
+    enum cg_coll_kind coll; /* collective */
+    const char *impl;       /* native:default, native:<alg>, generated:<schedule> */
+    int64_t count;          /* MPI count argument */
+    int dtype;              /* enum cg_dtype */
+    int op;                 /* enum cg_redop (ignored by allgather, bcast) */
+    int root;               /* root (0 for unrooted collectives) */
+    int in_place;           /* MPI_IN_PLACE */
+    int64_t bytes;          /* count x datatype size (the descriptor's size) */
+    int recorded;           /* points.jsonl has a record for it */
+};
+
+/* One launch of the benchmark program (one knob setting). */
+struct cg_job {
+    int index;               /* 1-based position in the plan */
+    const char *library;     /* library name */
+    const char *backend;     /* mpi, nccl */
+    int ranks;               /* processes */
+    int ranks_per_node;      /* processes per node */
+    int nodes;               /* ranks / ranks_per_node */
+    const char *algorithm;   /* forced native algorithm, or NULL (defaults) */
+    int forced_coll;         /* its collective, or -1 */
+    const char *forced_by;   /* "VAR=value ..." that forces it, or NULL */
+    struct cg_kv *knob_env;  /* force + swept knob variables */
+    int nknob_env;           /* entries in knob_env */
+    struct cg_kv *settings;  /* swept knob name -> value */
+    int nsettings;           /* entries in settings */
+    struct cg_kv *env;       /* every variable the runner adds (knobs included) */
+    int nenv;                /* entries in env */
+    struct cg_point *points; /* in order */
+    int npoints;             /* how many */
+};
+
+struct cg_plan {
+    struct cg_job *jobs; /* in order */
+    int njobs;           /* how many */
+    int npoints;         /* over all jobs */
+    const char **notes;  /* what expansion skipped, and why */
+    int nnotes;          /* entries in notes */
+};
+
+/* Expands the validated test against the platform. Returns 0, or -1 after
+ * reporting (a test that expands to nothing, or duplicate ids). */
+int cg_plan_build(struct cg_plan *plan, struct cg_arena *a, struct cg_diag *d,
+                  const struct cg_test *t, const struct cg_platform *p,
+                  const struct cg_registry *reg);
+
+/* nccl-tests' message size for a point at `ranks` processes. */
+int64_t cg_point_size_B(const struct cg_point *pt, int ranks);
+
+/* ---- templates ---------------------------------------------------------- */
+
+#define CG_VARS_MAX 48
+
+/* Placeholder values for one expansion. */
+struct cg_vars {
+    const char *name[CG_VARS_MAX];  /* placeholder names */
+    const char *value[CG_VARS_MAX]; /* their values */
+    int n;                          /* entries used */
+};
+
+void cg_vars_set(struct cg_vars *v, const char *name, const char *value);
+/* Replaces every {name}; NULL when a placeholder has no value (validation
+ * makes that impossible for descriptors that loaded). */
+char *cg_expand(struct cg_arena *a, const char *tmpl, const struct cg_vars *v);
+
+/* Everything about one launch that the runner and --dry-run need. */
+struct cg_launch {
+    int run_id;        /* job-<run_id>.json */
+    char *job_file;    /* jobs/job-<run_id>.json */
+    char *log_file;    /* logs/job-<run_id>.log */
+    char *script_file; /* slurm: jobs/job-<run_id>.sbatch, else NULL */
+    char *script_text; /* slurm: the rendered batch script */
+    char **argv;       /* what is executed (NULL-terminated) */
+    int argc;          /* entries in argv */
+    char *program;     /* the bench program (checked before running) */
+    struct cg_kv *env; /* added to the environment */
+    int nenv;          /* entries in env */
+};
+
+/* dir: the campaign directory; campaign: its id. */
+int cg_launch_render(struct cg_launch *l, struct cg_arena *a, const struct cg_platform *p,
+                     const struct cg_job *job, int run_id, const char *dir, const char *campaign,
+                     int timeout_s);
+
+/* ---- launching one job (run_exec.c) -------------------------------------- */
+
+/* The progress line (or, off a terminal, the per-job line) of a run. */
+struct cg_progress {
+    int tty;               /* stderr is a terminal: redraw one line in place */
+    int quiet;             /* print nothing about progress */
+    int job_no;            /* this launch, 1-based */
+    int njobs;             /* launches in this run */
+    const char *label;     /* "openmpi p=4 native:ring" */
+    long long done_before; /* points recorded before this job */
+    int total;             /* points in the campaign */
+    double t0;             /* when this run started (cg_now_s) */
+    const char *points;    /* points.jsonl, watched for new lines */
+    long long offset;      /* where this job's records start */
+};
+
+struct cg_exec {
+    int started;     /* the launcher was executed */
+    int exited;      /* ended by exit(); code is its status */
+    int code;        /* exit status (128 + n: killed by signal n) */
+    int timed_out;   /* the runner's timer killed it */
+    int interrupted; /* the runner was asked to stop (SIGINT, SIGTERM, SIGHUP) */
+    double seconds;  /* wall time */
+    long long lines; /* lines appended to points.jsonl while it ran */
+};
+
+double cg_now_s(void);
+
+/* Runs one launch: the launcher in a session of its own, supervised by a
+ * process that kills the whole session when the runner dies; stdout and
+ * stderr to l->log_file. `mask` is the signal mask to restore in the
+ * launcher; the runner keeps SIGCHLD, SIGINT, SIGTERM and SIGHUP blocked
+ * and waits for them with sigtimedwait. timeout_s 0: no limit. Returns 0,
+ * or -1 when it could not start (reported to stderr). */
+int cg_exec_job(const struct cg_launch *l, const sigset_t *mask, int timeout_s,
+                struct cg_progress *pr, struct cg_exec *res);
+
+/* ---- JSON writing ------------------------------------------------------- */
+
+#define CG_JW_MAX_DEPTH 32
+
+/* Writes JSON with two-space indentation; containers opened "flat" (and
+ * everything inside them) go on one line. */
+struct cg_jw {
+    FILE *f;                     /* where the text goes */
+    int depth;                   /* open containers */
+    int count[CG_JW_MAX_DEPTH];  /* values written in each open container */
+    int flat[CG_JW_MAX_DEPTH];   /* that container is on one line */
+    char close[CG_JW_MAX_DEPTH]; /* its closing bracket */
+};
+
+void cg_jw_init(struct cg_jw *w, FILE *f);
+void cg_jw_obj(struct cg_jw *w, const char *key, int flat);
+void cg_jw_arr(struct cg_jw *w, const char *key, int flat);
+void cg_jw_end(struct cg_jw *w);
+void cg_jw_str(struct cg_jw *w, const char *key, const char *s); /* NULL writes null */
+void cg_jw_int(struct cg_jw *w, const char *key, int64_t v);
+void cg_jw_num(struct cg_jw *w, const char *key, double v);
+void cg_jw_bool(struct cg_jw *w, const char *key, int v);
+void cg_jw_null(struct cg_jw *w, const char *key);
+void cg_jw_kv(struct cg_jw *w, const char *key, const struct cg_kv *kv, int n, int flat);
+void cg_json_quote(FILE *f, const char *s);
+
+uint64_t cg_fnv1a64(const void *data, size_t len);
+
+/* Writes `text` to path through path.tmp and rename(2): readers see the old
+ * file or the new one, never half of one. Returns 0 or -1 (errno set). */
+int cg_write_atomic(const char *path, const char *text, size_t len);
+
+/* ---- points.jsonl ------------------------------------------------------- */
+
+/* Cuts a partial last line (a writer killed mid-line). Returns the new size,
+ * or -1 (errno set). Reports what it cut to `log` when not NULL. */
+long long cg_points_repair(const char *path, FILE *log);
+
+/* Calls fn(point_id, status, reason, ctx) for every complete record from
+ * byte `from`; lines that are not records are reported to `log`. Returns the
+ * number of records, or -1 when the file cannot be read. */
+int cg_points_scan(const char *path, long long from, FILE *log,
+                   void (*fn)(const char *id, const char *status, const char *reason, void *ctx),
+                   void *ctx);
+
+#endif

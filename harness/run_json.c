@@ -1,0 +1,353 @@
+/* run_json.c - JSON writing for campaign.json, job files and the records the
+ * runner writes itself; FNV-1a; atomic file replacement; reading and
+ * repairing points.jsonl.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "run_internal.h"
+
+/* ---- writer ------------------------------------------------------------- */
+
+void cg_jw_init(struct cg_jw *w, FILE *f)
+{
+    memset(w, 0, sizeof(*w));
+    w->f = f;
+}
+
+void cg_json_quote(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        switch (*c) {
+        case '"':
+            fputs("\\\"", f);
+            break;
+        case '\\':
+            fputs("\\\\", f);
+            break;
+        case '\n':
+            fputs("\\n", f);
+            break;
+        case '\t':
+            fputs("\\t", f);
+            break;
+        case '\r':
+            fputs("\\r", f);
+            break;
+        default:
+            if (*c < 0x20) {
+                fprintf(f, "\\u%04x", *c);
+            } else {
+                fputc(*c, f);
+            }
+        }
+    }
+    fputc('"', f);
+}
+
+/* Separator, line break and indentation before a value, then its key. */
+static void prefix(struct cg_jw *w, const char *key)
+{
+    if (w->depth > 0) {
+        int d = w->depth - 1;
+        if (w->count[d] > 0) {
+            fputc(',', w->f);
+        }
+        if (w->flat[d]) {
+            if (w->count[d] > 0) {
+                fputc(' ', w->f);
+            }
+        } else {
+            fputc('\n', w->f);
+            for (int i = 0; i < w->depth; i++) {
+                fputs("  ", w->f);
+            }
+        }
+        w->count[d]++;
+    }
+    if (key != NULL) {
+        cg_json_quote(w->f, key);
+        fputs(": ", w->f);
+    }
+}
+
+static void open_container(struct cg_jw *w, const char *key, char open, char close, int flat)
+{
+    prefix(w, key);
+    if (w->depth >= CG_JW_MAX_DEPTH) {
+        cg_panic("JSON writer: nesting deeper than %d", CG_JW_MAX_DEPTH);
+    }
+    fputc(open, w->f);
+    /* Inside a flat container everything is flat. */
+    w->flat[w->depth] = flat || (w->depth > 0 && w->flat[w->depth - 1]);
+    w->count[w->depth] = 0;
+    w->close[w->depth] = close;
+    w->depth++;
+}
+
+void cg_jw_obj(struct cg_jw *w, const char *key, int flat)
+{
+    open_container(w, key, '{', '}', flat);
+}
+
+void cg_jw_arr(struct cg_jw *w, const char *key, int flat)
+{
+    open_container(w, key, '[', ']', flat);
+}
+
+void cg_jw_end(struct cg_jw *w)
+{
+    if (w->depth == 0) {
+        cg_panic("JSON writer: end without an open container");
+    }
+    w->depth--;
+    if (!w->flat[w->depth] && w->count[w->depth] > 0) {
+        fputc('\n', w->f);
+        for (int i = 0; i < w->depth; i++) {
+            fputs("  ", w->f);
+        }
+    }
+    fputc(w->close[w->depth], w->f);
+    if (w->depth == 0) {
+        fputc('\n', w->f);
+    }
+}
+
+void cg_jw_str(struct cg_jw *w, const char *key, const char *s)
+{
+    prefix(w, key);
+    if (s == NULL) {
+        fputs("null", w->f);
+    } else {
+        cg_json_quote(w->f, s);
+    }
+}
+
+void cg_jw_int(struct cg_jw *w, const char *key, int64_t v)
+{
+    prefix(w, key);
+    fprintf(w->f, "%" PRId64, v);
+}
+
+void cg_jw_num(struct cg_jw *w, const char *key, double v)
+{
+    prefix(w, key);
+    if (!isfinite(v)) {
+        fputs("null", w->f);
+        return;
+    }
+    /* The shortest of %.15g and %.17g that reads back exactly: 0.05 stays
+     * 0.05 instead of 0.050000000000000003. */
+    char buf[40];
+    snprintf(buf, sizeof(buf), "%.15g", v);
+    if (strtod(buf, NULL) != v) {
+        snprintf(buf, sizeof(buf), "%.17g", v);
+    }
+    fputs(buf, w->f);
+}
+
+void cg_jw_bool(struct cg_jw *w, const char *key, int v)
+{
+    prefix(w, key);
+    fputs(v ? "true" : "false", w->f);
+}
+
+void cg_jw_null(struct cg_jw *w, const char *key)
+{
+    prefix(w, key);
+    fputs("null", w->f);
+}
+
+void cg_jw_kv(struct cg_jw *w, const char *key, const struct cg_kv *kv, int n, int flat)
+{
+    cg_jw_obj(w, key, flat);
+    for (int i = 0; i < n; i++) {
+        cg_jw_str(w, kv[i].key.s, kv[i].value.s);
+    }
+    cg_jw_end(w);
+}
+
+uint64_t cg_fnv1a64(const void *data, size_t len)
+{
+    const unsigned char *b = data;
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= b[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+int cg_write_atomic(const char *path, const char *text, size_t len)
+{
+    size_t n = strlen(path) + 8;
+    char *tmp = malloc(n);
+    if (tmp == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(tmp, n, "%s.tmp", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        free(tmp);
+        return -1;
+    }
+    size_t done = 0;
+    while (done < len) {
+        ssize_t k = write(fd, text + done, len - done);
+        if (k < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            free(tmp);
+            errno = e;
+            return -1;
+        }
+        done += (size_t)k;
+    }
+    /* Why fsync before rename: after a crash the new name must not point at
+     * an empty file. */
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        errno = e;
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        errno = e;
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+/* ---- points.jsonl ------------------------------------------------------- */
+
+long long cg_points_repair(const char *path, FILE *log)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    off_t size = st.st_size, end = size;
+    /* Walk back to the last newline; everything after it is a line whose
+     * writer died before finishing it. */
+    char buf[4096];
+    while (end > 0) {
+        off_t from = end > (off_t)sizeof(buf) ? end - (off_t)sizeof(buf) : 0;
+        ssize_t k = pread(fd, buf, (size_t)(end - from), from);
+        if (k != end - from) {
+            int e = k < 0 ? errno : EIO;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+        int found = -1;
+        for (ssize_t i = k - 1; i >= 0; i--) {
+            if (buf[i] == '\n') {
+                found = (int)i;
+                break;
+            }
+        }
+        if (found >= 0) {
+            end = from + found + 1;
+            break;
+        }
+        end = from;
+    }
+    if (end < size) {
+        if (ftruncate(fd, end) != 0) {
+            int e = errno;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+        if (log != NULL) {
+            fprintf(
+                log,
+                "collgen run: %s: cut a partial last line (%lld bytes; its writer was killed)\n",
+                path, (long long)(size - end));
+        }
+    }
+    if (close(fd) != 0) {
+        return -1;
+    }
+    return (long long)end;
+}
+
+int cg_points_scan(const char *path, long long from, FILE *log,
+                   void (*fn)(const char *id, const char *status, const char *reason, void *ctx),
+                   void *ctx)
+{
+    FILE *f = fopen(path, "re");
+    if (f == NULL) {
+        return -1;
+    }
+    if (from > 0 && fseeko(f, (off_t)from, SEEK_SET) != 0) {
+        fclose(f);
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int records = 0;
+    long long lineno = 0;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        if (line[n - 1] != '\n') {
+            break; /* a partial line being written: not a record yet */
+        }
+        line[n - 1] = '\0';
+        if (line[0] == '\0') {
+            continue;
+        }
+        cJSON *rec = cJSON_Parse(line);
+        const cJSON *id = rec ? cJSON_GetObjectItemCaseSensitive(rec, "point_id") : NULL;
+        if (!cJSON_IsString(id)) {
+            if (log != NULL) {
+                fprintf(
+                    log,
+                    "collgen run: %s: a line from byte %lld on is not a record; ignored: %.80s\n",
+                    path, from, line);
+            }
+            cJSON_Delete(rec);
+            continue;
+        }
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(rec, "status");
+        const cJSON *why = cJSON_GetObjectItemCaseSensitive(rec, "reason");
+        fn(id->valuestring, cJSON_IsString(st) ? st->valuestring : "?",
+           cJSON_IsString(why) ? why->valuestring : NULL, ctx);
+        records++;
+        cJSON_Delete(rec);
+    }
+    int err = ferror(f);
+    free(line);
+    fclose(f);
+    if (err) {
+        errno = EIO;
+        return -1;
+    }
+    return records;
+}

@@ -1,0 +1,528 @@
+#!/usr/bin/env bash
+# tests/run_harness.sh - tests of `collgen run`, the campaign runner
+# (harness/run*.c, harness/descriptor.c, descriptors/).
+#
+#   tests/descriptors/bad/<case>.json     one broken descriptor per check;
+#   tests/descriptors/bad/<case>.args     optional: the arguments instead of
+#                                         the file (bad platforms, --platform)
+#   tests/descriptors/bad/<case>.err.expected
+#                                         the exact stderr of
+#                                         `build/collgen run --dry-run <args>`,
+#                                         which must exit 2
+#   tests/descriptors/slurm.json          a test for the Slurm example, and
+#   tests/descriptors/slurm.dryrun.expected
+#                                         its exact --dry-run (batch scripts)
+#
+# Then: every good descriptor validates; the algorithm tables of
+# descriptors/platforms/local.json agree with ompi_info and mpivars; the
+# runner's time-out, wrong-launcher and pre-flight paths (with launchers made
+# up here, no bench needed); and, once build/<lib>/bench exists, a tiny real
+# campaign checked record by record, a campaign killed with SIGKILL and
+# resumed (every point exactly once), and a real job that times out.
+#
+# One line per case: "PASS harness <name>", "FAIL harness <name> (why)" or
+# "SKIP harness <name> (why)"; tests/run_all.sh counts PASS and FAIL.
+# `UPDATE=1 tests/run_harness.sh` rewrites the goldens instead of comparing.
+# Everything runs from the repository root with relative paths, since paths
+# appear in diagnostics. No timing assertions. Exit status: 0 when nothing
+# failed.
+set -u
+cd "$(dirname "$0")/.."
+
+collgen=build/collgen
+update=${UPDATE:-0}
+failed=0
+tmp=$(mktemp -d)
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+cleanup() {
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+pass() { echo "PASS harness $1"; }
+fail() {
+    echo "FAIL harness $1${2:+ ($2)}"
+    failed=$((failed + 1))
+}
+skip() { echo "SKIP harness $1 ($2)"; }
+
+# golden EXPECTED ACTUAL: 0 same (or rewritten with UPDATE=1), 2 missing, 1 differs.
+golden() {
+    local expected=$1 actual=$2
+    if [ "$update" = 1 ]; then
+        if ! cmp -s "$expected" "$actual"; then
+            cp "$actual" "$expected"
+            echo "# updated $expected"
+        fi
+        return 0
+    fi
+    if [ ! -f "$expected" ]; then
+        echo "MISSING $expected"
+        return 2
+    fi
+    diff -u --label "$expected" --label "actual" "$expected" "$actual"
+}
+
+if [ ! -x "$collgen" ]; then
+    fail collgen_is_built "$collgen is missing: run ninja"
+    exit 1
+fi
+
+# ---- bad descriptors: exit status 2 and the exact diagnostics ----------------
+
+nbad=0
+for json in tests/descriptors/bad/*.json; do
+    [ -e "$json" ] || continue
+    name=$(basename "$json" .json)
+    base=tests/descriptors/bad/$name
+    nbad=$((nbad + 1))
+    if [ -f "$base.args" ]; then
+        read -r -a args <"$base.args"
+    else
+        args=("$json")
+    fi
+    timeout 60 "$collgen" run --dry-run "${args[@]}" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    rc=$?
+    why=
+    golden "$base.err.expected" "$tmp/$name.err"
+    case $? in
+    0) ;;
+    2) why="no .err.expected" ;;
+    *) why="diagnostics differ" ;;
+    esac
+    [ "$rc" -eq 2 ] || why="exit status $rc, expected 2"
+    [ -s "$tmp/$name.out" ] && why="printed a plan: $(head -1 "$tmp/$name.out")"
+    if [ -z "$why" ]; then
+        pass "bad_$name"
+    else
+        fail "bad_$name" "$why"
+    fi
+done
+if [ "$nbad" -ge 12 ]; then
+    pass "bad_descriptor_cases_at_least_12 ($nbad)"
+else
+    fail bad_descriptor_cases_at_least_12 "only $nbad"
+fi
+for f in tests/descriptors/bad/*.err.expected tests/descriptors/bad/*.args; do
+    [ -e "$f" ] || continue
+    base=${f%.err.expected}
+    base=${base%.args}
+    [ -f "$base.json" ] || fail "orphan_$(basename "$base")" "$f has no $base.json"
+done
+
+# ---- good descriptors ---------------------------------------------------------
+
+for json in descriptors/tests/*.json; do
+    name=$(basename "$json" .json)
+    timeout 60 "$collgen" run "$name" --dry-run >"$tmp/good.out" 2>"$tmp/good.err"
+    rc=$?
+    plan=$(grep -E '^plan: [0-9]+ jobs, [0-9]+ points' "$tmp/good.out" | head -1)
+    if [ "$rc" -eq 0 ] && [ ! -s "$tmp/good.err" ] && [ -n "$plan" ] && ! grep -q '^plan: 0 ' "$tmp/good.out"; then
+        pass "test_descriptor_validates_$name (${plan%%;*})"
+    else
+        cat "$tmp/good.err"
+        fail "test_descriptor_validates_$name" "exit status $rc"
+    fi
+done
+for json in descriptors/platforms/*.json; do
+    name=$(basename "$json" .json)
+    if timeout 60 "$collgen" run --list-algorithms --platform "$name" >"$tmp/algos" 2>"$tmp/algos.err" &&
+        [ ! -s "$tmp/algos.err" ] && [ -s "$tmp/algos" ]; then
+        pass "platform_descriptor_validates_$name ($(wc -l <"$tmp/algos") algorithms)"
+    else
+        cat "$tmp/algos.err"
+        fail "platform_descriptor_validates_$name"
+    fi
+done
+
+# quickstart: what README promises: four collectives at 4 ranks from 8 B to
+# 4 MiB under both libraries; the native default, every algorithm the
+# platform can force at 4 ranks, every generated schedule.
+"$collgen" run quickstart --dry-run >"$tmp/qs" 2>&1
+why=
+for coll in allreduce allgather reduce_scatter_block bcast; do
+    grep -q "^sizes of $coll (count x datatype size, B): 8 .* 4194304\$" "$tmp/qs" || why="sizes of $coll"
+done
+for lib in openmpi mpich; do
+    grep -q "^job [0-9]*: $lib p=4 native:default + generated," "$tmp/qs" || why="no $lib default job"
+done
+while read -r lib coll name _ rest; do
+    case $rest in *"only at 2 ranks"*) continue ;; esac
+    grep -q "^job [0-9]*: $lib p=4 native:$name ($coll)," "$tmp/qs" || why="no job forcing $lib $coll $name"
+done < <("$collgen" run --list-algorithms | grep -v '^nccl ')
+for s in $("$collgen" list | awk '{ print $1 }'); do
+    grep -q "generated:$s\b" "$tmp/qs" || why="generated:$s is missing"
+done
+if [ -z "$why" ]; then
+    pass "quickstart_plan_is_what_readme_promises ($(grep -o '^plan: [0-9]* jobs, [0-9]* points' "$tmp/qs"))"
+else
+    fail quickstart_plan_is_what_readme_promises "$why"
+fi
+
+# ---- Slurm: rendering and a missing sbatch ------------------------------------
+
+out=results/slurm-example-test
+"$collgen" run tests/descriptors/slurm.json --platform slurm-example --out "$out" --dry-run >"$tmp/slurm.out" 2>"$tmp/slurm.err"
+rc=$?
+why=
+golden tests/descriptors/slurm.dryrun.expected "$tmp/slurm.out" || why="dry run differs"
+for line in '#SBATCH --account=myproject' '#SBATCH --partition=cpu' '#SBATCH --time=01:01:40' \
+    '#SBATCH --nodes=2' '#SBATCH --ntasks-per-node=2' '#SBATCH --job-name=collgen-slurm-example-test-2' \
+    'module load openmpi/4.1.4' 'module load mpich/4.0.2' 'export UCX_MAX_RNDV_RAILS=1' \
+    'export OMPI_MCA_coll_tuned_use_dynamic_rules=1' 'export OMPI_MCA_coll_tuned_allreduce_algorithm=4' \
+    'export MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling' \
+    "srun --mpi=pmix --ntasks=4 --ntasks-per-node=2 --cpu-bind=cores build/openmpi/bench $out/jobs/job-1.json" \
+    "\$ sbatch --wait --quiet $out/jobs/job-4.sbatch"; do
+    grep -qF -- "$line" "$tmp/slurm.out" || why="no line '$line'"
+done
+[ "$rc" -eq 0 ] && [ ! -s "$tmp/slurm.err" ] || why="exit status $rc: $(head -1 "$tmp/slurm.err")"
+[ -e "$out" ] && why="--dry-run created $out"
+if [ -z "$why" ]; then pass slurm_dry_run_renders_batch_scripts; else fail slurm_dry_run_renders_batch_scripts "$why"; fi
+
+if command -v sbatch >/dev/null 2>&1; then
+    skip slurm_without_sbatch_is_refused "sbatch is installed here"
+else
+    "$collgen" run tiny --platform slurm-example --out "$tmp/slurm" --no-report >"$tmp/s.out" 2>"$tmp/s.err"
+    rc=$?
+    if [ "$rc" -eq 2 ] && grep -q 'sbatch is not installed (not found in PATH): platform slurm-example needs it' "$tmp/s.err" &&
+        [ ! -e "$tmp/slurm" ]; then
+        pass slurm_without_sbatch_is_refused_before_anything_runs
+    else
+        cat "$tmp/s.err"
+        fail slurm_without_sbatch_is_refused_before_anything_runs "exit status $rc"
+    fi
+fi
+
+# ---- the algorithm tables against the libraries themselves ------------------------
+
+"$collgen" run --list-algorithms >"$tmp/local.algos"
+if command -v ompi_info >/dev/null 2>&1; then
+    ompi_info --param coll tuned --level 9 >"$tmp/ompi_info" 2>/dev/null
+    if "$py" - "$tmp/local.algos" "$tmp/ompi_info" <<'EOF'; then
+import re, sys
+table = {}
+for line in open(sys.argv[1]):
+    lib, coll, name, ident = line.split()[:4]
+    if lib == "openmpi":
+        table.setdefault(coll, {})[name] = ident
+text = open(sys.argv[2]).read()
+bad = 0
+for coll, algos in table.items():
+    m = re.search(r'"coll_tuned_%s_algorithm".*?Valid values: ([^\n]*)' % coll, text, re.S)
+    if not m:
+        print("# ompi_info has no coll_tuned_%s_algorithm" % coll); bad += 1; continue
+    valid = {n: i for i, n in re.findall(r'(\d+):"([^"]+)"', m.group(1))}
+    valid.pop("ignore", None)
+    if valid != algos:
+        print("# %s: local.json %s, ompi_info %s" % (coll, sorted(algos.items()), sorted(valid.items())))
+        bad += 1
+sys.exit(1 if bad or not table else 0)
+EOF
+        pass openmpi_algorithm_numbers_match_ompi_info
+    else
+        fail openmpi_algorithm_numbers_match_ompi_info
+    fi
+else
+    skip openmpi_algorithm_numbers_match_ompi_info "no ompi_info"
+fi
+if command -v mpivars >/dev/null 2>&1; then
+    why=
+    mpivars >"$tmp/mpivars" 2>&1
+    for coll in allreduce allgather reduce_scatter_block bcast; do
+        var=MPIR_CVAR_$(echo "$coll" | tr a-z A-Z)_INTRA_ALGORITHM
+        names=$(awk -v c="$coll" '$1 == "mpich" && $2 == c { print $3 }' "$tmp/local.algos")
+        n=0
+        values=
+        for name in $names; do
+            n=$((n + 1))
+            # An unknown value makes MPI_T's init abort; a known one prints its enum.
+            v=$(env "$var=$name" mpivars 2>&1 | sed -n "s/^[[:space:]]*$var *=\([0-9]*\).*/\1/p")
+            if [ -z "$v" ] || [ "$v" = 0 ]; then
+                why="$var=$name is not accepted by MPICH"
+            fi
+            values="$values $v"
+        done
+        forceable=$(grep -E "^[[:space:]]*$var *=" "$tmp/mpivars" | grep -o -- '- Force' | wc -l)
+        [ "$n" -eq "$forceable" ] || why="$coll: local.json lists $n algorithms, mpivars describes $forceable"
+        distinct=$(echo $values | tr ' ' '\n' | sort -u | wc -l)
+        [ "$distinct" -eq "$n" ] || why="$coll: two names map to one algorithm ($values)"
+    done
+    if [ -z "$why" ]; then pass mpich_algorithm_names_match_mpivars; else fail mpich_algorithm_names_match_mpivars "$why"; fi
+else
+    skip mpich_algorithm_names_match_mpivars "no mpivars"
+fi
+
+# ---- the runner without bench: launchers made up here -----------------------------
+
+# fixture NAME LAUNCH_JSON [PROGRAM]: a copy of local.json whose libraries
+# launch LAUNCH_JSON (a JSON array) and have no nccl.
+fixture() {
+    "$py" - "$1" "$2" "${3:-}" <<'EOF'
+import json, sys
+p = json.load(open("descriptors/platforms/local.json"))
+del p["libraries"]["nccl"]
+for lib in p["libraries"].values():
+    lib["launch"] = json.loads(sys.argv[2])
+    if sys.argv[3]:
+        lib["program"] = sys.argv[3]
+json.dump(p, open(sys.argv[1], "w"), indent=1)
+EOF
+}
+
+# check_once DIR: every point of the plan has exactly one record; prints the
+# statuses as "status count" lines.
+check_once() {
+    "$py" - "$1" <<'EOF'
+import collections, json, sys
+d = sys.argv[1]
+plan = [p["id"] for j in json.load(open(d + "/campaign.json"))["plan"]["jobs"] for p in j["points"]]
+recs = [json.loads(l) for l in open(d + "/points.jsonl")]
+ids = collections.Counter(r["point_id"] for r in recs)
+extra = [i for i in ids if i not in set(plan)]
+twice = [i for i, n in ids.items() if n > 1]
+missing = [i for i in plan if i not in ids]
+if extra or twice or missing:
+    print("# extra %s twice %s missing %s" % (extra[:3], twice[:3], missing[:3]))
+    sys.exit(1)
+for s, n in sorted(collections.Counter(r["status"] for r in recs).items()):
+    print(s, n)
+EOF
+}
+
+# No process of a campaign directory may outlive its runner.
+leftovers() {
+    pgrep -f -- "$1/jobs/" >/dev/null 2>&1
+}
+
+cat >"$tmp/t2.json" <<'EOF'
+{
+  "schema_version": 1,
+  "libraries": ["openmpi"],
+  "collectives": ["allreduce", "bcast"],
+  "sizes": [64, 4096],
+  "ranks": 2,
+  "implementations": ["native:default", "generated:*"],
+  "timeout_s": 2
+}
+EOF
+fixture "$tmp/hang.json" '["sh", "-c", "echo started; sleep 60", "{program}", "{job}"]' /bin/true
+t0=$SECONDS
+"$collgen" run "$tmp/t2.json" --platform "$tmp/hang.json" --out "$tmp/hang" --quiet --no-report >"$tmp/hang.out" 2>"$tmp/hang.err"
+rc=$?
+st=$(check_once "$tmp/hang" 2>&1)
+if [ "$rc" -eq 1 ] && [ "$st" = "timeout 16" ] && ! leftovers "$tmp/hang" &&
+    grep -q '"reason": "the job was killed at its timeout (2 s) before this point was recorded"' "$tmp/hang/points.jsonl"; then
+    pass "job_past_its_timeout_is_killed_and_its_points_recorded_as_timeout ($((SECONDS - t0)) s)"
+else
+    cat "$tmp/hang.err"
+    fail job_past_its_timeout_is_killed_and_its_points_recorded_as_timeout "exit status $rc, statuses: $st"
+fi
+
+fixture "$tmp/exit3.json" '["sh", "-c", "echo \"bench: started as 1 ranks, expected 2: wrong launcher?\" >&2; exit 3", "{program}", "{job}"]' /bin/true
+"$collgen" run "$tmp/t2.json" --platform "$tmp/exit3.json" --out "$tmp/exit3" --quiet --no-report >/dev/null 2>"$tmp/exit3.err"
+rc=$?
+st=$(check_once "$tmp/exit3" 2>&1)
+if [ "$rc" -eq 1 ] && [ "$st" = "error 16" ] &&
+    [ "$(grep -c '"reason": "wrong launcher (exit status 3): bench: started as 1 ranks' "$tmp/exit3/points.jsonl")" -eq 16 ]; then
+    pass bench_exit_3_is_reported_as_wrong_launcher_and_points_recorded_as_error
+else
+    cat "$tmp/exit3.err"
+    fail bench_exit_3_is_reported_as_wrong_launcher_and_points_recorded_as_error "exit status $rc, statuses: $st"
+fi
+
+fixture "$tmp/noprog.json" '["{program}", "{job}"]' build/nonexistent/bench
+"$collgen" run "$tmp/t2.json" --platform "$tmp/noprog.json" --out "$tmp/noprog" >/dev/null 2>"$tmp/noprog.err"
+rc=$?
+if [ "$rc" -eq 2 ] && [ ! -e "$tmp/noprog" ] && grep -q 'build/nonexistent/bench of library openmpi is missing or not executable' "$tmp/noprog.err"; then
+    pass missing_bench_is_refused_before_anything_is_created
+else
+    cat "$tmp/noprog.err"
+    fail missing_bench_is_refused_before_anything_is_created "exit status $rc"
+fi
+
+"$collgen" run "$tmp/t2.json" --platform "$tmp/exit3.json" --out "$tmp/exit3" >/dev/null 2>"$tmp/again.err"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "already exists: finish it with --resume" "$tmp/again.err"; then
+    pass existing_campaign_directory_is_not_overwritten
+else
+    fail existing_campaign_directory_is_not_overwritten "exit status $rc"
+fi
+
+njobs=$(ls "$tmp/exit3/jobs" | wc -l)
+"$collgen" run --resume "$tmp/exit3" --no-report >"$tmp/r.out" 2>"$tmp/r.err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q 'nothing to do' "$tmp/r.err" && [ "$(ls "$tmp/exit3/jobs" | wc -l)" -eq "$njobs" ] &&
+    "$py" -c "import json,sys; c=json.load(open('$tmp/exit3/campaign.json')); sys.exit(0 if len(c['resumes']) == 1 else 1)"; then
+    pass resume_of_a_finished_campaign_runs_nothing_and_is_noted
+else
+    cat "$tmp/r.err"
+    fail resume_of_a_finished_campaign_runs_nothing_and_is_noted "exit status $rc"
+fi
+
+# ---- with the real benchmark program -----------------------------------------------
+
+if [ ! -x build/openmpi/bench ] || [ ! -x build/mpich/bench ]; then
+    for t in tiny_real_campaign_records_match_the_plan_and_schema kill_and_resume_loses_and_repeats_no_point \
+        real_job_past_its_timeout_records_timeout wrong_launcher_with_real_bench_is_caught; do
+        skip "$t" "build/openmpi/bench or build/mpich/bench is not built yet"
+    done
+    [ "$failed" -eq 0 ]
+    exit
+fi
+
+t0=$SECONDS
+"$collgen" run tiny --out "$tmp/tiny" --quiet --no-report >"$tmp/tiny.out" 2>"$tmp/tiny.err"
+rc=$?
+st=$(check_once "$tmp/tiny" 2>&1)
+if [ "$rc" -eq 0 ] && [ "$st" = "ok 64" ] && "$py" - "$tmp/tiny" descriptors/tests/tiny.json <<'EOF'; then
+import json, os, sys
+d, desc = sys.argv[1], sys.argv[2]
+c = json.load(open(d + "/campaign.json"))
+bad = []
+def need(cond, what):
+    if not cond:
+        bad.append(what)
+# campaign.json: the descriptors as given, their hashes, the plan, the command line.
+text = open(desc, "rb").read()
+h = 14695981039346656037
+for b in text:
+    h = ((h ^ b) * 1099511628211) % (1 << 64)
+need(c["test"]["text"].encode() == text, "test text is not verbatim")
+need(c["test"]["fnv1a64"] == "%016x" % h, "test hash is not FNV-1a 64 of the file")
+need(c["platform"]["text"] == open("descriptors/platforms/local.json").read(), "platform text")
+need(c["command_line"][:2] == ["collgen", "run"], "command line")
+plan = {p["id"]: (j, p) for j in c["plan"]["jobs"] for p in j["points"]}
+need(len(plan) == c["plan"]["points_total"] == 64, "plan size")
+sizes = {"double": 8, "float": 4, "int32": 4, "int64": 8}
+for line in open(d + "/points.jsonl"):
+    r = json.loads(line)
+    job, p = plan[r["point_id"]]
+    jf = json.load(open("%s/jobs/job-%d.json" % (d, r["run_id"])))
+    need(r["point_id"] in [q["id"] for q in jf["points"]], "record's run_id names a job without the point")
+    need(os.path.exists("%s/run-%d.json" % (d, r["run_id"])), "run-%d.json" % r["run_id"])
+    for k in ["schema_version", "campaign", "run_id", "point_id", "seq", "status", "reason", "collective",
+              "backend", "library", "kind", "name", "schedule_file", "schedule_hash", "requested",
+              "effective", "diff", "size_B", "timing", "bandwidth", "check", "tags", "raw"]:
+        need(k in r, "record has no " + k)
+    need(r["schema_version"] == 1 and r["campaign"] == c["campaign"], "identity")
+    need(r["seq"] == p["seq"] and r["collective"] == p["collective"], "seq/collective")
+    need(r["library"] == job["library"] and r["backend"] == "mpi", "library")
+    kind, name = p["impl"].split(":")
+    need(r["kind"] == kind and r["name"] == name, "kind/name %s %s vs %s" % (r["kind"], r["name"], p["impl"]))
+    q = r["requested"]
+    for k in ["count", "datatype", "op", "root", "in_place"]:
+        need(q[k] == p[k], "requested.%s" % k)
+    need(q["ranks"] == job["ranks"] == 2 and q["ranks_per_node"] == 2, "requested ranks")
+    nb = p["count"] * sizes[p["datatype"]]
+    if p["collective"] in ("allgather", "reduce_scatter_block"):
+        nb *= job["ranks"]
+    need(r["size_B"] == nb, "size_B %s vs %s" % (r["size_B"], nb))
+    f = {"allreduce": 1.0, "bcast": 1.0}.get(p["collective"], 0.5)
+    need(abs(r["bandwidth"]["busbw_factor"] - f) < 1e-9, "busbw_factor")
+    need(r["status"] == "ok" and r["timing"]["n"] >= 3 and r["timing"]["warmup"] == 1, "timing")
+    need(r["timing"]["stop"] in ("rse", "budget", "max_reps"), "stop")
+    need(r["check"]["verdict"] == "ok", "check verdict")
+    need(os.path.exists(os.path.join(d, r["raw"])), "raw file " + str(r["raw"]))
+    if kind == "generated":
+        need(r["schedule_file"] and r["tags"], "generated without schedule file or tags")
+    if job["knobs"]["algorithm"]:
+        need(q["algorithm"] == job["knobs"]["algorithm"], "requested.algorithm")
+        need(q["forced_by"] == job["knobs"]["forced_by"], "requested.forced_by")
+for b in sorted(set(bad))[:10]:
+    print("#", b)
+sys.exit(1 if bad else 0)
+EOF
+    pass "tiny_real_campaign_records_match_the_plan_and_schema ($((SECONDS - t0)) s)"
+else
+    cat "$tmp/tiny.err"
+    fail tiny_real_campaign_records_match_the_plan_and_schema "exit status $rc, statuses: $st"
+fi
+
+# Kill and resume: SIGKILL to the runner's process group once records appear,
+# a partial line as a write cut short would leave, then --resume.
+cat >"$tmp/long.json" <<'EOF'
+{
+  "schema_version": 1,
+  "libraries": ["openmpi", "mpich"],
+  "collectives": ["allreduce", "allgather"],
+  "sizes": [64, 4096, 65536, 262144],
+  "ranks": 2,
+  "implementations": ["native:default", "generated:*"],
+  "timing": { "warmup": 1, "min_reps": 100, "max_reps": 100, "budget_s": 10 },
+  "timeout_s": 120
+}
+EOF
+t0=$SECONDS
+setsid "$collgen" run "$tmp/long.json" --out "$tmp/kill" --quiet --no-report >"$tmp/kill.out" 2>&1 &
+runner=$!
+disown "$runner" # no "Killed" message from this shell
+for _ in $(seq 1500); do
+    [ -s "$tmp/kill/points.jsonl" ] && break
+    sleep 0.02
+done
+kill -KILL -- "-$runner" 2>/dev/null
+# The job's supervisor stops the job it was running; wait for that before
+# writing to points.jsonl here (a bench still appending would interleave).
+for _ in $(seq 300); do
+    leftovers "$tmp/kill" || break
+    sleep 0.1
+done
+before=$(wc -l <"$tmp/kill/points.jsonl" 2>/dev/null || echo 0)
+printf '{"schema_version": 1, "point_id": "allreduce-' >>"$tmp/kill/points.jsonl"
+ls "$tmp/kill/jobs" | sed -n 's/^job-\([0-9]*\)\.json$/\1/p' | sort >"$tmp/jobs.before"
+"$collgen" run --resume "$tmp/kill" --quiet --no-report >"$tmp/resume.out" 2>"$tmp/resume.err"
+rc=$?
+st=$(check_once "$tmp/kill" 2>&1)
+# The resume's launches get run ids no earlier launch had.
+ls "$tmp/kill/jobs" | sed -n 's/^job-\([0-9]*\)\.json$/\1/p' | sort >"$tmp/jobs.after"
+old_max=$(sort -n "$tmp/jobs.before" | tail -1)
+new_ids=$(comm -13 "$tmp/jobs.before" "$tmp/jobs.after")
+fresh=1
+[ -n "$new_ids" ] || fresh=0
+for n in $new_ids; do
+    [ "$n" -gt "${old_max:-0}" ] || fresh=0
+done
+if [ "$rc" -eq 0 ] && [ "$st" = "ok 64" ] && [ "$before" -ge 1 ] && [ "$before" -lt 64 ] &&
+    grep -q 'cut a partial last line' "$tmp/resume.err" && [ "$fresh" = 1 ] && ! leftovers "$tmp/kill"; then
+    pass "kill_and_resume_loses_and_repeats_no_point ($before of 64 before the kill, $((SECONDS - t0)) s)"
+else
+    cat "$tmp/resume.err"
+    fail kill_and_resume_loses_and_repeats_no_point "exit status $rc, $before records before the kill, statuses: $st"
+fi
+
+cat >"$tmp/slow.json" <<'EOF'
+{
+  "schema_version": 1,
+  "libraries": ["openmpi"],
+  "collectives": ["allreduce"],
+  "sizes": [8, 4194304],
+  "ranks": 2,
+  "implementations": ["native:default"],
+  "timing": { "warmup": 1, "min_reps": 100000, "max_reps": 100000, "budget_s": 1000 },
+  "timeout_s": 3
+}
+EOF
+"$collgen" run "$tmp/slow.json" --out "$tmp/slow" --quiet --no-report >/dev/null 2>"$tmp/slow.err"
+rc=$?
+st=$(check_once "$tmp/slow" 2>&1)
+if [ "$rc" -eq 1 ] && echo "$st" | grep -q '^timeout [12]$' && ! leftovers "$tmp/slow"; then
+    pass real_job_past_its_timeout_records_timeout
+else
+    cat "$tmp/slow.err"
+    fail real_job_past_its_timeout_records_timeout "exit status $rc, statuses: $st"
+fi
+
+# A binary started without its launcher runs as singletons: bench exits 3.
+fixture "$tmp/single.json" '["env", "CG_EXPECT_NP={ranks}", "{program}", "{job}"]'
+"$collgen" run "$tmp/t2.json" --platform "$tmp/single.json" --out "$tmp/single" --quiet --no-report >/dev/null 2>"$tmp/single.err"
+rc=$?
+st=$(check_once "$tmp/single" 2>&1)
+if [ "$rc" -eq 1 ] && [ "$st" = "error 16" ] && grep -q '"reason": "wrong launcher (exit status 3)' "$tmp/single/points.jsonl"; then
+    pass wrong_launcher_with_real_bench_is_caught
+else
+    cat "$tmp/single.err"
+    fail wrong_launcher_with_real_bench_is_caught "exit status $rc, statuses: $st"
+fi
+
+[ "$failed" -eq 0 ]
