@@ -156,8 +156,10 @@ static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim
     struct tally *t = arg;
     struct cg_analysis *a = t->a;
     int reduce = w->step->kind == CG_STEP_REDUCE;
+    /* A barrier's token merge moves no data: the emitted code does nothing. */
+    int counted = cg_colls[t->s->coll].combine != CG_COMBINE_UNION;
     double most = 0;
-    for (int k = 0; k < nops; k++) {
+    for (int k = 0; k < nops && counted; k++) {
         double b = range_bytes(t, &ops[k].dst);
         if (reduce) {
             t->reduced[ops[k].rank] += b;
@@ -205,9 +207,21 @@ int cg_analyse(struct cg_gen *g, const struct cg_schedule *s, int p, int root, s
     t.trace = trace;
     t.compact = compact;
     t.prefix = prefix ? prefix : "";
-    t.vec = (s->coll == CG_C_ALLGATHER || s->coll == CG_C_REDUCE_SCATTER_BLOCK)
-                ? count * (size_t)p
-                : count;
+    switch (cg_colls[s->coll].shape) {
+    case CG_SHAPE_UNIFORM:
+    case CG_SHAPE_ONE:
+        t.vec = count * (size_t)p; /* count is per rank, as in MPI */
+        break;
+    case CG_SHAPE_TOKEN:
+        /* A barrier moves one byte whatever count is asked for. */
+        a->count = 1;
+        a->elem_size = 1;
+        t.vec = 1;
+        break;
+    case CG_SHAPE_SPLIT:
+        t.vec = count;
+        break;
+    }
     double *mem = calloc((size_t)p * 5, sizeof(double));
     if (mem == NULL) {
         cg_panic("out of memory");

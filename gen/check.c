@@ -17,7 +17,8 @@ const char *const cg_op_names[CG_STEP_KINDS_] = {
 };
 
 const struct cg_coll_info cg_colls[CG_C_COUNT_] = {
-#define X(id, name, reduces, rooted) { name, reduces, rooted },
+#define X(id, name, mpi, combine, rooted, shape, input) \
+    { name, mpi, (combine) == CG_COMBINE_OP, combine, rooted, shape, input },
     CG_COLLS(X)
 #undef X
 };
@@ -29,6 +30,7 @@ const char *const cg_buf_names[CG_BUF_COUNT_] = { "in", "out", "tmp" };
 static const char *const reserved[] = {
     "p", "rank", "root", "count", "sendbuf", "recvbuf", "buffer", "sendcount", "recvcount",
     "sendtype", "recvtype", "datatype", "op", "comm", "rc", "c", "in", "out", "tmp", "geom", "mine",
+    "token",
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
     "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
     "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
@@ -173,7 +175,10 @@ static void ref(struct checker *ck, struct cg_ref *r, int writes, const char *wh
 {
     const struct cg_schedule *s = ck->s;
     if (r->buf == CG_BUF_IN) {
-        if (s->coll != CG_C_REDUCE_SCATTER_BLOCK) {
+        if (cg_colls[s->coll].shape == CG_SHAPE_TOKEN) {
+            err(ck, r->pos, "%s uses 'in': %s has no data; its token is 'out' block 0", what,
+                cg_colls[s->coll].name);
+        } else if (cg_colls[s->coll].input == CG_INPUT_NONE) {
             err(ck, r->pos, "%s uses 'in': %s schedules work on 'out' (the runtime copies the "
                 "input there first)", what, cg_colls[s->coll].name);
         } else if (writes) {
@@ -246,7 +251,19 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
                 "characters, without '\\', '*/' or '?\?'");
         }
     }
-    if (s->coll == CG_C_ALLGATHER || s->coll == CG_C_REDUCE_SCATTER_BLOCK) {
+    if (cg_colls[s->coll].shape == CG_SHAPE_TOKEN) {
+        /* Why a fixed 1: a barrier moves a token, one block of one byte. */
+        if (s->blocks != NULL) {
+            err(ck, s->blocks_pos, "\"blocks\" is fixed for %s: one token block",
+                cg_colls[s->coll].name);
+        }
+        struct cg_expr *e = cg_arena_alloc(arena, sizeof(*e));
+        e->kind = CG_E_NUM;
+        e->num = 1;
+        e->slot = -1;
+        e->pos = s->blocks_pos;
+        s->blocks = e;
+    } else if (cg_colls[s->coll].shape != CG_SHAPE_SPLIT) {
         if (s->blocks != NULL) {
             err(ck, s->blocks_pos, "\"blocks\" is fixed for %s: block i belongs to rank i",
                 cg_colls[s->coll].name);
@@ -329,7 +346,7 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
                 const char *what = st->kind == CG_STEP_REDUCE ? "a reduce step" : "a copy step";
                 ref(ck, &st->dst, 1, what);
                 ref(ck, &st->src, 0, what);
-                if (st->kind == CG_STEP_REDUCE && !cg_colls[s->coll].reduces) {
+                if (st->kind == CG_STEP_REDUCE && cg_colls[s->coll].combine == CG_COMBINE_NONE) {
                     err(ck, st->pos, "a reduce step in %s %s schedule: %s has no op",
                         a_coll(s->coll), cg_colls[s->coll].name, cg_colls[s->coll].name);
                 }

@@ -199,6 +199,11 @@ static void step_comment(struct emitter *em, const struct cg_phase *ph, const st
     case CG_STEP_REDUCE:
         range_words(&st->dst, a, sizeof(a));
         range_words(&st->src, b, sizeof(b));
+        if (cg_colls[em->s->coll].combine == CG_COMBINE_UNION) {
+            cg_out_line(o, "/* %s:%d %s: merge the token in %s into %s */", em->base,
+                        st->pos.line, ph->name, b, a);
+            break;
+        }
         cg_out_line(o, "/* %s:%d %s: %s = %s op %s */", em->base, st->pos.line, ph->name, a,
                     st->order == CG_ORDER_INTO_FROM ? a : b,
                     st->order == CG_ORDER_INTO_FROM ? b : a);
@@ -263,7 +268,12 @@ static void emit_step(struct emitter *em, const struct cg_phase *ph, const struc
         *count = '\0';
         *src_count = '\0';
         count += 2;
-        if (st->kind == CG_STEP_REDUCE) {
+        if (st->kind == CG_STEP_REDUCE && cg_colls[em->s->coll].combine == CG_COMBINE_UNION) {
+            /* Why nothing: the verifier tracks who a token has heard from,
+             * but the bytes mean nothing; what synchronises is the wait for
+             * the message, which the exchange step already did. */
+            cg_out_line(o, "/* A token carries no data: merging it is a no-op. */");
+        } else if (st->kind == CG_STEP_REDUCE) {
             cg_out_line(o, "CG_TRY(cg_reduce(&c, %s, %s, %s, %s));", a, b, count,
                         st->order == CG_ORDER_INTO_FROM ? "CG_INTO_FROM" : "CG_FROM_INTO");
         } else {
@@ -355,18 +365,12 @@ static void emit_phase(struct emitter *em, const struct cg_phase *ph)
     }
 }
 
-static const char *mpi_name(enum cg_coll_kind c)
+/* "CG_ALLREDUCE_ARGS": the signature macro of runtime/cg_algo.h. */
+static void args_macro(enum cg_coll_kind c, char *buf, size_t cap)
 {
-    static const char *const names[] = { "MPI_Allreduce", "MPI_Allgather",
-                                         "MPI_Reduce_scatter_block", "MPI_Bcast" };
-    return names[c];
-}
-
-static const char *args_macro(enum cg_coll_kind c)
-{
-    static const char *const names[] = { "CG_ALLREDUCE_ARGS", "CG_ALLGATHER_ARGS",
-                                         "CG_REDUCE_SCATTER_BLOCK_ARGS", "CG_BCAST_ARGS" };
-    return names[c];
+    char u[64];
+    upper(u, sizeof(u), cg_colls[c].name);
+    snprintf(buf, cap, "CG_%s_ARGS", u);
 }
 
 static void header_comment(struct emitter *em)
@@ -375,7 +379,11 @@ static void header_comment(struct emitter *em)
     struct cg_out *o = em->o;
     cg_out_line(o, "/*");
     cg_out_line(o, " * Function:    cg_%s", s->name);
-    cg_out_line(o, " * Accepts:     same as %s(), with counts as size_t", mpi_name(s->coll));
+    if (cg_colls[s->coll].shape == CG_SHAPE_TOKEN) {
+        cg_out_line(o, " * Accepts:     same as %s()", cg_colls[s->coll].mpi);
+    } else {
+        cg_out_line(o, " * Accepts:     same as %s(), with counts as size_t", cg_colls[s->coll].mpi);
+    }
     cg_out_line(o, " * Returns:     MPI_SUCCESS or an MPI error code");
     cg_out_line(o, " * Description: %s", s->summary);
     if (s->commutative) {
@@ -411,43 +419,262 @@ static void header_comment(struct emitter *em)
     cg_out_line(o, " */");
 }
 
+/* "if (rc != MPI_SUCCESS) { goto out; }" after a cg_scratch call. */
+static void scratch_check(struct cg_out *o)
+{
+    cg_out_open(o, "if (rc != MPI_SUCCESS)");
+    cg_out_line(o, "goto out;");
+    cg_out_close(o);
+}
+
+/* From the top of the function to the count == 0 shortcut: cg_call_begin
+ * with the datatype that describes this rank's blocks. */
+static void prologue_begin(struct emitter *em)
+{
+    const struct cg_schedule *s = em->s;
+    struct cg_out *o = em->o;
+    const char *flags = s->commutative ? "CG_NEEDS_COMMUTATIVE" : "0";
+    const char *count = "count";
+    cg_out_line(o, "struct cg_call c;");
+    cg_out_line(o, "int rc = MPI_SUCCESS;");
+    switch (s->coll) {
+    case CG_C_GATHER:
+        cg_out_line(o, "int rank = 0;");
+        cg_out_blank(o);
+        cg_out_line(o, "/* Only the root's recvcount and recvtype are significant: the root's "
+                       "blocks are");
+        cg_out_line(o, " * recvbuf's, every other rank keeps its blocks as sendcount x sendtype "
+                       "in scratch.");
+        cg_out_line(o, " * Messages match because MPI requires the two type signatures to be "
+                       "equal. */");
+        cg_out_line(o, "rc = cg_comm_rank(comm, &rank);");
+        cg_out_open(o, "if (rc != MPI_SUCCESS)");
+        cg_out_line(o, "return rc;");
+        cg_out_close(o);
+        cg_out_line(o, "const size_t count = (rank == root) ? recvcount : sendcount;");
+        cg_out_line(o, "rc = cg_call_begin(&c, comm, (rank == root) ? recvtype : sendtype, "
+                       "MPI_OP_NULL, 0);");
+        break;
+    case CG_C_SCATTER:
+        cg_out_line(o, "int rank = 0;");
+        cg_out_blank(o);
+        cg_out_line(o, "/* Blocks are recvcount x recvtype, except at a root called in place, "
+                       "whose recvcount");
+        cg_out_line(o, " * and recvtype are not significant: it works in sendtype, its block "
+                       "staying in sendbuf.");
+        cg_out_line(o, " * Messages match because MPI requires the type signatures to be "
+                       "equal. */");
+        cg_out_line(o, "rc = cg_comm_rank(comm, &rank);");
+        cg_out_open(o, "if (rc != MPI_SUCCESS)");
+        cg_out_line(o, "return rc;");
+        cg_out_close(o);
+        cg_out_line(o, "const size_t count = ((rank == root) && (recvbuf == MPI_IN_PLACE)) ? "
+                       "sendcount : recvcount;");
+        cg_out_line(o, "rc = cg_call_begin(&c, comm,");
+        cg_out_line(o, "                   ((rank == root) && (recvbuf == MPI_IN_PLACE)) ? "
+                       "sendtype : recvtype,");
+        cg_out_line(o, "                   MPI_OP_NULL, 0);");
+        break;
+    case CG_C_BARRIER:
+        cg_out_line(o, "char token = 0;");
+        cg_out_blank(o);
+        cg_out_line(o, "rc = cg_call_begin(&c, comm, MPI_BYTE, MPI_OP_NULL, 0);");
+        count = NULL;
+        break;
+    case CG_C_ALLGATHER:
+    case CG_C_ALLTOALL:
+        cg_out_blank(o);
+        cg_out_line(o, "rc = cg_call_begin(&c, comm, recvtype, MPI_OP_NULL, 0);");
+        count = "recvcount";
+        break;
+    case CG_C_REDUCE_SCATTER_BLOCK:
+        cg_out_blank(o);
+        cg_out_line(o, "rc = cg_call_begin(&c, comm, datatype, op, %s);", flags);
+        count = "recvcount";
+        break;
+    case CG_C_BCAST:
+        cg_out_blank(o);
+        cg_out_line(o, "rc = cg_call_begin(&c, comm, datatype, MPI_OP_NULL, 0);");
+        break;
+    case CG_C_ALLREDUCE:
+    case CG_C_REDUCE:
+    case CG_C_SCAN:
+    case CG_C_EXSCAN:
+        cg_out_blank(o);
+        cg_out_line(o, "rc = cg_call_begin(&c, comm, datatype, op, %s);", flags);
+        break;
+    case CG_C_COUNT_:
+        cg_panic("unexpected collective %d", (int)s->coll);
+    }
+    cg_out_open(o, "if (rc != MPI_SUCCESS)");
+    cg_out_line(o, "return rc;");
+    cg_out_close(o);
+    if (count != NULL) {
+        cg_out_open(o, "if (0 == %s)", count);
+        cg_out_line(o, "goto out;");
+        cg_out_close(o);
+    }
+}
+
+/* The buffers: `out` (and `in`) over the caller's memory, with the copies
+ * and scratch that MPI_IN_PLACE, non-root ranks and mismatched datatypes
+ * need. */
+static void prologue_buffers(struct emitter *em)
+{
+    const struct cg_schedule *s = em->s;
+    struct cg_out *o = em->o;
+    switch (s->coll) {
+    case CG_C_ALLREDUCE:
+    case CG_C_SCAN:
+        cg_out_line(o, "struct cg_buf out = { recvbuf, geom, geom.nb };");
+        break;
+    case CG_C_REDUCE:
+        cg_out_line(o, "struct cg_buf out = { recvbuf, geom, geom.nb };");
+        break;
+    case CG_C_EXSCAN:
+        cg_out_line(o, "struct cg_buf in = { (char *)sendbuf, geom, geom.nb };");
+        cg_out_line(o, "struct cg_buf out = { recvbuf, geom, geom.nb };");
+        break;
+    case CG_C_BCAST:
+        cg_out_line(o, "struct cg_buf out = { buffer, geom, geom.nb };");
+        break;
+    case CG_C_ALLGATHER:
+    case CG_C_GATHER:
+        cg_out_line(o, "struct cg_buf out = { recvbuf, geom, p };");
+        break;
+    case CG_C_ALLTOALL:
+        cg_out_line(o, "struct cg_buf in = { (char *)sendbuf, geom, p };");
+        cg_out_line(o, "struct cg_buf out = { recvbuf, geom, p };");
+        break;
+    case CG_C_REDUCE_SCATTER_BLOCK:
+    case CG_C_SCATTER:
+        cg_out_line(o, "struct cg_buf in = { (char *)sendbuf, geom, p };");
+        cg_out_line(o, "struct cg_buf out = { recvbuf, geom, 1 };");
+        break;
+    case CG_C_BARRIER:
+        cg_out_line(o, "struct cg_buf out = { &token, geom, 1 };");
+        break;
+    case CG_C_COUNT_:
+        cg_panic("unexpected collective %d", (int)s->coll);
+    }
+    if (s->scratch != NULL) {
+        cg_out_line(o, "struct cg_buf tmp = { NULL, geom, %s };", c_expr(s->scratch));
+    }
+    cg_out_blank(o);
+    switch (s->coll) {
+    case CG_C_ALLREDUCE:
+    case CG_C_SCAN:
+        cg_out_open(o, "if (sendbuf != MPI_IN_PLACE)");
+        cg_out_line(o, "CG_TRY(cg_copy_typed(sendbuf, count, datatype, recvbuf, count, "
+                       "datatype));");
+        cg_out_close(o);
+        break;
+    case CG_C_REDUCE:
+        cg_out_line(o, "/* recvbuf is significant only at the root: elsewhere the partial "
+                       "results live in scratch. */");
+        cg_out_open(o, "if (rank != root)");
+        cg_out_line(o, "out.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, out.nblocks), &rc);");
+        scratch_check(o);
+        cg_out_close(o);
+        cg_out_open(o, "if (sendbuf != MPI_IN_PLACE)");
+        cg_out_line(o, "CG_TRY(cg_copy_typed(sendbuf, count, datatype, out.base, count, "
+                       "datatype));");
+        cg_out_close(o);
+        break;
+    case CG_C_ALLGATHER:
+        cg_out_open(o, "if (sendbuf != MPI_IN_PLACE)");
+        cg_out_line(o, "char *mine = out.base + cg_geom_off(&geom, rank) * (size_t)c.extent;");
+        cg_out_line(o, "CG_TRY(cg_copy_typed(sendbuf, sendcount, sendtype, mine, recvcount, "
+                       "recvtype));");
+        cg_out_close(o);
+        break;
+    case CG_C_GATHER:
+        cg_out_line(o, "/* recvbuf is significant only at the root: elsewhere gather into "
+                       "scratch. */");
+        cg_out_open(o, "if (rank != root)");
+        cg_out_line(o, "out.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);");
+        scratch_check(o);
+        cg_out_close(o);
+        cg_out_open(o, "if (sendbuf != MPI_IN_PLACE)");
+        cg_out_line(o, "char *mine = out.base + cg_geom_off(&geom, rank) * (size_t)c.extent;");
+        cg_out_line(o, "CG_TRY(cg_copy_typed(sendbuf, sendcount, sendtype, mine, count, "
+                       "c.dtype));");
+        cg_out_close(o);
+        break;
+    case CG_C_SCATTER:
+        cg_out_line(o, "/* At the root in place, out is the root's own block of sendbuf (the "
+                       "schedule's");
+        cg_out_line(o, " * copy of it onto itself is a no-op). Otherwise the root's input must "
+                       "have recvtype's");
+        cg_out_line(o, " * layout: sendbuf itself when the two sides agree, else a converted "
+                       "copy. */");
+        cg_out_open(o, "if ((rank == root) && (recvbuf == MPI_IN_PLACE))");
+        cg_out_line(o, "out.base = in.base + cg_geom_off(&geom, root) * (size_t)c.extent;");
+        cg_out_close_open(o, "else if ((rank == root) && ((sendtype != recvtype) || "
+                             "(sendcount != recvcount)))");
+        cg_out_line(o, "in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);");
+        scratch_check(o);
+        cg_out_line(o, "CG_TRY(cg_copy_typed(sendbuf, (size_t)p * sendcount, sendtype, in.base, "
+                       "geom.count, recvtype));");
+        cg_out_close(o);
+        break;
+    case CG_C_ALLTOALL:
+        cg_out_line(o, "/* The input in recvtype's layout: sendbuf itself when the two sides "
+                       "agree; in place");
+        cg_out_line(o, " * (it is recvbuf, which the result overwrites) or when they differ, a "
+                       "copy. */");
+        cg_out_open(o, "if (sendbuf == MPI_IN_PLACE)");
+        cg_out_line(o, "in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);");
+        scratch_check(o);
+        cg_out_line(o, "CG_TRY(cg_copy_typed(recvbuf, geom.count, recvtype, in.base, "
+                       "geom.count, recvtype));");
+        cg_out_close_open(o, "else if ((sendtype != recvtype) || (sendcount != recvcount))");
+        cg_out_line(o, "in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);");
+        scratch_check(o);
+        cg_out_line(o, "CG_TRY(cg_copy_typed(sendbuf, (size_t)p * sendcount, sendtype, in.base, "
+                       "geom.count, recvtype));");
+        cg_out_close(o);
+        break;
+    case CG_C_REDUCE_SCATTER_BLOCK:
+    case CG_C_EXSCAN:
+        cg_out_line(o, "/* In place, the input is recvbuf, which the result overwrites: work "
+                       "on a copy. */");
+        cg_out_open(o, "if (sendbuf == MPI_IN_PLACE)");
+        cg_out_line(o, "in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, %s), &rc);",
+                    s->coll == CG_C_EXSCAN ? "in.nblocks" : "p");
+        scratch_check(o);
+        cg_out_line(o, "CG_TRY(cg_copy_typed(recvbuf, geom.count, datatype, in.base, "
+                       "geom.count, datatype));");
+        cg_out_close(o);
+        break;
+    case CG_C_BCAST:
+    case CG_C_BARRIER:
+        break;
+    case CG_C_COUNT_:
+        cg_panic("unexpected collective %d", (int)s->coll);
+    }
+    if (s->scratch != NULL) {
+        cg_out_line(o, "tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);");
+        scratch_check(o);
+    }
+}
+
 static void prologue(struct emitter *em)
 {
     const struct cg_schedule *s = em->s;
     struct cg_out *o = em->o;
-    const char *count = "count", *dtype = "datatype", *op = "op", *vec = "count";
-    switch (s->coll) {
-    case CG_C_ALLGATHER:
-        count = "recvcount";
-        dtype = "recvtype";
-        op = "MPI_OP_NULL";
-        vec = "(size_t)p * recvcount";
-        break;
-    case CG_C_REDUCE_SCATTER_BLOCK:
-        count = "recvcount";
-        vec = "(size_t)p * recvcount";
-        break;
-    case CG_C_BCAST:
-        op = "MPI_OP_NULL";
-        break;
-    default:
-        break;
-    }
-    cg_out_line(o, "struct cg_call c;");
-    cg_out_line(o, "int rc = MPI_SUCCESS;");
-    cg_out_blank(o);
-    cg_out_line(o, "rc = cg_call_begin(&c, comm, %s, %s, %s);", dtype, op,
-                s->commutative ? "CG_NEEDS_COMMUTATIVE" : "0");
-    cg_out_open(o, "if (rc != MPI_SUCCESS)");
-    cg_out_line(o, "return rc;");
-    cg_out_close(o);
-    cg_out_open(o, "if (0 == %s)", count);
-    cg_out_line(o, "goto out;");
-    cg_out_close(o);
-    if (em->used[CG_SLOT_P] || s->coll == CG_C_ALLGATHER || s->coll == CG_C_REDUCE_SCATTER_BLOCK) {
+    enum cg_shape shape = cg_colls[s->coll].shape;
+    prologue_begin(em);
+    /* The prologue itself needs p for p equal blocks, and rank where it
+     * places this rank's data or tells the root apart; gather and scatter
+     * declared rank before cg_call_begin. */
+    int need_p = shape == CG_SHAPE_UNIFORM || shape == CG_SHAPE_ONE;
+    int need_rank = s->coll == CG_C_ALLGATHER || s->coll == CG_C_REDUCE;
+    int has_rank = s->coll == CG_C_GATHER || s->coll == CG_C_SCATTER;
+    if (em->used[CG_SLOT_P] || need_p) {
         cg_out_line(o, "const int p = c.p;");
     }
-    if (em->used[CG_SLOT_RANK] || s->coll == CG_C_ALLGATHER) {
+    if ((em->used[CG_SLOT_RANK] || need_rank) && !has_rank) {
         cg_out_line(o, "const int rank = c.rank;");
     }
     for (int i = 0; i < s->nparams; i++) {
@@ -461,63 +688,26 @@ static void prologue(struct emitter *em)
     char tag[200];
     tag_name(em, tag, sizeof(tag), NULL, NULL);
     cg_out_line(o, "CG_TAG_BEGIN(%s);", tag);
-    cg_out_line(o, "const struct cg_geom geom = { %s, %s };", vec, c_expr(s->blocks));
-    switch (s->coll) {
-    case CG_C_ALLREDUCE:
-        cg_out_line(o, "struct cg_buf out = { recvbuf, geom, geom.nb };");
+    switch (shape) {
+    case CG_SHAPE_SPLIT:
+        cg_out_line(o, "const struct cg_geom geom = { count, %s };", c_expr(s->blocks));
         break;
-    case CG_C_BCAST:
-        cg_out_line(o, "struct cg_buf out = { buffer, geom, geom.nb };");
+    case CG_SHAPE_UNIFORM:
+    case CG_SHAPE_ONE:
+        cg_out_line(o, "const struct cg_geom geom = { (size_t)p * %s, p };",
+                    (s->coll == CG_C_ALLGATHER || s->coll == CG_C_ALLTOALL ||
+                     s->coll == CG_C_REDUCE_SCATTER_BLOCK)
+                        ? "recvcount"
+                        : "count");
         break;
-    case CG_C_ALLGATHER:
-        cg_out_line(o, "struct cg_buf out = { recvbuf, geom, p };");
-        break;
-    case CG_C_REDUCE_SCATTER_BLOCK:
-        cg_out_line(o, "struct cg_buf in = { (char *)sendbuf, geom, p };");
-        cg_out_line(o, "struct cg_buf out = { recvbuf, geom, 1 };");
-        break;
-    default:
-        cg_panic("unexpected collective %d", (int)s->coll);
-    }
-    if (s->scratch != NULL) {
-        cg_out_line(o, "struct cg_buf tmp = { NULL, geom, %s };", c_expr(s->scratch));
-    }
-    cg_out_blank(o);
-    switch (s->coll) {
-    case CG_C_ALLREDUCE:
-        cg_out_open(o, "if (sendbuf != MPI_IN_PLACE)");
-        cg_out_line(o, "CG_TRY(cg_copy_typed(sendbuf, count, datatype, recvbuf, count, "
-                       "datatype));");
-        cg_out_close(o);
-        break;
-    case CG_C_ALLGATHER:
-        cg_out_open(o, "if (sendbuf != MPI_IN_PLACE)");
-        cg_out_line(o, "char *mine = out.base + cg_geom_off(&geom, rank) * (size_t)c.extent;");
-        cg_out_line(o, "CG_TRY(cg_copy_typed(sendbuf, sendcount, sendtype, mine, recvcount, "
-                       "recvtype));");
-        cg_out_close(o);
-        break;
-    case CG_C_REDUCE_SCATTER_BLOCK:
-        cg_out_line(o, "/* In place, the input is recvbuf, which the result overwrites: work "
-                       "on a copy. */");
-        cg_out_open(o, "if (sendbuf == MPI_IN_PLACE)");
-        cg_out_line(o, "in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);");
-        cg_out_open(o, "if (rc != MPI_SUCCESS)");
-        cg_out_line(o, "goto out;");
-        cg_out_close(o);
-        cg_out_line(o, "CG_TRY(cg_copy_typed(recvbuf, geom.count, datatype, in.base, "
-                       "geom.count, datatype));");
-        cg_out_close(o);
-        break;
-    default:
+    case CG_SHAPE_TOKEN:
+        cg_out_line(o, "/* No user data: every message carries a 1-byte token (the runtime "
+                       "posts nothing");
+        cg_out_line(o, " * for an empty range); merging tokens is a no-op. */");
+        cg_out_line(o, "const struct cg_geom geom = { 1, 1 };");
         break;
     }
-    if (s->scratch != NULL) {
-        cg_out_line(o, "tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);");
-        cg_out_open(o, "if (rc != MPI_SUCCESS)");
-        cg_out_line(o, "goto out;");
-        cg_out_close(o);
-    }
+    prologue_buffers(em);
 }
 
 int cg_emit_mpi(struct cg_gen *g, const struct cg_schedule *s, int tag_base)
@@ -536,7 +726,9 @@ int cg_emit_mpi(struct cg_gen *g, const struct cg_schedule *s, int tag_base)
     cg_out_blank(&o);
     cg_out_line(&o, "#include \"collgen.h\"");
     cg_out_blank(&o);
-    cg_out_line(&o, "int cg_%s(%s)", s->name, args_macro(s->coll));
+    char args[80];
+    args_macro(s->coll, args, sizeof(args));
+    cg_out_line(&o, "int cg_%s(%s)", s->name, args);
     cg_out_line(&o, "{");
     o.indent++;
     prologue(&em);

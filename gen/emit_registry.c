@@ -17,11 +17,6 @@
 #include "out.h"
 #include "passes.h"
 
-static const char *const coll_enum[] = { "CG_COLL_ALLREDUCE", "CG_COLL_ALLGATHER",
-                                         "CG_COLL_REDUCE_SCATTER_BLOCK", "CG_COLL_BCAST" };
-static const char *const coll_args[] = { "CG_ALLREDUCE_ARGS", "CG_ALLGATHER_ARGS",
-                                         "CG_REDUCE_SCATTER_BLOCK_ARGS", "CG_BCAST_ARGS" };
-
 static void upper(char *dst, size_t cap, const char *src)
 {
     size_t i = 0;
@@ -183,8 +178,9 @@ int cg_emit_registry(struct cg_gen *g, const struct cg_schedule *const *s, int n
     cg_out_line(&o, "#include \"cg_algo.h\"");
     cg_out_blank(&o);
     for (int i = 0; i < n; i++) {
-        cg_out_line(&o, "int cg_%s(%s); /* %s */", s[i]->name, coll_args[s[i]->coll],
-                    s[i]->file);
+        char cu[64];
+        upper(cu, sizeof(cu), cg_colls[s[i]->coll].name);
+        cg_out_line(&o, "int cg_%s(CG_%s_ARGS); /* %s */", s[i]->name, cu, s[i]->file);
     }
     cg_out_blank(&o);
     cg_out_line(&o, "enum cg_tag_id {");
@@ -224,7 +220,9 @@ int cg_emit_registry(struct cg_gen *g, const struct cg_schedule *const *s, int n
         cg_out_line(&o, "static const struct cg_algo algo_%s = {", s[i]->name);
         o.indent++;
         cg_out_line(&o, ".name = \"%s\",", s[i]->name);
-        cg_out_line(&o, ".coll = %s,", coll_enum[s[i]->coll]);
+        char cu[64];
+        upper(cu, sizeof(cu), cg_colls[s[i]->coll].name);
+        cg_out_line(&o, ".coll = CG_COLL_%s,", cu);
         cg_out_raw(&o, "    .summary = ");
         c_string(&o, s[i]->summary);
         cg_out_raw(&o, ",\n");

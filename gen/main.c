@@ -338,8 +338,12 @@ int main(int argc, char **argv)
             if (cg_colls[s->coll].rooted) {
                 snprintf(rootbuf, sizeof(rootbuf), ", root = %d", root);
             }
-            printf("p = %d%s, count = %zu elements of %d bytes\n\n", explain_p, rootbuf, count,
-                   elem);
+            if (cg_colls[s->coll].shape == CG_SHAPE_TOKEN) {
+                printf("p = %d, one 1-byte token per message\n\n", explain_p);
+            } else {
+                printf("p = %d%s, count = %zu elements of %d bytes\n\n", explain_p, rootbuf,
+                       count, elem);
+            }
             if (cg_analyse(&g, s, explain_p, root, count, elem, &model, stdout, 0, "", &a) != 0) {
                 rc = 1;
             } else {

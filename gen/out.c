@@ -83,6 +83,18 @@ void cg_out_close(struct cg_out *o)
     append(o, "%*s}\n", o->indent * 4, "");
 }
 
+void cg_out_close_open(struct cg_out *o, const char *fmt, ...)
+{
+    o->indent--;
+    append(o, "%*s} ", o->indent * 4, "");
+    va_list ap;
+    va_start(ap, fmt);
+    vappend(o, fmt, ap);
+    va_end(ap);
+    append(o, " {\n");
+    o->indent++;
+}
+
 void cg_out_blank(struct cg_out *o)
 {
     if (o->len >= 2 && !(o->buf[o->len - 1] == '\n' && o->buf[o->len - 2] == '\n') &&

@@ -23,6 +23,9 @@ void cg_out_line(struct cg_out *o, const char *fmt, ...) __attribute__((format(p
 void cg_out_open(struct cg_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* One level out, then "}". */
 void cg_out_close(struct cg_out *o);
+/* One level out, "} " and a line ending in '{' ("} else {"), one level in. */
+void cg_out_close_open(struct cg_out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 void cg_out_blank(struct cg_out *o);
 /* Writes the text to path unless the file already holds exactly it.
  * Returns 0, or -1 with errno set. *changed says whether it wrote. */

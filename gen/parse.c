@@ -330,9 +330,14 @@ int cg_parse(struct cg_gen *g, struct cg_arena *arena, const char *path, struct 
             }
         }
         if (!found) {
-            err(&ps, coll->str_pos,
-                "unknown collective '%s'; expected allreduce, allgather, reduce_scatter_block "
-                "or bcast", c);
+            char names[256];
+            size_t n = 0;
+            for (int i = 0; i < CG_C_COUNT_ && n < sizeof(names); i++) {
+                n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+                                      i == 0 ? "" : i == CG_C_COUNT_ - 1 ? " or " : ", ",
+                                      cg_colls[i].name);
+            }
+            err(&ps, coll->str_pos, "unknown collective '%s'; expected %s", c, names);
         }
     }
     s->summary = string(&ps, required(&ps, top, "summary", "a schedule"), "\"summary\"");

@@ -11,12 +11,26 @@ long cg_sim_nblocks(enum cg_coll_kind coll, enum cg_bufid b, int p, long blocks,
 {
     switch (b) {
     case CG_BUF_IN:
-        return coll == CG_C_REDUCE_SCATTER_BLOCK ? p : 0;
-    case CG_BUF_OUT:
-        if (coll == CG_C_ALLGATHER) {
+        switch (cg_colls[coll].input) {
+        case CG_INPUT_P:
             return p;
+        case CG_INPUT_B:
+            return blocks;
+        case CG_INPUT_NONE:
+            break;
         }
-        return coll == CG_C_REDUCE_SCATTER_BLOCK ? 1 : blocks;
+        return 0;
+    case CG_BUF_OUT:
+        switch (cg_colls[coll].shape) {
+        case CG_SHAPE_UNIFORM:
+            return p;
+        case CG_SHAPE_ONE:
+        case CG_SHAPE_TOKEN:
+            return 1;
+        case CG_SHAPE_SPLIT:
+            break;
+        }
+        return blocks;
     case CG_BUF_TMP:
         return scratch;
     case CG_BUF_COUNT_:

@@ -28,6 +28,7 @@ struct state {
     int p;                        /* ranks */
     int nwords;                   /* uint64 words per contribution set */
     int ordered;                  /* sets are rank intervals joined in order */
+    int idempotent;               /* reduce is a set union (barrier tokens) */
     int split;                    /* blocks have uneven sizes: moves keep j % B */
     long blocks;                  /* B */
     long nb[CG_BUF_COUNT_];       /* blocks per buffer */
@@ -119,6 +120,13 @@ static void val_str(const struct state *st, const struct val *v, const uint64_t 
     snprintf(buf, cap, "block %d with the contribution of %s", v->lb, set);
 }
 
+/* Gives block j of buffer b on `rank` the value (lb, {who}). */
+static void put(struct state *st, enum cg_bufid b, int rank, long j, int lb, int who)
+{
+    val_at(st, b, rank, j)->lb = lb;
+    bits_at(st, b, rank, j)[who / 64] |= 1ull << (who % 64);
+}
+
 static int on_start(void *arg, const struct cg_sim_where *w, long blocks, const long *nblocks)
 {
     struct state *st = arg;
@@ -139,34 +147,61 @@ static int on_start(void *arg, const struct cg_sim_where *w, long blocks, const 
     for (int rank = 0; rank < st->p; rank++) {
         switch (s->coll) {
         case CG_C_ALLREDUCE:
+        case CG_C_REDUCE:
+        case CG_C_SCAN:
+            /* Every rank's out starts as its own input. */
             for (long j = 0; j < st->nb[CG_BUF_OUT]; j++) {
-                val_at(st, CG_BUF_OUT, rank, j)->lb = (int)j;
-                bits_at(st, CG_BUF_OUT, rank, j)[rank / 64] |= 1ull << (rank % 64);
+                put(st, CG_BUF_OUT, rank, j, (int)j, rank);
             }
             break;
         case CG_C_ALLGATHER:
-            val_at(st, CG_BUF_OUT, rank, rank)->lb = rank;
-            bits_at(st, CG_BUF_OUT, rank, rank)[rank / 64] |= 1ull << (rank % 64);
+        case CG_C_GATHER:
+            put(st, CG_BUF_OUT, rank, rank, rank, rank);
             break;
         case CG_C_REDUCE_SCATTER_BLOCK:
+        case CG_C_ALLTOALL:
+        case CG_C_EXSCAN:
+            /* in block j: this rank's contribution to block j of the result
+             * (alltoall: the block for rank j). */
             for (long j = 0; j < st->nb[CG_BUF_IN]; j++) {
-                val_at(st, CG_BUF_IN, rank, j)->lb = (int)j;
-                bits_at(st, CG_BUF_IN, rank, j)[rank / 64] |= 1ull << (rank % 64);
+                put(st, CG_BUF_IN, rank, j, (int)j, rank);
             }
             break;
         case CG_C_BCAST:
             if (rank == w->root) {
                 for (long j = 0; j < st->nb[CG_BUF_OUT]; j++) {
-                    val_at(st, CG_BUF_OUT, rank, j)->lb = (int)j;
-                    bits_at(st, CG_BUF_OUT, rank, j)[rank / 64] |= 1ull << (rank % 64);
+                    put(st, CG_BUF_OUT, rank, j, (int)j, rank);
                 }
             }
+            break;
+        case CG_C_SCATTER:
+            /* Only the root's in holds data (MPI ignores sendbuf elsewhere). */
+            if (rank == w->root) {
+                for (long j = 0; j < st->nb[CG_BUF_IN]; j++) {
+                    put(st, CG_BUF_IN, rank, j, (int)j, rank);
+                }
+            }
+            break;
+        case CG_C_BARRIER:
+            /* The token: "this rank has entered". */
+            put(st, CG_BUF_OUT, rank, 0, 0, rank);
             break;
         case CG_C_COUNT_:
             break;
         }
     }
     return 0;
+}
+
+/* Why a hint: MPI_Scatter's sendbuf exists only at the root, so reading
+ * `in` elsewhere is the one "no data" error a reader may not expect. */
+static const char *no_data_hint(const struct state *st, enum cg_bufid b, int rank,
+                                const struct cg_sim_where *w)
+{
+    if (st->s->coll == CG_C_SCATTER && b == CG_BUF_IN && rank != w->root) {
+        return " (in holds data only at the root)";
+    }
+    return "";
 }
 
 static long blk(const struct state *st, const struct cg_sim_range *r, long i)
@@ -310,8 +345,9 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
             const struct val *v = val_at(st, sm->range.buf, sm->rank, js);
             if (v->lb < 0) {
                 cg_sim_error(st->g, s, w, sm->rank, sm->x->pos,
-                             "sends %s block %ld to rank %d, but it holds no data yet",
-                             cg_buf_names[sm->range.buf], js, sm->peer);
+                             "sends %s block %ld to rank %d, but it holds no data yet%s",
+                             cg_buf_names[sm->range.buf], js, sm->peer,
+                             no_data_hint(st, sm->range.buf, sm->rank, w));
                 goto out;
             }
             if (st->split && js % st->blocks != jr % st->blocks) {
@@ -392,7 +428,8 @@ static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim
             const char *dn = cg_buf_names[op->dst.buf], *fn = cg_buf_names[op->src.buf];
             if (f->lb < 0) {
                 cg_sim_error(st->g, s, w, rank, step->src.pos,
-                             "reads %s block %ld, which holds no data yet", fn, js);
+                             "reads %s block %ld, which holds no data yet%s", fn, js,
+                             no_data_hint(st, op->src.buf, rank, w));
                 return -1;
             }
             if (st->split && jd % st->blocks != js % st->blocks) {
@@ -419,7 +456,9 @@ static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim
                              "(block %d of the result)", dn, jd, d->lb, fn, js, f->lb);
                 return -1;
             }
-            for (int q = 0; q < st->nwords; q++) {
+            /* Why: a barrier's "reduce" merges two sets of ranks known to
+             * have entered; a rank known twice is still one rank. */
+            for (int q = 0; q < st->nwords && !st->idempotent; q++) {
                 if (dw[q] & fw[q]) {
                     int r = q * 64 + __builtin_ctzll(dw[q] & fw[q]);
                     set_str(st, dw, a, sizeof(a));
@@ -468,24 +507,57 @@ static int on_finish(void *arg, const struct cg_sim_where *w)
         for (long j = 0; j < st->nb[CG_BUF_OUT] && rc == 0; j++) {
             struct val expect = { (int)j, 0, { 0, 0 } };
             memset(want, 0, sizeof(uint64_t) * (size_t)st->nwords);
+            int lo = 0, hi = -1; /* want = ranks lo..hi, unless set below */
             switch (s->coll) {
             case CG_C_ALLREDUCE:
+            case CG_C_BARRIER:
+                hi = st->p - 1;
+                break;
             case CG_C_REDUCE_SCATTER_BLOCK:
-                for (int r = 0; r < st->p; r++) {
-                    want[r / 64] |= 1ull << (r % 64);
+                expect.lb = rank;
+                hi = st->p - 1;
+                break;
+            case CG_C_REDUCE:
+                if (rank != w->root) {
+                    continue; /* recvbuf is significant only at the root */
                 }
-                if (s->coll == CG_C_REDUCE_SCATTER_BLOCK) {
-                    expect.lb = rank;
-                }
+                hi = st->p - 1;
                 break;
             case CG_C_ALLGATHER:
-                want[j / 64] |= 1ull << (j % 64);
+                lo = hi = (int)j;
+                break;
+            case CG_C_GATHER:
+                if (rank != w->root) {
+                    continue;
+                }
+                lo = hi = (int)j;
                 break;
             case CG_C_BCAST:
-                want[w->root / 64] |= 1ull << (w->root % 64);
+                lo = hi = w->root;
+                break;
+            case CG_C_SCATTER:
+                expect.lb = rank;
+                lo = hi = w->root;
+                break;
+            case CG_C_ALLTOALL:
+                /* out block j: what rank j had for this rank */
+                expect.lb = rank;
+                lo = hi = (int)j;
+                break;
+            case CG_C_SCAN:
+                hi = rank;
+                break;
+            case CG_C_EXSCAN:
+                if (rank == 0) {
+                    continue; /* MPI leaves rank 0's recvbuf undefined */
+                }
+                hi = rank - 1;
                 break;
             case CG_C_COUNT_:
                 break;
+            }
+            for (int r = lo; r <= hi; r++) {
+                want[r / 64] |= 1ull << (r % 64);
             }
             const struct val *got = val_at(st, CG_BUF_OUT, rank, j);
             const uint64_t *gw = bits_at(st, CG_BUF_OUT, rank, j);
@@ -535,7 +607,8 @@ int cg_verify_one(struct cg_gen *g, const struct cg_schedule *s, int p, int root
     st.p = p;
     st.nwords = (p + 63) / 64;
     st.ordered = cg_colls[s->coll].reduces && !s->commutative;
-    st.split = s->coll == CG_C_ALLREDUCE || s->coll == CG_C_BCAST;
+    st.idempotent = cg_colls[s->coll].combine == CG_COMBINE_UNION;
+    st.split = cg_colls[s->coll].shape == CG_SHAPE_SPLIT;
     struct cg_sim_consumer c = { .arg = &st, .start = on_start, .exchange = on_exchange,
                                   .local = on_local, .finish = on_finish };
     int rc = cg_sim_run(g, s, p, root, &c);

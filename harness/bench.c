@@ -198,7 +198,7 @@ static int call_impl(const struct bench_ctx *ctx, const struct bench_point *pt,
     case CG_COLL_BCAST:
         return (algo != NULL) ? algo->fn.bcast(out, pt->count, dt, pt->root, ctx->comm)
                               : MPI_Bcast(out, n, dt, pt->root, ctx->comm);
-    case CG_COLL_COUNT_:
+    default:
         break;
     }
     return MPI_ERR_OTHER;
@@ -225,7 +225,7 @@ static int call_native_ref(const struct bench_ctx *ctx, const struct bench_point
             memcpy(b->ref, b->send, pt->count * size);
         }
         return MPI_Bcast(b->ref, n, dt, pt->root, ctx->comm);
-    case CG_COLL_COUNT_:
+    default:
         break;
     }
     return MPI_ERR_OTHER;
@@ -258,7 +258,7 @@ static void prepare_out(const struct bench_ctx *ctx, const struct bench_point *p
             memcpy(b->out, b->send, pt->count * size);
         }
         break;
-    case CG_COLL_COUNT_:
+    default:
         break;
     }
 }
@@ -276,7 +276,7 @@ static int size_bufs(const struct bench_ctx *ctx, const struct bench_point *pt,
     switch (pt->coll) {
     case CG_COLL_ALLREDUCE:
     case CG_COLL_BCAST:
-    case CG_COLL_COUNT_:
+    default:
         b->in_elems = pt->count;
         b->out_elems = pt->count;
         b->res_elems = pt->count;
@@ -613,7 +613,7 @@ static double busbw_factor(const struct bench_ctx *ctx, enum cg_coll coll)
     case CG_COLL_REDUCE_SCATTER_BLOCK:
         return (p - 1.0) / p;
     case CG_COLL_BCAST:
-    case CG_COLL_COUNT_:
+    default:
         break;
     }
     return 1.0;

@@ -249,7 +249,7 @@ void bench_expected(const struct bench_point *pt, int p, int rank, void *dst, si
         }
         break;
     case CG_COLL_BCAST:
-    case CG_COLL_COUNT_:
+    default:
         for (size_t i = 0; i < out_elems; i++) {
             bench_value(pt, p, pt->root, i, out + (i * size));
         }

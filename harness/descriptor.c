@@ -1495,8 +1495,8 @@ static int parse_collectives(struct vctx *v, const struct cg_json *j, struct cg_
         verr(v, j->pos, "'collectives' must not be empty");
         return -1;
     }
-    const char *names[CG_C_COUNT_];
-    for (int k = 0; k < CG_C_COUNT_; k++) {
+    const char *names[CG_HARNESS_COLLS];
+    for (int k = 0; k < CG_HARNESS_COLLS; k++) {
         names[k] = cg_colls[k].name;
     }
     t->colls = cg_arena_alloc(v->a, sizeof(*t->colls) * (size_t)j->nitems);
@@ -1530,7 +1530,15 @@ static int parse_collectives(struct vctx *v, const struct cg_json *j, struct cg_
         int c = cg_coll_by_name(name->str);
         if (c < 0) {
             verr(v, name->str_pos, "unknown collective '%s'; expected one of: %s", name->str,
-                 join(v->a, names, CG_C_COUNT_, ", "));
+                 join(v->a, names, CG_HARNESS_COLLS, ", "));
+            bad++;
+            continue;
+        }
+        if (c >= CG_HARNESS_COLLS) {
+            verr(v, name->str_pos,
+                 "the harness does not measure %s yet (the generator knows it; the benchmark "
+                 "program runs %s)",
+                 name->str, join(v->a, names, CG_HARNESS_COLLS, ", "));
             bad++;
             continue;
         }

@@ -225,4 +225,13 @@ const char *cg_algo_ranks_problem(const struct cg_algo_spec *a, int ranks, char 
 
 int cg_coll_by_name(const char *name); /* enum cg_coll_kind, or -1 */
 
+/* The collectives a test may measure: the first CG_HARNESS_COLLS of
+ * enum cg_coll_kind (allreduce, allgather, reduce_scatter_block, bcast), the
+ * ones the benchmark program (harness/bench*.c) calls, checks and times. The
+ * generator knows more; a test naming one of those is an error. */
+#define CG_HARNESS_COLLS 4
+_Static_assert(CG_C_ALLREDUCE == 0 && CG_C_ALLGATHER == 1 && CG_C_REDUCE_SCATTER_BLOCK == 2 &&
+                   CG_C_BCAST == 3 && CG_C_COUNT_ >= CG_HARNESS_COLLS,
+               "the harness's collectives come first in enum cg_coll_kind");
+
 #endif

@@ -72,7 +72,10 @@ say "collgen device check: $(date -u '+%Y-%m-%d %H:%M:%S UTC')${CG_DEVICE_DRY:+ 
 
 # ---- the environment ---------------------------------------------------------
 
-# Carried tools first (the MPI names), carried fallbacks last.
+# Carried tools first (the MPI names), carried fallbacks last; executable
+# whatever the copy kept of their modes.
+chmod +x build/device/bin/* build/device/openmpi/bin/* build/device/fallback/bin/* \
+    tests/run_cuda.sh tests/mpirun.sh 2>/dev/null
 export PATH="$root/build/device/bin:$PATH:/usr/local/cuda/bin:$root/build/device/fallback/bin"
 if ! command -v nvcc >/dev/null 2>&1; then
     say "FAIL environment: no nvcc on the PATH"
@@ -109,7 +112,8 @@ if [ -n "$nccl_lib" ]; then
     done
 fi
 if [ -n "$nccl_lib" ] && [ -n "$nccl_inc" ]; then
-    nh=$(mktemp -d /tmp/cg_nccl.XXXXXX)
+    nh=$root/build/nccl-links
+    rm -rf "$nh"
     mkdir -p "$nh/include" "$nh/lib"
     ln -s "$(readlink -f "$nccl_inc")" "$nh/include/nccl.h"
     ln -s "$(readlink -f "$nccl_lib")" "$nh/lib/libnccl.so.2"
@@ -170,7 +174,7 @@ say "# gpu_probe: $probe"
 t0=$(date +%s)
 lim=$(limit 210)
 CG_CUDA_SKIP_BUILD=1 CG_CUDA_DEADLINE=$(($(date +%s) + lim)) CG_MPIRUN_TIMEOUT=90 \
-    timeout -k 10 $((lim + 15)) tests/run_cuda.sh >"$OUT/tests.log" 2>&1
+    timeout -k 10 $((lim + 15)) bash tests/run_cuda.sh >"$OUT/tests.log" 2>&1
 trc=$?
 np=$(grep -c '^PASS ' "$OUT/tests.log")
 nf=$(grep -c '^FAIL ' "$OUT/tests.log")
@@ -192,7 +196,7 @@ case $probe in
     if grep -q '^FAIL cuda test_xchg.*\(exit status 12[4]\|exit status 137\|timed out\)' "$OUT/tests.log"; then
         say "SKIP bench_ring: the IPC transport tests timed out"
     elif [ "$lim" -gt 30 ]; then
-        CG_MPIRUN_TIMEOUT=$lim tests/mpirun.sh openmpi 8 build/cuda/bench_ring 1024 $((lim - 40)) \
+        CG_MPIRUN_TIMEOUT=$lim bash tests/mpirun.sh openmpi 8 build/cuda/bench_ring 1024 $((lim - 40)) \
             >>"$OUT/bench.txt" 2>&1 || say "FAIL bench_ring (exit $?, limit $lim s)"
     else
         say "SKIP bench_ring: only $lim s left"

@@ -138,6 +138,11 @@ int cg_call_begin(struct cg_call *c, MPI_Comm comm, MPI_Datatype dtype, MPI_Op o
 /* Ends the call (releases per-call state; cached scratch stays). */
 void cg_call_end(struct cg_call *c);
 
+/* This process's rank in `comm`, for the rooted collectives whose datatype
+ * depends on it (gather: recvtype at the root, sendtype elsewhere), which
+ * must be known before cg_call_begin. MPI_ERR_COMM for MPI_COMM_NULL. */
+int cg_comm_rank(MPI_Comm comm, int *rank);
+
 /* Scratch space reused between calls: slot 0..3, at least `bytes` bytes,
  * valid until the next cg_scratch on the same slot or the end of the comm.
  * Returns NULL (and sets *rc to MPI_ERR_NO_MEM) when memory runs out. */

@@ -13,6 +13,13 @@ enum cg_coll {
     CG_COLL_ALLGATHER,
     CG_COLL_REDUCE_SCATTER_BLOCK,
     CG_COLL_BCAST,
+    CG_COLL_REDUCE,
+    CG_COLL_GATHER,
+    CG_COLL_SCATTER,
+    CG_COLL_ALLTOALL,
+    CG_COLL_SCAN,
+    CG_COLL_EXSCAN,
+    CG_COLL_BARRIER,
     CG_COLL_COUNT_
 };
 
@@ -25,11 +32,35 @@ enum cg_coll {
     const void *sendbuf, void *recvbuf, size_t recvcount, MPI_Datatype datatype,       \
         MPI_Op op, MPI_Comm comm
 #define CG_BCAST_ARGS void *buffer, size_t count, MPI_Datatype datatype, int root, MPI_Comm comm
+#define CG_REDUCE_ARGS                                                                \
+    const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype, MPI_Op op, \
+        int root, MPI_Comm comm
+#define CG_GATHER_ARGS                                                                \
+    const void *sendbuf, size_t sendcount, MPI_Datatype sendtype, void *recvbuf,       \
+        size_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm
+#define CG_SCATTER_ARGS                                                               \
+    const void *sendbuf, size_t sendcount, MPI_Datatype sendtype, void *recvbuf,       \
+        size_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm
+#define CG_ALLTOALL_ARGS                                                              \
+    const void *sendbuf, size_t sendcount, MPI_Datatype sendtype, void *recvbuf,       \
+        size_t recvcount, MPI_Datatype recvtype, MPI_Comm comm
+#define CG_SCAN_ARGS \
+    const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm
+#define CG_EXSCAN_ARGS \
+    const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm
+#define CG_BARRIER_ARGS MPI_Comm comm
 
 typedef int (*cg_allreduce_fn)(CG_ALLREDUCE_ARGS);
 typedef int (*cg_allgather_fn)(CG_ALLGATHER_ARGS);
 typedef int (*cg_reduce_scatter_block_fn)(CG_REDUCE_SCATTER_BLOCK_ARGS);
 typedef int (*cg_bcast_fn)(CG_BCAST_ARGS);
+typedef int (*cg_reduce_fn)(CG_REDUCE_ARGS);
+typedef int (*cg_gather_fn)(CG_GATHER_ARGS);
+typedef int (*cg_scatter_fn)(CG_SCATTER_ARGS);
+typedef int (*cg_alltoall_fn)(CG_ALLTOALL_ARGS);
+typedef int (*cg_scan_fn)(CG_SCAN_ARGS);
+typedef int (*cg_exscan_fn)(CG_EXSCAN_ARGS);
+typedef int (*cg_barrier_fn)(CG_BARRIER_ARGS);
 
 enum cg_tag_kind {
     CG_TAG_KIND_CALL,   /* the whole collective */
@@ -59,6 +90,13 @@ struct cg_algo {
         cg_allgather_fn allgather;
         cg_reduce_scatter_block_fn reduce_scatter_block;
         cg_bcast_fn bcast;
+        cg_reduce_fn reduce;
+        cg_gather_fn gather;
+        cg_scatter_fn scatter;
+        cg_alltoall_fn alltoall;
+        cg_scan_fn scan;
+        cg_exscan_fn exscan;
+        cg_barrier_fn barrier;
     } fn;                  /* the generated function, by collective */
 };
 

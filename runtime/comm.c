@@ -165,6 +165,21 @@ out:
     return rc;
 }
 
+int cg_comm_rank(MPI_Comm comm, int *rank)
+{
+    int rc = MPI_SUCCESS;
+
+    *rank = 0;
+    if (comm == MPI_COMM_NULL) {
+        cg_set_error("collgen: the communicator is MPI_COMM_NULL");
+        rc = MPI_ERR_COMM;
+        goto out;
+    }
+    CG_CHECK_MPI(MPI_Comm_rank(comm, rank));
+out:
+    return rc;
+}
+
 /* Why: an exchange left between cg_xchg_begin and a successful wait (an
  * error jumped to `out:`) still has requests in flight. A receive left
  * posted would match a later call's message with the same tag on the same

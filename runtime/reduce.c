@@ -225,6 +225,8 @@ int cg_reduce(struct cg_call *c, const struct cg_buf *into, long ifirst,
 
 static int cg_copy_piece(struct cg_call *c, char *to, const char *from, size_t n, int contiguous)
 {
+    /* Why: scatter's root in place copies its own block of sendbuf onto
+     * itself; memcpy of a region onto itself is undefined behaviour. */
     if (to == from) {
         return MPI_SUCCESS;
     }

@@ -6,7 +6,8 @@
  * generated function and the MPI collective it replaces on the same inputs
  * and compares the outputs byte for byte. The cases are the product of
  *   counts     0, 1, p-1, p+1, 1000, 262147 (duplicates dropped), in MPI's
- *              sense: allreduce and bcast count, allgather sendcount,
+ *              sense: allreduce, bcast, reduce, scan and exscan count,
+ *              allgather, gather, scatter and alltoall count per rank,
  *              reduce_scatter_block recvcount;
  *   datatypes  MPI_INT32_T, MPI_INT64_T, MPI_FLOAT, MPI_DOUBLE, and
  *              pair_int32 (MPI_Type_contiguous(2, MPI_INT32_T)), which the
@@ -14,10 +15,21 @@
  *   ops        MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX, and "affine": a user op
  *              that is not commutative (see affine_compose);
  *   in place   MPI_IN_PLACE as MPI defines it for the collective, and not;
- *   root       every root, for bcast.
+ *   root       every root, for bcast, reduce, gather and scatter (at the
+ *              largest count one root, p - 1, for the last three);
+ *   mixed      for gather, scatter and alltoall with pair_int32 also the
+ *              send side as padded_pair (pair_int32 resized to a 12-byte
+ *              extent: the same type signature, another layout), which the
+ *              generated code must convert or send as it is;
+ *   ignored    arguments MPI says are not significant get values that would
+ *              fail if used: MPI_DATATYPE_NULL types, 0 counts, NULL buffers
+ *              (or, for a non-root's recvbuf in reduce and gather, a
+ *              poisoned buffer that must stay untouched).
  * A case is wrong when, on any rank, the call does not return MPI_SUCCESS,
  * the output differs from the native one, a guard band around the output
- * was written, or the send buffer changed. For a schedule marked
+ * was written, or the send buffer changed (where MPI leaves the output
+ * undefined, at exscan's rank 0 and in reduce's and gather's non-roots, only
+ * the guard bands count). For a schedule marked
  * commutative_only, the affine cases instead expect an error of class
  * MPI_ERR_OP.
  *
@@ -27,6 +39,10 @@
  *   PASS emitted allreduce_ring openmpi p=4
  *   FAIL emitted allreduce_ring openmpi p=4 (3 of 204 cases wrong)
  * The exit status is 1 when any algorithm failed.
+ *
+ * Barrier is checked differently (run_barrier): it must return MPI_SUCCESS,
+ * and no rank may leave it before every rank has entered, with ranks
+ * entering at staggered times.
  *
  * Values are exact under every order of reduction for p <= 8 (make_value),
  * so the generated result must equal the native one bit for bit even for
@@ -54,6 +70,8 @@
 #define MAX_REPORTS 4      /* mismatch lines per rank and algorithm */
 #define LARGE_COUNT 262147 /* the largest count: 2^18 + 3 */
 #define FLOAT_PERIOD 1048573 /* prime: float values repeat after this many elements */
+#define PAD_EXTENT 12      /* extent of padded_pair: a pair and 4 bytes of hole */
+#define PAD_FILL 0x77      /* the holes of a padded_pair send buffer */
 
 enum elem_kind { KIND_INT32, KIND_INT64, KIND_FLOAT, KIND_DOUBLE, KIND_PAIR };
 
@@ -76,7 +94,8 @@ struct check_case {
     const struct red_op *op;      /* NULL for allgather and bcast */
     size_t count;                 /* count in the collective's MPI sense */
     int in_place;                 /* 1: MPI_IN_PLACE */
-    int root;                     /* bcast root, -1 otherwise */
+    int root;                     /* root of a rooted collective, -1 otherwise */
+    int mixed;                    /* 1: the send side is padded_pair */
 };
 
 /* A buffer with a guard band on each side, reused from case to case: fresh
@@ -109,6 +128,7 @@ static struct elem_type elem_types[5];
 static int nelem_types;
 static struct red_op red_ops[5];
 static int nred_ops;
+static MPI_Datatype padded_pair; /* pair_int32 resized to PAD_EXTENT bytes */
 
 static void *xmalloc(size_t bytes)
 {
@@ -326,9 +346,10 @@ __attribute__((format(printf, 4, 5))) static void case_wrong(struct check *ck, s
         snprintf(root, sizeof(root), "%d", cs->root);
     }
     fprintf(stdout,
-            "  mismatch %s %s p=%d rank=%d count=%zu type=%s op=%s in_place=%d root=%s: %s\n",
+            "  mismatch %s %s p=%d rank=%d count=%zu type=%s%s op=%s in_place=%d root=%s: %s\n",
             ck->algo->name, CG_FLAVOUR, ck->p, ck->rank, cs->count, cs->type->name,
-            (cs->op != NULL) ? cs->op->name : "-", cs->in_place, root, what);
+            cs->mixed ? " (sent as padded_pair)" : "", (cs->op != NULL) ? cs->op->name : "-",
+            cs->in_place, root, what);
     fflush(stdout);
 }
 
@@ -389,6 +410,68 @@ static void check_sendbuf(struct check *ck, size_t id, const struct check_case *
             b++;
         }
         case_wrong(ck, id, cs, "changed sendbuf at byte %td", (ptrdiff_t)b - GUARD_BYTES);
+    }
+}
+
+/* A buffer MPI says the call does not use (a non-root's recvbuf in reduce
+ * and gather) must come back as it went in: poisoned, guards intact. */
+static void check_untouched(struct check *ck, size_t id, const struct check_case *cs,
+                            const struct guarded *buf)
+{
+    for (size_t b = 0; b < buf->bytes + (2 * GUARD_BYTES); b++) {
+        unsigned char want = ((b < GUARD_BYTES) || (b >= GUARD_BYTES + buf->bytes)) ? GUARD_FILL
+                                                                                   : POISON_FILL;
+        if (buf->alloc[b] != want) {
+            case_wrong(ck, id, cs, "wrote byte %td of a recvbuf that is not significant here",
+                       (ptrdiff_t)b - GUARD_BYTES);
+            return;
+        }
+    }
+}
+
+/* Only the guard bands of an output MPI leaves undefined (exscan's rank 0). */
+static void check_guards(struct check *ck, size_t id, const struct check_case *cs,
+                         const struct guarded *got)
+{
+    for (size_t b = 0; b < GUARD_BYTES; b++) {
+        if ((got->alloc[b] != GUARD_FILL) || (got->data[got->bytes + b] != GUARD_FILL)) {
+            case_wrong(ck, id, cs, "wrote outside recvbuf");
+            return;
+        }
+    }
+}
+
+/* The send and receive sides of a gather, scatter or alltoall case: the
+ * case's type and count, or, mixed, padded_pair on the send side. */
+struct sides {
+    size_t scount;       /* sendcount */
+    MPI_Datatype stype;  /* sendtype */
+    size_t ssize;        /* bytes per send element (its extent) */
+    size_t rcount;       /* recvcount */
+    MPI_Datatype rtype;  /* recvtype */
+};
+
+static struct sides sides_of(const struct check_case *cs)
+{
+    struct sides sd = {cs->count, cs->type->type, cs->type->size, cs->count, cs->type->type};
+
+    if (cs->mixed) {
+        sd.stype = padded_pair;
+        sd.ssize = PAD_EXTENT;
+    }
+    return sd;
+}
+
+/* Writes rank's first n elements to a send buffer of the case's send type. */
+static void fill_send(const struct check_case *cs, int rank, size_t n, unsigned char *dst)
+{
+    if (!cs->mixed) {
+        fill_values(cs, rank, n, dst);
+        return;
+    }
+    memset(dst, PAD_FILL, n * PAD_EXTENT);
+    for (size_t i = 0; i < n; i++) {
+        make_value(cs->type, cs->op, rank, i, dst + (i * PAD_EXTENT));
     }
 }
 
@@ -549,6 +632,269 @@ static void run_bcast(struct check *ck, const struct check_case *cs)
     }
 }
 
+/* Reduce: the root compares with MPI_Reduce. A non-root's recvbuf is not
+ * significant: in_place = 0 gives it a poisoned buffer that must stay as it
+ * is, in_place = 1 gives it NULL (MPI_IN_PLACE itself is the root's). */
+static void run_reduce(struct check *ck, const struct check_case *cs)
+{
+    size_t id = case_begin(ck);
+    size_t bytes = cs->count * cs->type->size;
+    int is_root = (ck->rank == cs->root);
+    int in_place = cs->in_place && is_root;
+    struct guarded *send = &ck->send;
+    struct guarded *expect = &ck->expect;
+    struct guarded *out = &ck->out;
+    void *recv = NULL;
+    int rc;
+
+    guarded_init(send, bytes);
+    guarded_init(out, bytes);
+    if (is_root || !cs->in_place) {
+        recv = out->data;
+    }
+    if (ck->algo->commutative_only && cs->op->is_affine) {
+        fill_values(cs, ck->rank, cs->count, in_place ? out->data : send->data);
+        rc = ck->algo->fn.reduce(in_place ? MPI_IN_PLACE : send->data, recv, cs->count,
+                                 cs->type->type, cs->op->op, cs->root, ck->comm);
+        check_refuses_op(ck, id, cs, rc);
+        return;
+    }
+    guarded_init(expect, bytes);
+    fill_values(cs, ck->rank, cs->count, send->data);
+    MPI_Reduce(send->data, expect->data, (int)cs->count, cs->type->type, cs->op->op, cs->root,
+               ck->comm);
+    guarded_copy(&ck->before, send);
+    if (in_place) {
+        memcpy(out->data, send->data, bytes);
+    }
+    rc = ck->algo->fn.reduce(in_place ? MPI_IN_PLACE : send->data, recv, cs->count,
+                             cs->type->type, cs->op->op, cs->root, ck->comm);
+    check_rc(ck, id, cs, rc);
+    if (rc == MPI_SUCCESS) {
+        if (is_root) {
+            check_output(ck, id, cs, out, expect->data, cs->count);
+        } else if (recv != NULL) {
+            check_untouched(ck, id, cs, out);
+        }
+        check_sendbuf(ck, id, cs, send, ck->before.alloc);
+    }
+}
+
+/* Gather: the root compares with MPI_Gather; a non-root passes recvcount 0
+ * and MPI_DATATYPE_NULL, and a recvbuf as for reduce. */
+static void run_gather(struct check *ck, const struct check_case *cs)
+{
+    size_t id = case_begin(ck);
+    size_t bytes = cs->count * cs->type->size;
+    size_t p = (size_t)ck->p;
+    int is_root = (ck->rank == cs->root);
+    struct sides sd = sides_of(cs);
+    struct guarded *send = &ck->send;
+    struct guarded *expect = &ck->expect;
+    struct guarded *out = &ck->out;
+    int rc;
+
+    guarded_init(send, cs->count * sd.ssize);
+    guarded_init(expect, p * bytes);
+    guarded_init(out, p * bytes);
+    fill_send(cs, ck->rank, cs->count, send->data);
+    MPI_Gather(send->data, (int)sd.scount, sd.stype, expect->data, (int)sd.rcount, sd.rtype,
+               cs->root, ck->comm);
+    guarded_copy(&ck->before, send);
+    if (is_root && cs->in_place) {
+        memcpy(out->data + ((size_t)ck->rank * bytes), send->data, bytes);
+        rc = ck->algo->fn.gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out->data, sd.rcount,
+                                 sd.rtype, cs->root, ck->comm);
+    } else if (is_root) {
+        rc = ck->algo->fn.gather(send->data, sd.scount, sd.stype, out->data, sd.rcount, sd.rtype,
+                                 cs->root, ck->comm);
+    } else {
+        rc = ck->algo->fn.gather(send->data, sd.scount, sd.stype,
+                                 cs->in_place ? NULL : out->data, 0, MPI_DATATYPE_NULL, cs->root,
+                                 ck->comm);
+    }
+    check_rc(ck, id, cs, rc);
+    if (rc == MPI_SUCCESS) {
+        if (is_root) {
+            check_output(ck, id, cs, out, expect->data, p * cs->count);
+        } else if (!cs->in_place) {
+            check_untouched(ck, id, cs, out);
+        }
+        check_sendbuf(ck, id, cs, send, ck->before.alloc);
+    }
+}
+
+/* Scatter: every rank compares with MPI_Scatter. A non-root passes sendbuf
+ * NULL, sendcount 0 and MPI_DATATYPE_NULL. The root in place keeps its block
+ * in sendbuf, which must then be unchanged. */
+static void run_scatter(struct check *ck, const struct check_case *cs)
+{
+    size_t id = case_begin(ck);
+    size_t bytes = cs->count * cs->type->size;
+    size_t p = (size_t)ck->p;
+    int is_root = (ck->rank == cs->root);
+    struct sides sd = sides_of(cs);
+    struct guarded *send = &ck->send;
+    struct guarded *expect = &ck->expect;
+    struct guarded *out = &ck->out;
+    int rc;
+
+    guarded_init(send, is_root ? (p * cs->count * sd.ssize) : 0);
+    guarded_init(expect, bytes);
+    guarded_init(out, bytes);
+    if (is_root) {
+        fill_send(cs, cs->root, p * cs->count, send->data);
+    }
+    MPI_Scatter(send->data, (int)sd.scount, sd.stype, expect->data, (int)sd.rcount, sd.rtype,
+                cs->root, ck->comm);
+    guarded_copy(&ck->before, send);
+    if (is_root && cs->in_place) {
+        rc = ck->algo->fn.scatter(send->data, sd.scount, sd.stype, MPI_IN_PLACE, 0,
+                                  MPI_DATATYPE_NULL, cs->root, ck->comm);
+    } else if (is_root) {
+        rc = ck->algo->fn.scatter(send->data, sd.scount, sd.stype, out->data, sd.rcount, sd.rtype,
+                                  cs->root, ck->comm);
+    } else {
+        rc = ck->algo->fn.scatter(NULL, 0, MPI_DATATYPE_NULL, out->data, sd.rcount, sd.rtype,
+                                  cs->root, ck->comm);
+    }
+    check_rc(ck, id, cs, rc);
+    if (rc == MPI_SUCCESS) {
+        /* In place the root's result is its block of sendbuf, unchanged. */
+        if (!(is_root && cs->in_place)) {
+            check_output(ck, id, cs, out, expect->data, cs->count);
+        }
+        check_sendbuf(ck, id, cs, send, ck->before.alloc);
+    }
+}
+
+static void run_alltoall(struct check *ck, const struct check_case *cs)
+{
+    size_t id = case_begin(ck);
+    size_t bytes = cs->count * cs->type->size;
+    size_t p = (size_t)ck->p;
+    struct sides sd = sides_of(cs);
+    struct guarded *send = &ck->send;
+    struct guarded *expect = &ck->expect;
+    struct guarded *out = &ck->out;
+    int rc;
+
+    guarded_init(send, p * cs->count * sd.ssize);
+    guarded_init(expect, p * bytes);
+    guarded_init(out, p * bytes);
+    fill_send(cs, ck->rank, p * cs->count, send->data);
+    MPI_Alltoall(send->data, (int)sd.scount, sd.stype, expect->data, (int)sd.rcount, sd.rtype,
+                 ck->comm);
+    guarded_copy(&ck->before, send);
+    if (cs->in_place) {
+        memcpy(out->data, send->data, p * bytes);
+        rc = ck->algo->fn.alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out->data, sd.rcount,
+                                   sd.rtype, ck->comm);
+    } else {
+        rc = ck->algo->fn.alltoall(send->data, sd.scount, sd.stype, out->data, sd.rcount,
+                                   sd.rtype, ck->comm);
+    }
+    check_rc(ck, id, cs, rc);
+    if (rc == MPI_SUCCESS) {
+        check_output(ck, id, cs, out, expect->data, p * cs->count);
+        check_sendbuf(ck, id, cs, send, ck->before.alloc);
+    }
+}
+
+/* Scan (exclusive = 0) and exscan (exclusive = 1), against MPI_Scan and
+ * MPI_Exscan; exscan's rank 0 output is undefined, so only its guards count. */
+static void run_scan(struct check *ck, const struct check_case *cs, int exclusive)
+{
+    size_t id = case_begin(ck);
+    size_t bytes = cs->count * cs->type->size;
+    cg_scan_fn fn = exclusive ? ck->algo->fn.exscan : ck->algo->fn.scan;
+    struct guarded *send = &ck->send;
+    struct guarded *expect = &ck->expect;
+    struct guarded *out = &ck->out;
+    int rc;
+
+    guarded_init(send, bytes);
+    guarded_init(out, bytes);
+    if (ck->algo->commutative_only && cs->op->is_affine) {
+        fill_values(cs, ck->rank, cs->count, cs->in_place ? out->data : send->data);
+        rc = fn(cs->in_place ? MPI_IN_PLACE : send->data, out->data, cs->count, cs->type->type,
+                cs->op->op, ck->comm);
+        check_refuses_op(ck, id, cs, rc);
+        return;
+    }
+    guarded_init(expect, bytes);
+    fill_values(cs, ck->rank, cs->count, send->data);
+    if (exclusive) {
+        MPI_Exscan(send->data, expect->data, (int)cs->count, cs->type->type, cs->op->op,
+                   ck->comm);
+    } else {
+        MPI_Scan(send->data, expect->data, (int)cs->count, cs->type->type, cs->op->op, ck->comm);
+    }
+    guarded_copy(&ck->before, send);
+    if (cs->in_place) {
+        memcpy(out->data, send->data, bytes);
+    }
+    rc = fn(cs->in_place ? MPI_IN_PLACE : send->data, out->data, cs->count, cs->type->type,
+            cs->op->op, ck->comm);
+    check_rc(ck, id, cs, rc);
+    if (rc == MPI_SUCCESS) {
+        if (exclusive && (ck->rank == 0)) {
+            check_guards(ck, id, cs, out);
+        } else {
+            check_output(ck, id, cs, out, expect->data, cs->count);
+        }
+        check_sendbuf(ck, id, cs, send, ck->before.alloc);
+    }
+}
+
+/* Barrier: in each trial the ranks enter at staggered times (rank r after
+ * r * 2 ms, then in reverse order, then all at once) and each records when
+ * it entered and when it left; afterwards the entry times are gathered and
+ * every rank must have left after the last rank entered. Also: MPI_SUCCESS,
+ * and the native barrier still works after it.
+ * Why cg_tag_now and not MPI_Wtime: Open MPI's MPI_Wtime counts from each
+ * process's own start, so times of two ranks do not compare; CLOCK_MONOTONIC
+ * is one clock for every process of the machine. */
+#define BARRIER_TRIALS 3
+
+static void sleep_ms(long ms)
+{
+    uint64_t until = cg_tag_now() + ((uint64_t)ms * 1000000u);
+
+    while (cg_tag_now() < until) {
+        /* Why busy-wait: nanosleep needs POSIX, and a few ms is short. */
+    }
+}
+
+static void run_barrier(struct check *ck)
+{
+    struct check_case cs = {&elem_types[0], NULL, 0, 0, -1, 0};
+    uint64_t *entered = xmalloc(sizeof(uint64_t) * (size_t)ck->p);
+
+    for (int trial = 0; trial < BARRIER_TRIALS; trial++) {
+        size_t id = case_begin(ck);
+        int late = (trial == 0) ? ck->rank : (trial == 1) ? (ck->p - 1 - ck->rank) : 0;
+        MPI_Barrier(ck->comm);
+        sleep_ms(2L * late);
+        uint64_t t_in = cg_tag_now();
+        int rc = ck->algo->fn.barrier(ck->comm);
+        uint64_t t_out = cg_tag_now();
+        check_rc(ck, id, &cs, rc);
+        MPI_Allgather(&t_in, 1, MPI_UINT64_T, entered, 1, MPI_UINT64_T, ck->comm);
+        for (int r = 0; r < ck->p; r++) {
+            if (t_out < entered[r]) {
+                case_wrong(ck, id, &cs, "trial %d: left %.3f ms before rank %d entered", trial,
+                           (double)(entered[r] - t_out) / 1e6, r);
+                break;
+            }
+        }
+        if (MPI_Barrier(ck->comm) != MPI_SUCCESS) {
+            case_wrong(ck, id, &cs, "trial %d: MPI_Barrier failed after it", trial);
+        }
+    }
+    free(entered);
+}
+
 /* ---- the sweep ---------------------------------------------------------- */
 
 /* Why not every op at the largest count: a reduce_scatter_block case at
@@ -581,16 +927,119 @@ static int make_counts(int p, size_t counts[6])
     return n;
 }
 
+/* Why one root at the largest count for reduce, gather and scatter: with p
+ * roots a p = 8 gather would move 8 x 16 MB per type through the checks;
+ * every root still runs at the other counts, and root p - 1 is a root
+ * other than 0 (relative ranks, wrapping spans). */
+static int roots_at(const struct check *ck, size_t count, int *first)
+{
+    if ((count == LARGE_COUNT) && (ck->p > 1)) {
+        *first = ck->p - 1;
+        return 1;
+    }
+    *first = 0;
+    return ck->p;
+}
+
+/* Why two types at the largest count for gather, scatter and alltoall: the
+ * large count is there for geometry and message splitting, which the type
+ * does not change; the pair also runs mixed. */
+static int moves_at_large_count(const struct check_case *cs)
+{
+    return (cs->type->kind == KIND_DOUBLE) || (cs->type->kind == KIND_PAIR);
+}
+
+/* One case of a collective that moves data without an op, for every root,
+ * in place and not, and mixed for the pair type (not in place: mixed is
+ * about the send side, which in place has none). */
+static void run_moving(struct check *ck, struct check_case *cs)
+{
+    enum cg_coll coll = ck->algo->coll;
+    int first = 0;
+    int nroots = (coll == CG_COLL_ALLTOALL) ? 1 : roots_at(ck, cs->count, &first);
+
+    if ((cs->count == LARGE_COUNT) && !moves_at_large_count(cs)) {
+        return;
+    }
+    for (int k = 0; k < nroots; k++) {
+        cs->root = (coll == CG_COLL_ALLTOALL) ? -1 : (first + k);
+        for (cs->mixed = 0; cs->mixed <= (cs->type->kind == KIND_PAIR); cs->mixed++) {
+            for (cs->in_place = 0; cs->in_place < (cs->mixed ? 1 : 2); cs->in_place++) {
+                if (coll == CG_COLL_GATHER) {
+                    run_gather(ck, cs);
+                } else if (coll == CG_COLL_SCATTER) {
+                    run_scatter(ck, cs);
+                } else {
+                    run_alltoall(ck, cs);
+                }
+            }
+        }
+    }
+    cs->mixed = 0;
+}
+
+static int coll_reduces(enum cg_coll coll)
+{
+    return (coll == CG_COLL_ALLREDUCE) || (coll == CG_COLL_REDUCE_SCATTER_BLOCK) ||
+           (coll == CG_COLL_REDUCE) || (coll == CG_COLL_SCAN) || (coll == CG_COLL_EXSCAN);
+}
+
+/* One case of a collective that reduces, for every op (and root). */
+static void run_reducing(struct check *ck, struct check_case *cs, int is_pair)
+{
+    enum cg_coll coll = ck->algo->coll;
+
+    for (int o = 0; o < nred_ops; o++) {
+        /* The affine op is defined on pairs only; pairs have no other op. */
+        if (red_ops[o].is_affine != is_pair) {
+            continue;
+        }
+        if ((cs->count == LARGE_COUNT) && !runs_at_large_count(cs, &red_ops[o])) {
+            continue;
+        }
+        cs->op = &red_ops[o];
+        switch (coll) {
+        case CG_COLL_ALLREDUCE:
+            run_allreduce(ck, cs);
+            break;
+        case CG_COLL_REDUCE_SCATTER_BLOCK:
+            run_reduce_scatter_block(ck, cs);
+            break;
+        case CG_COLL_REDUCE: {
+            int first = 0;
+            int nroots = roots_at(ck, cs->count, &first);
+            for (int k = 0; k < nroots; k++) {
+                cs->root = first + k;
+                run_reduce(ck, cs);
+            }
+            cs->root = -1;
+            break;
+        }
+        case CG_COLL_SCAN:
+            run_scan(ck, cs, 0);
+            break;
+        case CG_COLL_EXSCAN:
+            run_scan(ck, cs, 1);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
 static void run_algo(struct check *ck)
 {
     size_t counts[6];
     int ncounts = make_counts(ck->p, counts);
     enum cg_coll coll = ck->algo->coll;
-    int reduces = (coll == CG_COLL_ALLREDUCE) || (coll == CG_COLL_REDUCE_SCATTER_BLOCK);
 
+    if (coll == CG_COLL_BARRIER) {
+        run_barrier(ck);
+        return;
+    }
     for (int c = 0; c < ncounts; c++) {
         for (int t = 0; t < nelem_types; t++) {
-            struct check_case cs = {&elem_types[t], NULL, counts[c], 0, -1};
+            struct check_case cs = {&elem_types[t], NULL, counts[c], 0, -1, 0};
             int is_pair = (elem_types[t].kind == KIND_PAIR);
 
             if (coll == CG_COLL_BCAST) {
@@ -599,26 +1048,16 @@ static void run_algo(struct check *ck)
                 }
                 continue;
             }
+            if ((coll == CG_COLL_GATHER) || (coll == CG_COLL_SCATTER) ||
+                (coll == CG_COLL_ALLTOALL)) {
+                run_moving(ck, &cs);
+                continue;
+            }
             for (cs.in_place = 0; cs.in_place < 2; cs.in_place++) {
                 if (coll == CG_COLL_ALLGATHER) {
                     run_allgather(ck, &cs);
-                    continue;
-                }
-                for (int o = 0; reduces && (o < nred_ops); o++) {
-                    /* The affine op is defined on pairs only; pairs have
-                     * no other op. */
-                    if (red_ops[o].is_affine != is_pair) {
-                        continue;
-                    }
-                    if ((counts[c] == LARGE_COUNT) && !runs_at_large_count(&cs, &red_ops[o])) {
-                        continue;
-                    }
-                    cs.op = &red_ops[o];
-                    if (coll == CG_COLL_ALLREDUCE) {
-                        run_allreduce(ck, &cs);
-                    } else {
-                        run_reduce_scatter_block(ck, &cs);
-                    }
+                } else if (coll_reduces(coll)) {
+                    run_reducing(ck, &cs, is_pair);
                 }
             }
         }
@@ -689,6 +1128,8 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Type_contiguous(2, MPI_INT32_T, &pair);
     MPI_Type_commit(&pair);
+    MPI_Type_create_resized(pair, 0, PAD_EXTENT, &padded_pair);
+    MPI_Type_commit(&padded_pair);
     MPI_Op_create(affine_compose, 0, &affine);
     setup_types(pair, affine);
 
@@ -724,7 +1165,8 @@ int main(int argc, char **argv)
         }
         if (rank == 0) {
             if (nwrong == 0) {
-                printf("PASS emitted %s %s p=%d\n", algo->name, CG_FLAVOUR, p);
+                printf("PASS emitted %s %s p=%d (%zu cases)\n", algo->name, CG_FLAVOUR, p,
+                       ck.ncases);
             } else {
                 printf("FAIL emitted %s %s p=%d (%zu of %zu cases wrong)\n", algo->name,
                        CG_FLAVOUR, p, nwrong, ck.ncases);
@@ -746,6 +1188,7 @@ int main(int argc, char **argv)
     }
 
     MPI_Op_free(&affine);
+    MPI_Type_free(&padded_pair);
     MPI_Type_free(&pair);
     MPI_Comm_free(&comm);
     MPI_Finalize();

@@ -80,6 +80,11 @@ done
 [ -x tests/run_emitted.sh ] && run "emitted vs native" tests/run_emitted.sh
 [ -x tests/run_report.sh ] && run "harness: report" tests/run_report.sh
 [ -x tests/run_harness.sh ] && run "harness: runner" tests/run_harness.sh
+if command -v nvcc >/dev/null 2>&1; then
+    run "cuda" tests/run_cuda.sh
+else
+    echo "SKIP cuda: nvcc is not on the PATH, so the GPU part is neither built nor tested"
+fi
 
 if [ ${#failures[@]} -gt 0 ]; then
     echo

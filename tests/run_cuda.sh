@@ -5,9 +5,7 @@
 # linked with nvcc and mpicxx), compiles the public header as C11 (plain,
 # with CG_TAGS, without NCCL), checks with nm that the tags-off collectives
 # reference no tag symbol (and the tags-on ones do), and runs
-# build/cuda/test_nogpu (mappings, the piece cutter, the no-GPU errors), and
-# test_xchg at p = 1, 2, 3, 4, 8 on a stand-in CUDA runtime over host memory
-# (tests/cuda/mock_cuda.c: the transport's host side and data movement).
+# build/cuda/test_nogpu (mappings, the piece cutter, the no-GPU errors).
 # On a GPU only: the reduction kernel (test_reduce), the transport and the
 # ring collectives at p = 1, 2, 3, 4, 8 processes sharing the GPUs, tags off
 # and on (test_xchg, test_xchg_tags), the NCCL transport and native NCCL
@@ -78,7 +76,7 @@ run() {
     if [ "$np" = direct ]; then
         timeout -k 10 "$limit" "$@" >"$log" 2>&1
     else
-        CG_MPIRUN_TIMEOUT=$limit tests/mpirun.sh openmpi "$np" "$@" >"$log" 2>&1
+        CG_MPIRUN_TIMEOUT=$limit bash tests/mpirun.sh openmpi "$np" "$@" >"$log" 2>&1
     fi
     rc=$?
     last_rc=$rc
@@ -108,7 +106,7 @@ if [ "${CG_CUDA_SKIP_BUILD:-0}" != 1 ]; then
     fi
 fi
 for f in libcg_cuda.a test_nogpu gpu_probe test_reduce test_xchg test_xchg_tags test_nccl \
-    bench_reduce bench_ring test_xchg_mock test_xchg_tags_mock; do
+    bench_reduce bench_ring; do
     [ -e "build/cuda/$f" ] || fail "cuda_build_output_exists build/cuda/$f"
 done
 
@@ -142,16 +140,6 @@ if [ -f build/cuda/tests/ring.o ] && [ -f build/cuda/tests/ring_tags.o ]; then
 fi
 
 [ -x build/cuda/test_nogpu ] && run "cuda test_nogpu" 1 build/cuda/test_nogpu
-
-# The transport and the ring collectives on the stand-in CUDA runtime
-# (tests/cuda/mock_cuda.c): the host side of the IPC protocol, the data each
-# step moves, the caches; not the GPU's asynchrony, not the kernels.
-for np in ${CG_CUDA_NPS:-1 2 3 4 8}; do
-    [ -x build/cuda/test_xchg_mock ] &&
-        CG_CU_TEST_LABEL=mock run "cuda mock test_xchg p=$np" "$np" build/cuda/test_xchg_mock
-    [ -x build/cuda/test_xchg_tags_mock ] &&
-        CG_CU_TEST_LABEL=mock run "cuda mock test_xchg_tags p=$np" "$np" build/cuda/test_xchg_tags_mock
-done
 
 # ---- on a GPU ---------------------------------------------------------------------
 

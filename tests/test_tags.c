@@ -48,7 +48,28 @@ static int call_once(const struct cg_algo *a, int p)
     case CG_COLL_BCAST:
         rc = a->fn.bcast(in, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         break;
-    default:
+    case CG_COLL_REDUCE:
+        rc = a->fn.reduce(in, buf, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        break;
+    case CG_COLL_GATHER:
+        rc = a->fn.gather(in, n, MPI_DOUBLE, buf, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        break;
+    case CG_COLL_SCATTER:
+        rc = a->fn.scatter(in, n, MPI_DOUBLE, buf, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        break;
+    case CG_COLL_ALLTOALL:
+        rc = a->fn.alltoall(in, n, MPI_DOUBLE, buf, n, MPI_DOUBLE, MPI_COMM_WORLD);
+        break;
+    case CG_COLL_SCAN:
+        rc = a->fn.scan(in, buf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case CG_COLL_EXSCAN:
+        rc = a->fn.exscan(in, buf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case CG_COLL_BARRIER:
+        rc = a->fn.barrier(MPI_COMM_WORLD);
+        break;
+    case CG_COLL_COUNT_:
         break;
     }
 out:

@@ -639,6 +639,141 @@ static void verify_should_reject_blocks_that_depend_on_rank(void)
     finish(&l);
 }
 
+/* A dissemination barrier: round k merges the token of rank - 2^k. From
+ * p = 3 on, the last round brings ranks the token already holds. */
+static const char barrier_text[] =
+    "{\n"
+    "  \"schedule\": \"barrier_t\", \"collective\": \"barrier\", \"summary\": \"s\", \"scratch\": 1,\n"
+    "  \"phases\": [ { \"phase\": \"d\", \"rounds\": { \"var\": \"k\", \"count\": \"%s\" },\n"
+    "    \"steps\": [\n"
+    "      { \"step\": \"exchange\",\n"
+    "        \"send\": { \"to\": \"(rank + (1 << k)) %% p\", \"buf\": \"out\", \"blocks\": \"all\" },\n"
+    "        \"recv\": { \"from\": \"(rank - (1 << k)) %% p\", \"buf\": \"tmp\", \"blocks\": \"all\" } },\n"
+    "      { \"step\": \"reduce\", \"into\": { \"buf\": \"out\", \"blocks\": \"all\" },\n"
+    "        \"from\": { \"buf\": \"tmp\", \"blocks\": \"all\" } } ] } ]\n"
+    "}\n";
+
+static void verify_should_merge_barrier_tokens_as_a_union_of_ranks(void)
+{
+    struct loaded l;
+    char text[2048];
+    snprintf(text, sizeof(text), barrier_text, "ceil_log2(p)");
+    load_text(&l, text);
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    if (l.rc == 0) {
+        /* "blocks" is fixed at one token block. */
+        CHECK(l.s.blocks != NULL && l.s.blocks->kind == CG_E_NUM && l.s.blocks->num == 1);
+        /* At p = 3 round 1 brings rank 1 ranks {2, 0} into {0, 1}: an overlap,
+         * which for an op would be a double reduction. */
+        for (int p = 1; p <= 20; p++) {
+            CHECKF(cg_verify_one(&l.g, &l.s, p, 0) == 0, "p=%d: %s", p, reported(&l));
+        }
+    }
+    finish(&l);
+    snprintf(text, sizeof(text), barrier_text, "ceil_log2(p) - 1");
+    load_text(&l, text);
+    if (l.rc == 0) {
+        CHECK(cg_verify_one(&l.g, &l.s, 2, 0) != 0);
+        CHECKF(reported_at(&l, "3:15: error: p=2 rank 0: wrong result: at the end, out block 0 "
+                               "holds block 0 with the contribution of rank 0; expected block 0 "
+                               "with the contribution of ranks 0..1 (no step wrote it; this is "
+                               "the last phase)\n"),
+               "%s", reported(&l));
+    }
+    finish(&l);
+}
+
+static void verify_should_check_reduce_and_gather_only_at_the_root(void)
+{
+    struct loaded l;
+    /* A linear gather: right for every root, though the non-roots' out
+     * holds just their own block. */
+    load_text(&l, "{\n"
+                  "  \"schedule\": \"gather_t\", \"collective\": \"gather\", \"summary\": \"s\",\n"
+                  "  \"phases\": [ { \"phase\": \"flat\", \"rounds\": { \"var\": \"i\", \"from\": 1, \"to\": \"p - 1\" },\n"
+                  "    \"steps\": [ { \"step\": \"exchange\",\n"
+                  "      \"send\": { \"when\": \"rank == (root + i) % p\", \"to\": \"root\", \"buf\": \"out\", \"blocks\": { \"block\": \"rank\" } },\n"
+                  "      \"recv\": { \"when\": \"rank == root\", \"from\": \"(root + i) % p\", \"buf\": \"out\", \"blocks\": { \"block\": \"(root + i) % p\" } } } ] } ]\n"
+                  "}\n");
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    if (l.rc == 0) {
+        set_p_range(&l.opt, 1, 12);
+        CHECKF(cg_verify(&l.g, &l.s, NULL) == 0, "%s", reported(&l));
+    }
+    finish(&l);
+    /* A reduce that reduces nothing: right only where p == 1. */
+    load_text(&l, "{\n"
+                  "  \"schedule\": \"reduce_t\", \"collective\": \"reduce\", \"summary\": \"s\",\n"
+                  "  \"blocks\": 1, \"scratch\": 1,\n"
+                  "  \"phases\": [ { \"phase\": \"a\", \"steps\": [ { \"step\": \"copy\",\n"
+                  "    \"to\": { \"buf\": \"tmp\", \"blocks\": \"all\" },\n"
+                  "    \"from\": { \"buf\": \"out\", \"blocks\": \"all\" } } ] } ]\n"
+                  "}\n");
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    if (l.rc == 0) {
+        CHECK(cg_verify_one(&l.g, &l.s, 1, 0) == 0);
+        CHECK(cg_verify_one(&l.g, &l.s, 3, 2) != 0);
+        /* Only the root is reported: the other ranks' out does not matter. */
+        CHECKF(reported_at(&l, "4:15: error: p=3 root=2 rank 2: wrong result: at the end, out "
+                               "block 0 holds block 0 with the contribution of rank 2; expected "
+                               "block 0 with the contribution of ranks 0..2"),
+               "%s", reported(&l));
+        CHECK(l.g.diag.errors == 1);
+    }
+    finish(&l);
+}
+
+static void verify_should_require_the_exclusive_prefix_except_at_rank_0(void)
+{
+    struct loaded l;
+    /* Every rank copies its own input into out: wrong from rank 1 on, and
+     * rank 0 (undefined in MPI) is not what is reported. */
+    load_text(&l, "{\n"
+                  "  \"schedule\": \"exscan_t\", \"collective\": \"exscan\", \"summary\": \"s\",\n"
+                  "  \"blocks\": 2,\n"
+                  "  \"phases\": [ { \"phase\": \"a\", \"steps\": [ { \"step\": \"copy\",\n"
+                  "    \"to\": { \"buf\": \"out\", \"blocks\": \"all\" },\n"
+                  "    \"from\": { \"buf\": \"in\", \"blocks\": \"all\" } } ] } ]\n"
+                  "}\n");
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    if (l.rc == 0) {
+        CHECK(cg_verify_one(&l.g, &l.s, 1, 0) == 0);
+        CHECK(cg_verify_one(&l.g, &l.s, 2, 0) != 0);
+        CHECKF(reported_at(&l, "4:42: error: p=2 rank 1: wrong result: at the end, out block 0 "
+                               "holds block 0 with the contribution of rank 1; expected block 0 "
+                               "with the contribution of rank 0 (this step wrote it last)\n"),
+               "%s", reported(&l));
+    }
+    finish(&l);
+}
+
+static void verify_should_reject_an_alltoall_block_delivered_to_the_wrong_rank(void)
+{
+    struct loaded l;
+    /* Sends the block meant for rank + r + 1 to rank + r. */
+    load_text(&l, "{\n"
+                  "  \"schedule\": \"alltoall_t\", \"collective\": \"alltoall\", \"summary\": \"s\",\n"
+                  "  \"phases\": [\n"
+                  "    { \"phase\": \"own\", \"steps\": [ { \"step\": \"copy\",\n"
+                  "      \"to\": { \"buf\": \"out\", \"blocks\": { \"block\": \"rank\" } },\n"
+                  "      \"from\": { \"buf\": \"in\", \"blocks\": { \"block\": \"rank\" } } } ] },\n"
+                  "    { \"phase\": \"pairs\", \"rounds\": { \"var\": \"r\", \"from\": 1, \"to\": \"p - 1\" },\n"
+                  "      \"steps\": [ { \"step\": \"exchange\",\n"
+                  "        \"send\": { \"to\": \"(rank + r) % p\", \"buf\": \"in\", \"blocks\": { \"block\": \"(rank + r + 1) % p\" } },\n"
+                  "        \"recv\": { \"from\": \"(rank - r) % p\", \"buf\": \"out\", \"blocks\": { \"block\": \"(rank - r) % p\" } } } ] } ]\n"
+                  "}\n");
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    if (l.rc == 0) {
+        CHECK(cg_verify_one(&l.g, &l.s, 1, 0) == 0);
+        CHECK(cg_verify_one(&l.g, &l.s, 3, 0) != 0);
+        CHECKF(reported_at(&l, "10:17: error: p=3 rank 0: wrong result: at the end, out block 1 "
+                               "holds block 1 with the contribution of rank 1; expected block 0 "
+                               "with the contribution of rank 1 (this step wrote it last)\n"),
+               "%s", reported(&l));
+    }
+    finish(&l);
+}
+
 /* ---- sim.c --------------------------------------------------------------- */
 
 static void sim_should_stop_beyond_the_round_limit_with_a_clear_error(void)
@@ -670,6 +805,18 @@ static void sim_should_size_each_buffer_for_its_collective(void)
     CHECK(cg_sim_nblocks(CG_C_REDUCE_SCATTER_BLOCK, CG_BUF_IN, 5, 5, 0) == 5);
     CHECK(cg_sim_nblocks(CG_C_REDUCE_SCATTER_BLOCK, CG_BUF_OUT, 5, 5, 0) == 1);
     CHECK(cg_sim_nblocks(CG_C_BCAST, CG_BUF_OUT, 5, 2, 0) == 2);
+    CHECK(cg_sim_nblocks(CG_C_REDUCE, CG_BUF_OUT, 5, 3, 0) == 3);
+    CHECK(cg_sim_nblocks(CG_C_REDUCE, CG_BUF_IN, 5, 3, 0) == 0);
+    CHECK(cg_sim_nblocks(CG_C_GATHER, CG_BUF_OUT, 5, 5, 0) == 5);
+    CHECK(cg_sim_nblocks(CG_C_SCATTER, CG_BUF_IN, 5, 5, 0) == 5);
+    CHECK(cg_sim_nblocks(CG_C_SCATTER, CG_BUF_OUT, 5, 5, 0) == 1);
+    CHECK(cg_sim_nblocks(CG_C_ALLTOALL, CG_BUF_IN, 5, 5, 0) == 5);
+    CHECK(cg_sim_nblocks(CG_C_ALLTOALL, CG_BUF_OUT, 5, 5, 0) == 5);
+    CHECK(cg_sim_nblocks(CG_C_SCAN, CG_BUF_OUT, 5, 4, 0) == 4);
+    CHECK(cg_sim_nblocks(CG_C_EXSCAN, CG_BUF_IN, 5, 4, 0) == 4);
+    CHECK(cg_sim_nblocks(CG_C_EXSCAN, CG_BUF_OUT, 5, 4, 0) == 4);
+    CHECK(cg_sim_nblocks(CG_C_BARRIER, CG_BUF_OUT, 5, 1, 2) == 1);
+    CHECK(cg_sim_nblocks(CG_C_BARRIER, CG_BUF_TMP, 5, 1, 2) == 2);
     char buf[64];
     struct cg_sim_range r = { CG_BUF_OUT, 3, 1 };
     cg_sim_range_str(&r, 8, buf, sizeof(buf));
@@ -824,6 +971,10 @@ int main(void)
     RUN(verify_should_stop_at_the_first_counter_example);
     RUN(verify_should_try_every_root_up_to_its_limit_and_four_above);
     RUN(verify_should_reject_blocks_that_depend_on_rank);
+    RUN(verify_should_merge_barrier_tokens_as_a_union_of_ranks);
+    RUN(verify_should_check_reduce_and_gather_only_at_the_root);
+    RUN(verify_should_require_the_exclusive_prefix_except_at_rank_0);
+    RUN(verify_should_reject_an_alltoall_block_delivered_to_the_wrong_rank);
     RUN(sim_should_stop_beyond_the_round_limit_with_a_clear_error);
     RUN(sim_should_size_each_buffer_for_its_collective);
     RUN(analyse_should_count_6_rounds_and_24_messages_for_ring_allreduce_at_p_4);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# runtime/cuda/flags.sh cc|nvcc|ld|ldmock|nccl - the flags runtime/cuda.ninja's commands
+# runtime/cuda/flags.sh cc|nvcc|ld|nccl - the flags runtime/cuda.ninja's commands
 # need, found once per command from the environment:
 #
 #   CUDA_HOME      the CUDA toolkit (default: /usr/local/cuda)
@@ -63,19 +63,13 @@ ld)
     fi
     printf -- '-lcudart_static -ldl -lrt -lpthread -lm\n'
     ;;
-ldmock)
-    # tests/cuda/mock_cuda.c instead of the CUDA runtime (no cudart, no GPU)
-    if [ -n "$nccl_lib" ]; then
-        printf -- '-L%s -Wl,-rpath,%s -l:libnccl.so.2 ' "$nccl_lib" "$nccl_lib"
-    fi
-    printf -- '-lrt -lpthread -lm\n'
-    ;;
+
 nccl)
     # where NCCL was found, for messages: "INC LIB" or "none"
     if [ -n "$nccl_inc" ]; then echo "$nccl_inc $nccl_lib"; else echo none; fi
     ;;
 *)
-    echo "usage: $0 cc|nvcc|ld|ldmock|nccl" >&2
+    echo "usage: $0 cc|nvcc|ld|nccl" >&2
     exit 2
     ;;
 esac

@@ -388,7 +388,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
-    /* CG_CU_TEST_LABEL: "mock" for the runs on the stand-in runtime */
+    /* CG_CU_TEST_LABEL: an extra word for the PASS/FAIL lines of a run */
     const char *extra = getenv("CG_CU_TEST_LABEL");
 #ifdef CG_TAGS
     const char *tags = " tags";
