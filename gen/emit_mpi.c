@@ -526,8 +526,6 @@ static void prologue_buffers(struct emitter *em)
     switch (s->coll) {
     case CG_C_ALLREDUCE:
     case CG_C_SCAN:
-        cg_out_line(o, "struct cg_buf out = { recvbuf, geom, geom.nb };");
-        break;
     case CG_C_REDUCE:
         cg_out_line(o, "struct cg_buf out = { recvbuf, geom, geom.nb };");
         break;
