@@ -6,8 +6,10 @@
  *     compare it, bit for bit, with a reference: the library's collective
  *     (default algorithm, same process) for generated points, the exact
  *     result computed from the known inputs ("formula") for native ones,
- *     since there the library's call is what is under test. A wrong result
- *     is recorded as failed_check, without timing;
+ *     since there the library's call is what is under test, and for the
+ *     bound (bound:sendrecv_reduce, allreduce at p = 2 as two MPI_Sendrecv
+ *     of n/2 around a local reduce of n/2; see bound_sendrecv_reduce). A
+ *     wrong result is recorded as failed_check, without timing;
  *  2. time it as ReproMPI does: warm-up calls, then repetitions of
  *     (synchronise, time one call) with every repetition kept and the
  *     slowest rank's time per repetition, until the relative standard error
@@ -40,6 +42,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +76,8 @@ struct point_run {
     uint64_t *all_times;  /* rank 0, verbosity full: n x p times */
     uint64_t *tag_times;  /* rank 0: n x ntags, slowest rank per tag */
     int ntags;            /* tags of the schedule (0 for native) */
+    char said[BENCH_REASON_LEN]; /* rank 0, forced MPICH algorithm: what the library wrote
+                           * on stderr about not using it at the checked call ("" none) */
 };
 
 /* Buffers of one point. */
@@ -167,6 +172,56 @@ static int agree(const struct bench_ctx *ctx, int local_bad, const char *local_r
     return 1;
 }
 
+/* bound:sendrecv_reduce, the transport bound of allreduce at p = 2: the
+ * least any allreduce of n elements must do between two ranks, the minimal
+ * reduce-scatter + allgather exchange. Rank 0 owns the first n/2 elements,
+ * rank 1 the rest; each
+ *  1. sends the partner's half of its input and receives the partner's
+ *     copy of its own half, straight into out (MPI_Sendrecv, about n/2);
+ *  2. reduces its input's half into it with the runtime's typed kernel
+ *     (cg_reduce_kernel_run; MPI_Reduce_local where none exists), n/2
+ *     elements;
+ *  3. sends its reduced half and receives the partner's (MPI_Sendrecv).
+ * Two operands make every op of the harness commutative bit for bit, so
+ * the result is the formula's exactly. Runs on ctx->comm like the
+ * collectives, timed like them. Not in place (run_point refuses it). */
+static int bound_sendrecv_reduce(const struct bench_ctx *ctx, const struct bench_point *pt,
+                                 const void *send, void *out)
+{
+    MPI_Datatype dt = bench_mpi_dtype(pt->dtype);
+    size_t size = bench_dtype_size(pt->dtype);
+    size_t lo = pt->count / 2;
+    size_t mine_off = (ctx->rank == 0) ? 0 : lo;
+    size_t mine_n = (ctx->rank == 0) ? lo : pt->count - lo;
+    size_t other_off = (ctx->rank == 0) ? lo : 0;
+    size_t other_n = pt->count - mine_n;
+    int partner = 1 - ctx->rank;
+    const unsigned char *in = send;
+    unsigned char *o = out;
+    int kernel;
+    int rc;
+
+    rc = MPI_Sendrecv(in + (other_off * size), (int)other_n, dt, partner, 0,
+                      o + (mine_off * size), (int)mine_n, dt, partner, 0, ctx->comm,
+                      MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    kernel = cg_reduce_kernel_index(dt, bench_mpi_op(pt->op));
+    if (kernel >= 0) {
+        cg_reduce_kernel_run(kernel, o + (mine_off * size), in + (mine_off * size), mine_n);
+    } else {
+        rc = MPI_Reduce_local(in + (mine_off * size), o + (mine_off * size), (int)mine_n, dt,
+                              bench_mpi_op(pt->op));
+        if (rc != MPI_SUCCESS) {
+            return rc;
+        }
+    }
+    return MPI_Sendrecv(o + (mine_off * size), (int)mine_n, dt, partner, 1,
+                        o + (other_off * size), (int)other_n, dt, partner, 1, ctx->comm,
+                        MPI_STATUS_IGNORE);
+}
+
 /* Runs the implementation once: out is the output (and, in place, the
  * input). */
 static int call_impl(const struct bench_ctx *ctx, const struct bench_point *pt,
@@ -177,6 +232,9 @@ static int call_impl(const struct bench_ctx *ctx, const struct bench_point *pt,
     const void *sb = pt->in_place ? MPI_IN_PLACE : send;
     int n = (int)pt->count; /* native only; count <= INT_MAX was checked */
 
+    if (pt->kind == BENCH_BOUND) {
+        return bound_sendrecv_reduce(ctx, pt, send, out);
+    }
     switch (pt->coll) {
     case CG_COLL_ALLREDUCE:
         return (algo != NULL) ? algo->fn.allreduce(sb, out, pt->count, dt, op, ctx->comm)
@@ -303,6 +361,89 @@ static void free_bufs(struct point_bufs *b)
     memset(b, 0, sizeof(*b));
 }
 
+/* What MPICH writes on stderr when a forced algorithm cannot serve a call
+ * (MPIR_CVAR_COLLECTIVE_FALLBACK=print, which local.json sets): it then runs
+ * another algorithm, which it does not name. */
+#define MPICH_FALLBACK_SAID "User set collective algorithm is not usable"
+
+/* Rank 0 captures its own stderr around the checked call of a forced MPICH
+ * algorithm, so that a fallback MPICH reports there is tied to the point
+ * (the job's log alone cannot say which call it was). */
+struct stderr_capture {
+    int saved;            /* the real stderr, -1 when not capturing */
+    FILE *file;           /* where stderr goes meanwhile */
+};
+
+static void capture_begin(struct stderr_capture *c)
+{
+    c->saved = -1;
+    c->file = tmpfile();
+    if (c->file == NULL) {
+        return;
+    }
+    fflush(stderr);
+    c->saved = dup(STDERR_FILENO);
+    if (c->saved < 0 || dup2(fileno(c->file), STDERR_FILENO) < 0) {
+        if (c->saved >= 0) {
+            close(c->saved);
+        }
+        c->saved = -1;
+        fclose(c->file);
+        c->file = NULL;
+    }
+}
+
+/* Restores stderr, copies what was captured to it (the log keeps it), and
+ * puts the lines about the fallback, joined, into said ("" when none). */
+static void capture_end(struct stderr_capture *c, char *said, size_t len)
+{
+    char text[2048];
+    size_t n;
+
+    said[0] = '\0';
+    if (c->saved < 0) {
+        return;
+    }
+    fflush(stderr);
+    dup2(c->saved, STDERR_FILENO);
+    close(c->saved);
+    rewind(c->file);
+    n = fread(text, 1, sizeof(text) - 1, c->file);
+    text[n] = '\0';
+    fwrite(text, 1, n, stderr);
+    {
+        /* The rest, if any, goes to the log too; the first 2 KiB are
+         * searched. */
+        char more[4096];
+        size_t m;
+        while ((m = fread(more, 1, sizeof(more), c->file)) > 0) {
+            fwrite(more, 1, m, stderr);
+        }
+    }
+    fclose(c->file);
+    {
+        char *hit = strstr(text, MPICH_FALLBACK_SAID);
+        if (hit != NULL) {
+            /* That line and the next ("Allreduce smp cannot be applied."). */
+            size_t k = 0;
+            int lines = 0;
+            for (char *q = hit; *q != '\0' && lines < 2 && k + 1 < len; q++) {
+                if (*q == '\n') {
+                    lines++;
+                    if (lines < 2 && q[1] != '\0' && k + 4 < len) {
+                        said[k++] = ' ';
+                        said[k++] = '/';
+                        said[k++] = ' ';
+                    }
+                    continue;
+                }
+                said[k++] = *q;
+            }
+            said[(k < len) ? k : len - 1] = '\0';
+        }
+    }
+}
+
 /* Step 1: the check. Returns 0 when the point may be timed. */
 static int check_point(const struct bench_ctx *ctx, const struct bench_point *pt,
                        struct point_bufs *b, struct point_run *run)
@@ -332,7 +473,18 @@ static int check_point(const struct bench_ctx *ctx, const struct bench_point *pt
     }
     prepare_out(ctx, pt, b, 1);
     cg_set_error("%s", "");
-    rc = call_impl(ctx, pt, run->algo, b->send, b->out);
+    {
+        struct stderr_capture cap;
+        int capture = ctx->rank == 0 && ctx->is_mpich && pt->kind == BENCH_NATIVE &&
+                      strcmp(pt->name, "default") != 0;
+        if (capture) {
+            capture_begin(&cap);
+        }
+        rc = call_impl(ctx, pt, run->algo, b->send, b->out);
+        if (capture) {
+            capture_end(&cap, run->said, sizeof(run->said));
+        }
+    }
     if (rc != MPI_SUCCESS) {
         describe_rc(rc, pt->impl, ctx->rank, run->algo != NULL, local, sizeof(local));
     }
@@ -550,6 +702,22 @@ static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
             return;
         }
     }
+    if (pt->kind == BENCH_BOUND) {
+        /* What the runner validates (descriptor.c), checked again here for
+         * job files written by hand. */
+        const char *why = (strcmp(pt->name, "sendrecv_reduce") != 0)
+                              ? "is not a bound of this build (the one bound is "
+                                "bound:sendrecv_reduce)"
+                          : (pt->coll != CG_COLL_ALLREDUCE) ? "is a bound of allreduce only"
+                          : (ctx->p != 2)                    ? "runs at 2 ranks only"
+                          : pt->in_place                     ? "does not run in place"
+                                                             : NULL;
+        if (why != NULL) {
+            run->status = "error";
+            snprintf(run->reason, sizeof(run->reason), "%s %s", pt->impl, why);
+            return;
+        }
+    }
     /* The reference (generated points) and native points go through MPI's
      * int counts. */
     if (pt->count > (size_t)INT_MAX) {
@@ -741,6 +909,16 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
 
     memset(&st, 0, sizeof(st));
     bench_effective_for(ctx, pt, &eff);
+    if (run->said[0] != '\0') {
+        /* The library said, for this very call, that it ran something
+         * other than what was forced. */
+        eff.source = "reported_fallback";
+        eff.algorithm[0] = '\0';
+        bench_fmt(eff.forced_by, sizeof(eff.forced_by),
+                  "MPICH wrote on stderr at the checked call: \"%s\": it ran another "
+                  "algorithm, which it does not name",
+                  run->said);
+    }
     req = block(ctx, pt, NULL, run);
     effb = block(ctx, pt, &eff, run);
     if (timed) {
@@ -785,7 +963,9 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
     jw_key(&w, "library");
     jw_str(&w, job->library);
     jw_key(&w, "kind");
-    jw_str(&w, (pt->kind == BENCH_GENERATED) ? "generated" : "native");
+    jw_str(&w, (pt->kind == BENCH_GENERATED) ? "generated"
+               : (pt->kind == BENCH_BOUND)      ? "bound"
+                                                : "native");
     jw_key(&w, "name");
     jw_str(&w, pt->name);
     jw_key(&w, "schedule_file");

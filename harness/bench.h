@@ -31,7 +31,9 @@
 enum bench_dtype { BENCH_INT32, BENCH_INT64, BENCH_FLOAT, BENCH_DOUBLE };
 enum bench_op { BENCH_SUM, BENCH_PROD, BENCH_MIN, BENCH_MAX };
 enum bench_sync { BENCH_SYNC_BARRIER, BENCH_SYNC_DISSEMINATION };
-enum bench_kind { BENCH_NATIVE, BENCH_GENERATED };
+/* native:<algorithm>, generated:<schedule>, or bound:sendrecv_reduce (the
+ * transport bound of allreduce at p = 2, the harness's own code: bench.c). */
+enum bench_kind { BENCH_NATIVE, BENCH_GENERATED, BENCH_BOUND };
 
 struct bench_timing {
     enum bench_sync sync; /* how repetitions are started together */
@@ -46,7 +48,8 @@ struct bench_point {
     const char *id;       /* point id, also the raw file's name */
     long seq;             /* sequence number in the campaign */
     enum cg_coll coll;    /* which collective */
-    const char *impl;     /* "native:default", "native:ring", "generated:allreduce_ring" */
+    const char *impl;     /* "native:default", "native:ring", "generated:allreduce_ring",
+                           * "bound:sendrecv_reduce" */
     enum bench_kind kind; /* native or generated */
     const char *name;     /* "default", the algorithm, or the schedule name */
     size_t count;         /* MPI's count for the collective */
@@ -207,7 +210,8 @@ void bench_mpit_fini(struct bench_ctx *ctx);
 struct bench_effective {
     char algorithm[160];  /* effective algorithm; "" means unknown (written as null) */
     char forced_by[512];  /* how it came to be; "" means null */
-    const char *source;   /* "mpi_t" | "known_fallback" | "unobservable" | "generated" */
+    const char *source;   /* "mpi_t" | "known_fallback" | "unobservable" | "generated" |
+                           * "bound" */
     cJSON *knobs;         /* the knobs as observed (owned; cJSON_Delete) */
 };
 

@@ -245,9 +245,15 @@ static int load_point(struct loader *ld, const cJSON *it, int index, struct benc
                strcmp(pt->impl + 10, "*") != 0) {
         pt->kind = BENCH_GENERATED;
         pt->name = pt->impl + 10;
+    } else if (strncmp(pt->impl, "bound:", 6) == 0 && pt->impl[6] != '\0') {
+        /* Which bounds exist, and where they apply, is checked per point
+         * (bench.c), so that a wrong one is a record, not a lost job. */
+        pt->kind = BENCH_BOUND;
+        pt->name = pt->impl + 6;
     } else {
-        return fail(ld, "%simpl \"%s\" is not native:default, native:<algorithm> or "
-                        "generated:<schedule> (the runner expands generated:*)", where, pt->impl);
+        return fail(ld, "%simpl \"%s\" is not native:default, native:<algorithm>, "
+                        "generated:<schedule> or bound:<name> (the runner expands generated:*)",
+                    where, pt->impl);
     }
     return 0;
 }

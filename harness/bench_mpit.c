@@ -600,6 +600,10 @@ static void mpich_effective(const struct bench_ctx *ctx, const struct bench_poin
                  device_may_choose
                      ? "the ch4 device may run its own algorithm (set the per-collective "
                        "DEVICE_COLLECTIVE to 0 to observe the forced one)"
+                 : (fb.found && strcmp(fb.text, "print") == 0)
+                     ? "an algorithm that does not fit falls back, and MPICH says so only on "
+                       "stderr (the job's log: \"User set collective algorithm is not usable "
+                       "for the provided arguments\"), which names no call"
                      : "an algorithm that does not fit falls back silently (set "
                        "MPIR_CVAR_COLLECTIVE_FALLBACK=error)");
         return;
@@ -619,7 +623,12 @@ void bench_effective_for(const struct bench_ctx *ctx, const struct bench_point *
 
     memset(eff, 0, sizeof(*eff));
     eff->knobs = observe_knobs(ctx);
-    if (pt->kind == BENCH_GENERATED) {
+    if (pt->kind == BENCH_BOUND) {
+        /* The harness's own point-to-point code: what ran is what it is. */
+        eff->source = "bound";
+        set_str(eff->algorithm, sizeof(eff->algorithm), pt->name);
+        set_str(eff->forced_by, sizeof(eff->forced_by), req_forced_by);
+    } else if (pt->kind == BENCH_GENERATED) {
         eff->source = "generated";
         set_str(eff->algorithm, sizeof(eff->algorithm), pt->name);
         set_str(eff->forced_by, sizeof(eff->forced_by), req_forced_by);

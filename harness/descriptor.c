@@ -575,13 +575,20 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
         for (int i = 0; i < e->nitems; i++) {
             const struct cg_json *c = e->items[i];
             int coll = cg_coll_by_name(c->key);
-            if (coll < 0) {
-                const char *names[CG_C_COUNT_];
-                for (int k = 0; k < CG_C_COUNT_; k++) {
+            if (coll < 0 || coll >= CG_HARNESS_COLLS) {
+                const char *names[CG_HARNESS_COLLS];
+                for (int k = 0; k < CG_HARNESS_COLLS; k++) {
                     names[k] = cg_colls[k].name;
                 }
-                verr(v, c->key_pos, "unknown collective '%s'; expected one of: %s", c->key,
-                     join(v->a, names, CG_C_COUNT_, ", "));
+                if (coll < 0) {
+                    verr(v, c->key_pos, "unknown collective '%s'; expected one of: %s", c->key,
+                         join(v->a, names, CG_HARNESS_COLLS, ", "));
+                } else {
+                    verr(v, c->key_pos,
+                         "the harness does not measure %s yet (the generator knows it; the "
+                         "benchmark program runs %s)",
+                         c->key, join(v->a, names, CG_HARNESS_COLLS, ", "));
+                }
                 bad++;
                 continue;
             }
@@ -1201,13 +1208,21 @@ static int parse_impl(struct vctx *v, const struct cg_json *j, const struct cg_t
         } else {
             colon = NULL;
         }
+    } else if (colon != NULL && kind_len == 5 && strncmp(s->str, "bound", 5) == 0) {
+        if (is_ident(name, 0)) {
+            r->kind = CG_IMPL_BOUND;
+            r->name = name;
+        } else {
+            colon = NULL;
+        }
     } else {
         colon = NULL;
     }
     if (colon == NULL) {
         verr(v, s->str_pos,
              "'%s' is not an implementation; expected native:default, "
-             "native:<algorithm>, native:*, generated:<schedule> or generated:*",
+             "native:<algorithm>, native:*, generated:<schedule>, generated:* or "
+             "bound:" CG_BOUND_SENDRECV_REDUCE,
              s->str);
         return -1;
     }
@@ -1323,6 +1338,54 @@ static const char *algo_list(struct cg_arena *a, const struct cg_library *l, int
     return join(a, names, lc->nalgos, ", ");
 }
 
+/* bound:<name>: the only bound is bound:sendrecv_reduce, the transport bound
+ * of allreduce at p = 2 (two MPI_Sendrecv of n/2 elements around a local
+ * reduce of n/2: the minimal reduce-scatter + allgather exchange). Given at
+ * the top level it applies to allreduce only, like generated:<schedule>. */
+static void check_bound(struct vctx *v, const struct cg_test *t, const struct cg_coll_req *cr,
+                        const struct cg_impl_req *im, int from_top)
+{
+    const char *coll = cg_colls[cr->coll].name;
+    if (strcmp(im->name, CG_BOUND_SENDRECV_REDUCE) != 0) {
+        verr(v, im->pos,
+             "unknown bound '%s'; the harness has one, bound:" CG_BOUND_SENDRECV_REDUCE
+             " (allreduce at 2 ranks)",
+             im->name);
+        return;
+    }
+    if (cr->coll != CG_C_ALLREDUCE) {
+        if (!from_top) {
+            verr(v, im->pos,
+                 "%s is a bound of allreduce (two MPI_Sendrecv of n/2 and a local reduce of "
+                 "n/2), not of %s",
+                 im->text, coll);
+        }
+        return;
+    }
+    for (int k = 0; k < t->nranks; k++) {
+        if (t->ranks[k] != 2) {
+            verr(v, im->pos,
+                 "%s runs at 2 ranks only (the minimal reduce-scatter + allgather exchange of "
+                 "p = 2), but 'ranks' lists %d",
+                 im->text, t->ranks[k]);
+        }
+    }
+    for (int i = 0; i < cr->nin_place; i++) {
+        if (cr->in_place[i]) {
+            verr(v, cr->in_place_pos[i],
+                 "'in_place' true does not apply to %s: it does not run in place (measure "
+                 "in place in a test without it)",
+                 im->text);
+        }
+    }
+    for (int k = 0; k < t->nlibs; k++) {
+        if (strcmp(t->libs[k]->backend, "mpi") != 0) {
+            verr(v, im->pos, "%s runs over MPI, and library %s is %s", im->text,
+                 t->libs[k]->name, t->libs[k]->backend);
+        }
+    }
+}
+
 /* Impossible combinations of one collective's merged lists. */
 static void check_coll(struct vctx *v, const struct cg_test *t, const struct cg_platform *p,
                        const struct cg_registry *reg, struct cg_coll_req *cr,
@@ -1426,6 +1489,9 @@ static void check_coll(struct vctx *v, const struct cg_test *t, const struct cg_
                     }
                 }
             }
+            break;
+        case CG_IMPL_BOUND:
+            check_bound(v, t, cr, im, from_top);
             break;
         case CG_IMPL_GENERATED:
         case CG_IMPL_GENERATED_ALL:
@@ -1630,6 +1696,16 @@ static int parse_collectives(struct vctx *v, const struct cg_json *j, struct cg_
     for (int i = 0; top->impls != NULL && i < top->nimpls; i++) {
         const struct cg_impl_req *im = &top->impl[i];
         const struct cg_sched_entry *se;
+        if (im->kind == CG_IMPL_BOUND) {
+            int used = 0;
+            for (int k = 0; k < t->ncolls; k++) {
+                used |= t->colls[k].coll == CG_C_ALLREDUCE;
+            }
+            if (!used) {
+                verr(v, im->pos, "%s is a bound of allreduce, but the test measures no allreduce",
+                     im->text);
+            }
+        }
         if (im->kind == CG_IMPL_GENERATED && (se = registry_find(reg, im->name)) != NULL) {
             int used = 0;
             for (int k = 0; k < t->ncolls; k++) {

@@ -133,12 +133,17 @@ enum cg_impl_kind {
     CG_IMPL_NATIVE,         /* native:<algorithm> */
     CG_IMPL_NATIVE_ALL,     /* native:* */
     CG_IMPL_GENERATED,      /* generated:<schedule> */
-    CG_IMPL_GENERATED_ALL   /* generated:* */
+    CG_IMPL_GENERATED_ALL,  /* generated:* */
+    CG_IMPL_BOUND           /* bound:<name>, a transport bound (bound:sendrecv_reduce) */
 };
+
+/* The one transport bound: allreduce at 2 ranks as two MPI_Sendrecv of n/2
+ * elements around one local reduce of n/2 (harness/bench.c). */
+#define CG_BOUND_SENDRECV_REDUCE "sendrecv_reduce"
 
 struct cg_impl_req {
     enum cg_impl_kind kind; /* which form */
-    const char *name;       /* algorithm or schedule (NATIVE, GENERATED) */
+    const char *name;       /* algorithm, schedule or bound (NATIVE, GENERATED, BOUND) */
     const char *text;       /* as written */
     const char **libs;      /* only these libraries (NULL: all of the test's) */
     int nlibs;              /* entries in libs */

@@ -19,7 +19,9 @@ are plotted (the report lists the others). One figure per
   scaling_<coll>_<lib>.png       median time against p at fixed sizes
 
 Implementations are named as in the table: "default", the native algorithm,
-"g:<name>" for the generated schedule <collective>_<name>. A point where the
+"g:<name>" for the generated schedule <collective>_<name>, "bound:<name>" for
+a transport bound (bound:sendrecv_reduce: a reference line, never a
+winner). A point where the
 library ran another algorithm than the one asked for (the record's diff
 lists "algorithm") is crossed out in the line plots and named "ring!" in the
 heatmap and box plots, as in the table. A collective/library measured with more than
@@ -83,11 +85,17 @@ class Point:
             short = self.name[len(prefix):] if self.name.startswith(prefix) and \
                 len(self.name) > len(prefix) else self.name
             self.label = "g:" + short
+        elif self.kind == "bound":
+            self.label = "bound:" + self.name
         elif self.name == "default":
             self.label = "default"
         else:
             self.label = self.name
-        self.fell_back = self.kind == "native" and "algorithm" in (get(rec, "diff", []) or [])
+        # "unobservable": the library cannot tell what it ran, which is not
+        # a fallback (the table's notes say so once per library).
+        self.fell_back = self.kind == "native" and \
+            "algorithm" in (get(rec, "diff", []) or []) and \
+            get(rec, "effective.algorithm_source") != "unobservable"
 
     def shown(self):
         """The label with "!" where the library ran another algorithm."""
@@ -128,8 +136,9 @@ def load(d):
 
 
 def label_order(labels):
-    """default first, then native algorithms, then generated schedules."""
-    return sorted(set(labels), key=lambda s: (s != "default", s.startswith("g:"), s))
+    """default first, then native algorithms, generated schedules, bounds."""
+    return sorted(set(labels), key=lambda s: (s != "default", s.startswith("bound:"),
+                                              s.startswith("g:"), s))
 
 
 class Style:
@@ -137,11 +146,18 @@ class Style:
 
     def __init__(self, plt, labels):
         cmap = plt.get_cmap("tab10")
-        others = [s for s in label_order(labels) if s != "default"]
+        others = [s for s in label_order(labels)
+                  if s != "default" and not s.startswith("bound:")]
         self.colour = {s: cmap(i % 10) for i, s in enumerate(others)}
         self.colour["default"] = "black"
+        for s in labels:
+            if s.startswith("bound:"):
+                self.colour[s] = "dimgrey"
 
     def line(self, label):
+        if label.startswith("bound:"):  # a reference line: dotted grey
+            return dict(color=self.colour[label], linestyle=":", linewidth=2.0,
+                        marker="v", markersize=4)
         dashed = label.startswith("g:")
         return dict(color=self.colour[label], linestyle="--" if dashed else "-",
                     linewidth=2.2 if label == "default" else 1.5,
@@ -187,7 +203,8 @@ def save(fig, out, name, written):
 def winner(cell):
     """(label, ratio) of one size/p cell: PICO's t_best / t_default."""
     default = [q for q in cell if q.label == "default"]
-    others = [q for q in cell if q.label != "default"]
+    # A transport bound is a reference line, never a winner.
+    others = [q for q in cell if q.label != "default" and q.kind != "bound"]
     if not default or not others:
         return None
     d = min(default, key=Point.rank)

@@ -172,8 +172,9 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
             r->status);
         return -1;
     }
-    if (strcmp(r->kind, "native") != 0 && strcmp(r->kind, "generated") != 0) {
-        bad(w, "kind '%s' is not native or generated", r->kind);
+    if (strcmp(r->kind, "native") != 0 && strcmp(r->kind, "generated") != 0 &&
+        strcmp(r->kind, "bound") != 0) {
+        bad(w, "kind '%s' is not native, generated or bound", r->kind);
         return -1;
     }
     double ranks = 0.0;
@@ -193,7 +194,13 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
     r->root = cJSON_IsNumber(root) ? root->valueint : 0;
     r->in_place = cJSON_IsTrue(at(rec, "requested.in_place"));
     r->algorithm_source = opt_string(rec, "effective.algorithm_source", NULL);
-    if (diff_lists(rec, "algorithm")) {
+    /* Why apart: "unobservable" says the library cannot tell, not that it
+     * ran something else; such records are summed up in one note per
+     * library and collective instead of being marked as fallbacks. */
+    if (r->algorithm_source != NULL && strcmp(r->algorithm_source, "unobservable") == 0) {
+        r->unobservable = strcmp(r->kind, "native") == 0 && strcmp(r->name, "default") != 0;
+        r->unobservable_why = opt_string(rec, "effective.forced_by", NULL);
+    } else if (diff_lists(rec, "algorithm")) {
         r->effective_algorithm = opt_string(rec, "effective.algorithm", "unknown");
     }
     r->algbw_GBps = NAN;
@@ -207,6 +214,10 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
         need_number(w, rec, "timing.p75_ns", why, &r->p75_ns) != 0) {
         return -1;
     }
+    const cJSON *reps = at(rec, "timing.n");
+    const cJSON *stop = at(rec, "timing.stop");
+    r->reps = (cJSON_IsNumber(reps) && reps->valuedouble >= 0.0) ? (long)reps->valuedouble : 0;
+    r->stop = cJSON_IsString(stop) ? stop->valuestring : NULL;
     const cJSON *algbw = at(rec, "bandwidth.algbw_GBps");
     const cJSON *busbw = at(rec, "bandwidth.busbw_GBps");
     if (cJSON_IsNumber(algbw)) {

@@ -23,7 +23,7 @@ struct cg_rep_record {
     const char *point_id;            /* unique per point */
     const char *collective;          /* allreduce, allgather, ... */
     const char *library;             /* openmpi, mpich, nccl, ... */
-    const char *kind;                /* native | generated */
+    const char *kind;                /* native | generated | bound */
     const char *name;                /* algorithm, "default", or schedule name */
     const char *datatype;            /* requested.datatype, "" when absent */
     const char *op;                  /* requested.op, "" when absent */
@@ -38,6 +38,11 @@ struct cg_rep_record {
     double busbw_GBps;               /* bandwidth.busbw_GBps, NAN when absent */
     const char *effective_algorithm; /* effective.algorithm when diff lists "algorithm" */
     const char *algorithm_source;    /* effective.algorithm_source, NULL when absent */
+    int unobservable;                /* a native algorithm was forced, but the library
+                                      * cannot tell what it ran (source unobservable) */
+    const char *unobservable_why;    /* then effective.forced_by, or NULL */
+    long reps;                       /* timing.n (ok records), 0 when absent */
+    const char *stop;                /* timing.stop (ok records), NULL when absent */
     int duplicate_of;                /* line of an earlier record with this point_id, or 0 */
     double *raw;                     /* repetitions (first column), NULL when none */
     size_t nraw;                     /* how many */

@@ -350,6 +350,20 @@ static const char *const main_heads[] = {
     "gen us", "gen/def", "best/def", "winner", "algbw GB/s", "busbw GB/s"};
 static const char main_align[] = "rrlrrlrrrlrr";
 
+/* The same, when the table has a transport bound (kind "bound",
+ * bound:sendrecv_reduce): its median and the default's, the best native's
+ * and the best generated's over it. */
+static const char *const bound_heads[] = {
+    "size", "default us", "best native", "native us", "nat/def", "best generated",
+    "gen us", "gen/def", "best/def", "winner", "algbw GB/s", "busbw GB/s",
+    "bound us", "def/bound", "nat/bound", "gen/bound"};
+static const char bound_align[] = "rrlrrlrrrlrrrrrr";
+
+static const char *const reps_heads[] = {
+    "collective", "size", "points", "reps median", "reps min", "reps max", "stop rse",
+    "stop budget", "stop max_reps", "timed s", "100 reps s", "1000 reps s"};
+static const char reps_align[] = "lrrrrrrrrrrr";
+
 static const char *const pair_heads[] = {"size", "generated", "native", "gen us",
                                          "native us", "gen/native", "p (U test)"};
 static const char pair_align[] = "rllrrrr";
@@ -365,9 +379,12 @@ static int size_rows(struct cg_rep_table *main_t, struct cg_rep_table *pair_t,
     const struct cg_rep_record *def = NULL;
     const struct cg_rep_record *nat = NULL;
     const struct cg_rep_record *gen = NULL;
+    const struct cg_rep_record *bnd = NULL; /* a bound: never a winner */
     for (size_t i = 0; i < n; i++) {
         const struct cg_rep_record *r = v[i];
-        if (strcmp(r->kind, "native") == 0 && strcmp(r->name, "default") == 0) {
+        if (strcmp(r->kind, "bound") == 0) {
+            bnd = faster(r, bnd) ? r : bnd;
+        } else if (strcmp(r->kind, "native") == 0 && strcmp(r->name, "default") == 0) {
             def = faster(r, def) ? r : def;
         } else if (strcmp(r->kind, "native") == 0) {
             nat = faster(r, nat) ? r : nat;
@@ -420,9 +437,23 @@ static int size_rows(struct cg_rep_table *main_t, struct cg_rep_table *pair_t,
         fmt_bw(algbw, sizeof algbw, winner->algbw_GBps);
         fmt_bw(busbw, sizeof busbw, winner->busbw_GBps);
     }
-    const char *row[] = {size, def_us, nat_name, nat_us, nat_r, gen_name,
-                         gen_us, gen_r, best_r, win, algbw, busbw};
-    if (cg_rep_table_row(main_t, row) != 0) {
+    char bnd_us[32] = "-", def_b[32] = "-", nat_b[32] = "-", gen_b[32] = "-";
+    if (bnd != NULL) {
+        const struct cg_rep_record *over[3] = {def, nat, gen};
+        char *out[3] = {def_b, nat_b, gen_b};
+        cg_rep_fmt_us(bnd_us, sizeof bnd_us, bnd->median_ns);
+        for (int k = 0; k < 3; k++) {
+            if (over[k] != NULL) {
+                if (significance(over[k], bnd, &t) != 0) {
+                    return -1;
+                }
+                fmt_ratio(out[k], 32, over[k]->median_ns, bnd->median_ns, &t);
+            }
+        }
+    }
+    const char *row[] = {size, def_us, nat_name, nat_us, nat_r, gen_name, gen_us, gen_r,
+                         best_r, win, algbw, busbw, bnd_us, def_b, nat_b, gen_b};
+    if (cg_rep_table_row(main_t, row) != 0) { /* takes the first main_t->ncols */
         return -1;
     }
 
@@ -463,7 +494,12 @@ static int size_rows(struct cg_rep_table *main_t, struct cg_rep_table *pair_t,
 static void group_tables(struct cg_rep_doc *d, const struct cg_rep_record *const *v, size_t n)
 {
     doc_add_owned(d, CG_REP_HEADING, 3, group_title(v[0]));
-    struct cg_rep_table *main_t = cg_rep_table_new(12, main_heads, main_align);
+    int with_bound = 0;
+    for (size_t i = 0; i < n; i++) {
+        with_bound |= strcmp(v[i]->kind, "bound") == 0;
+    }
+    struct cg_rep_table *main_t = with_bound ? cg_rep_table_new(16, bound_heads, bound_align)
+                                             : cg_rep_table_new(12, main_heads, main_align);
     struct cg_rep_table *pair_t = cg_rep_table_new(7, pair_heads, pair_align);
     if (main_t == NULL || pair_t == NULL) {
         cg_rep_table_free(main_t);
@@ -577,6 +613,42 @@ static void notes(struct cg_rep_doc *d, const struct cg_rep_campaign *c,
                               (r->algorithm_source != NULL) ? r->algorithm_source : "?", r->line);
         }
     }
+    /* Forced algorithms the library cannot report: one item per library
+     * and collective, naming the algorithms, rather than one per record. */
+    for (size_t i = 0; i < n; i++) {
+        const struct cg_rep_record *r = v[i];
+        int first = r->unobservable;
+        for (size_t k = 0; k < i && first; k++) {
+            first = !(v[k]->unobservable && strcmp(v[k]->library, r->library) == 0 &&
+                      strcmp(v[k]->collective, r->collective) == 0);
+        }
+        if (!first) {
+            continue;
+        }
+        size_t count = 0;
+        cg_rep_buf_printf(&b, "%s / %s: what the forced algorithms ran is unobservable (", r->library,
+                          r->collective);
+        for (size_t k = i; k < n; k++) {
+            const struct cg_rep_record *q = v[k];
+            if (!q->unobservable || strcmp(q->library, r->library) != 0 ||
+                strcmp(q->collective, r->collective) != 0) {
+                continue;
+            }
+            int named = 0;
+            for (size_t m = i; m < k && !named; m++) {
+                named = v[m]->unobservable && strcmp(v[m]->library, r->library) == 0 &&
+                        strcmp(v[m]->collective, r->collective) == 0 &&
+                        strcmp(v[m]->name, q->name) == 0;
+            }
+            if (!named) {
+                cg_rep_buf_printf(&b, "%s%s", (count == 0) ? "" : ", ", q->name);
+            }
+            count++;
+        }
+        cg_rep_buf_printf(&b, "; %zu record%s)%s%s\n", count, (count == 1) ? "" : "s",
+                          (r->unobservable_why != NULL) ? ": " : "",
+                          (r->unobservable_why != NULL) ? r->unobservable_why : "");
+    }
     for (size_t i = 0; i < c->nrecs; i++) {
         const struct cg_rep_record *r = &c->recs[i];
         if (r->duplicate_of != 0) {
@@ -629,7 +701,17 @@ static void legend(struct cg_rep_doc *d)
                    "A ratio without a mark differs significantly; ? means a raw file is "
                    "missing, so it was not tested.\n"
                    "! after a native name: the library ran another algorithm than the one "
-                   "requested (see Notes).\n"
+                   "requested (see Notes; where the library cannot tell what it ran, Notes say "
+                   "unobservable and the name has no mark).\n"
+                   "bound us (allreduce tables with a bound:sendrecv_reduce record): the "
+                   "transport bound at p = 2, two MPI_Sendrecv of n/2 elements around a local "
+                   "reduce of n/2, timed like the others; def/bound, nat/bound, gen/bound: the "
+                   "default, the best native and the best generated over it (1 would be as fast "
+                   "as the transport allows). The bound is never the winner.\n"
+                   "Repetitions: per collective and size, how many repetitions the stopping rule "
+                   "ran per point (median, min, max over libraries and implementations) and why it "
+                   "stopped; timed s is the time of those repetitions, 100 reps s and 1000 reps s "
+                   "what fixed counts would have taken (count x mean repetition).\n"
                    "gen/native: a generated schedule <collective>_NAME against the native "
                    "algorithm NAME (the fastest, if several), except:");
     const char *sep = " ";
@@ -644,6 +726,128 @@ static void legend(struct cg_rep_doc *d)
     cg_rep_buf_add(&b, ".");
     cg_rep_doc_add(d, CG_REP_HEADING, 2, "How to read the tables");
     doc_add_owned(d, CG_REP_LIST, 0, cg_rep_buf_take(&b));
+}
+
+static int cmp_long(const void *pa, const void *pb)
+{
+    long a = *(const long *)pa;
+    long b = *(const long *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Records v[0..n) grouped by collective and size: by collective, then size. */
+static int cmp_coll_size(const void *pa, const void *pb)
+{
+    const struct cg_rep_record *a = *(const struct cg_rep_record *const *)pa;
+    const struct cg_rep_record *b = *(const struct cg_rep_record *const *)pb;
+    int s;
+    if ((s = cmp_str(a->collective, b->collective)) != 0 ||
+        (s = cmp_dbl(a->size_B, b->size_B)) != 0) {
+        return s;
+    }
+    return cmp_int(a->line, b->line);
+}
+
+/* One row of the repetitions table for records v[0..n) (all with reps > 0);
+ * coll NULL means "all". A point's mean repetition comes from its raw file
+ * (its median when the file is missing). */
+static int reps_row(struct cg_rep_table *t, const char *coll, const char *size,
+                    const struct cg_rep_record *const *v, size_t n)
+{
+    long *reps = malloc(n * sizeof *reps);
+    if (reps == NULL) {
+        return -1;
+    }
+    size_t rse = 0, budget = 0, maxr = 0;
+    double timed = 0.0, per_rep = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const struct cg_rep_record *r = v[i];
+        double sum = 0.0;
+        reps[i] = r->reps;
+        rse += (r->stop != NULL && strcmp(r->stop, "rse") == 0);
+        budget += (r->stop != NULL && strcmp(r->stop, "budget") == 0);
+        maxr += (r->stop != NULL && strcmp(r->stop, "max_reps") == 0);
+        if (r->raw != NULL && r->nraw > 0) {
+            for (size_t k = 0; k < r->nraw; k++) {
+                sum += r->raw[k];
+            }
+            timed += sum;
+            per_rep += sum / (double)r->nraw;
+        } else {
+            timed += (double)r->reps * r->median_ns;
+            per_rep += r->median_ns;
+        }
+    }
+    qsort(reps, n, sizeof *reps, cmp_long);
+    double med = (n % 2 == 1) ? (double)reps[n / 2]
+                              : ((double)reps[n / 2 - 1] + (double)reps[n / 2]) / 2.0;
+    char c_pts[32], c_med[32], c_min[32], c_max[32], c_rse[32], c_bud[32], c_mx[32];
+    char c_t[32], c_100[32], c_1000[32];
+    snprintf(c_pts, sizeof c_pts, "%zu", n);
+    snprintf(c_med, sizeof c_med, "%g", med);
+    snprintf(c_min, sizeof c_min, "%ld", reps[0]);
+    snprintf(c_max, sizeof c_max, "%ld", reps[n - 1]);
+    snprintf(c_rse, sizeof c_rse, "%zu", rse);
+    snprintf(c_bud, sizeof c_bud, "%zu", budget);
+    snprintf(c_mx, sizeof c_mx, "%zu", maxr);
+    snprintf(c_t, sizeof c_t, "%.3f", timed / 1e9);
+    snprintf(c_100, sizeof c_100, "%.3f", 100.0 * per_rep / 1e9);
+    snprintf(c_1000, sizeof c_1000, "%.3f", 1000.0 * per_rep / 1e9);
+    free(reps);
+    const char *row[] = {(coll != NULL) ? coll : "all", size, c_pts, c_med, c_min, c_max,
+                         c_rse, c_bud, c_mx, c_t, c_100, c_1000};
+    return cg_rep_table_row(t, row);
+}
+
+/* The stopping rule against fixed repetition counts, from the ok records
+ * v[0..n) that say how many repetitions they ran. */
+static void repetitions(struct cg_rep_doc *d, const struct cg_rep_record *const *all, size_t nall)
+{
+    const struct cg_rep_record **v = malloc((nall + 1) * sizeof *v);
+    if (v == NULL) {
+        d->failed = 1;
+        return;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < nall; i++) {
+        if (all[i]->reps > 0) {
+            v[n++] = all[i];
+        }
+    }
+    if (n == 0) {
+        free(v);
+        return;
+    }
+    qsort(v, n, sizeof *v, cmp_coll_size);
+    struct cg_rep_table *t = cg_rep_table_new(12, reps_heads, reps_align);
+    if (t == NULL) {
+        free(v);
+        d->failed = 1;
+        return;
+    }
+    size_t i = 0;
+    while (i < n && !d->failed) {
+        size_t j = i + 1;
+        while (j < n && strcmp(v[j]->collective, v[i]->collective) == 0 &&
+               v[j]->size_B == v[i]->size_B) {
+            j++;
+        }
+        char size[32];
+        cg_rep_fmt_size(size, sizeof size, v[i]->size_B);
+        if (reps_row(t, v[i]->collective, size, v + i, j - i) != 0) {
+            d->failed = 1;
+        }
+        i = j;
+    }
+    if (!d->failed && reps_row(t, NULL, "-", v, n) != 0) {
+        d->failed = 1;
+    }
+    free(v);
+    cg_rep_doc_add(d, CG_REP_HEADING, 2, "Repetitions");
+    cg_rep_doc_add(d, CG_REP_PARA, 0,
+                   "How many repetitions the stopping rule ran per point, against fixed counts "
+                   "(OSU and IMB run a fixed number per size):");
+    cg_rep_doc_add_table(d, t);
 }
 
 int cg_rep_build_results(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
@@ -669,6 +873,7 @@ int cg_rep_build_results(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
         group_tables(d, v + i, j - i);
         i = j;
     }
+    repetitions(d, v, n);
     not_measured(d, c);
     notes(d, c, v, n);
     legend(d);

@@ -619,8 +619,10 @@ static int append_record(struct run_ctx *c, const struct cg_job *job, int run_id
     if (f == NULL) {
         return -1;
     }
-    int generated = strncmp(pt->impl, "generated:", 10) == 0;
-    const char *name = strchr(pt->impl, ':') + 1;
+    const char *colon = strchr(pt->impl, ':');
+    const char *name = colon + 1;
+    /* The record's kind is the impl's prefix: native, generated or bound. */
+    const char *kind = cg_arena_printf(&c->arena, "%.*s", (int)(colon - pt->impl), pt->impl);
     double factor = 1.0;
     int p = job->ranks;
     if (pt->coll == CG_C_ALLREDUCE) {
@@ -641,7 +643,7 @@ static int append_record(struct run_ctx *c, const struct cg_job *job, int run_id
     cg_jw_str(&w, "collective", cg_colls[pt->coll].name);
     cg_jw_str(&w, "backend", job->backend);
     cg_jw_str(&w, "library", job->library);
-    cg_jw_str(&w, "kind", generated ? "generated" : "native");
+    cg_jw_str(&w, "kind", kind);
     cg_jw_str(&w, "name", name);
     cg_jw_null(&w, "schedule_file");
     cg_jw_null(&w, "schedule_hash");
@@ -865,17 +867,22 @@ static void build_index(struct run_ctx *c, struct index *ix)
 
 static const char *job_label(struct run_ctx *c, const struct cg_job *job)
 {
-    int deflt = 0, gen = 0;
+    int deflt = 0, gen = 0, bound = 0;
     for (int i = 0; i < job->npoints; i++) {
         deflt |= strcmp(job->points[i].impl, "native:default") == 0;
         gen |= strncmp(job->points[i].impl, "generated:", 10) == 0;
+        bound |= strncmp(job->points[i].impl, "bound:", 6) == 0;
     }
     const char *what = job->algorithm != NULL
                            ? cg_arena_printf(&c->arena, "native:%s (%s)", job->algorithm,
                                              cg_colls[job->forced_coll].name)
                        : deflt && gen ? "native:default + generated"
                        : gen          ? "generated"
-                                      : "native:default";
+                       : deflt        ? "native:default"
+                                      : "bound";
+    if (bound && (deflt || gen)) {
+        what = cg_arena_printf(&c->arena, "%s + bound", what);
+    }
     const char *nodes =
         job->nodes > 1 ? cg_arena_printf(&c->arena, " (%d nodes)", job->nodes) : "";
     const char *label =

@@ -163,8 +163,8 @@ static int impl_applies(const struct cg_impl_req *im, const struct cg_library *l
 }
 
 /* Splits a collective's implementations for one library and process count
- * into those of the default job (native:default, generated:*) and the
- * algorithms to force, each in the order the test gives. */
+ * into those of the default job (native:default, generated:*, bound:*) and
+ * the algorithms to force, each in the order the test gives. */
 static void resolve(struct builder *b, const struct cg_coll_req *cr, const struct cg_library *lib,
                     int ranks, struct list *shared, struct list *forced)
 {
@@ -190,6 +190,12 @@ static void resolve(struct builder *b, const struct cg_coll_req *cr, const struc
                     list_add_unique(b->a, shared,
                                     cg_arena_printf(b->a, "generated:%s", b->reg->s[k].name));
                 }
+            }
+            break;
+        case CG_IMPL_BOUND:
+            /* Validation let it through for allreduce only. */
+            if (cr->coll == CG_C_ALLREDUCE) {
+                list_add_unique(b->a, shared, cg_arena_printf(b->a, "bound:%s", im->name));
             }
             break;
         case CG_IMPL_NATIVE:

@@ -162,6 +162,26 @@ else
     fail quickstart_plan_is_what_readme_promises "$why"
 fi
 
+# bound: descriptors/tests/bound.json puts bound:sendrecv_reduce in each
+# library's default job (never in a forced one), and every misuse of a bound
+# is a located error (tests/descriptors/bad/bound_*.json, checked above).
+"$collgen" run bound --dry-run >"$tmp/bound.plan" 2>&1
+why=
+for lib in openmpi mpich; do
+    awk -v lib="$lib" '/^job [0-9]+: / { hdr = $0 } /^  impls:/ && hdr ~ ("^job [0-9]+: " lib " p=2 native:default \\+ generated \\+ bound,") { print }' \
+        "$tmp/bound.plan" | grep -q ' bound:sendrecv_reduce$' || why="no bound in the $lib default job"
+done
+[ "$(grep -c '^  impls:.*bound:' "$tmp/bound.plan")" = 2 ] || why="bound:sendrecv_reduce outside the two default jobs"
+for case in bound_ranks bound_collective bound_no_allreduce bound_unknown bound_in_place; do
+    [ -f "tests/descriptors/bad/$case.json" ] || why="tests/descriptors/bad/$case.json is missing"
+done
+if [ -z "$why" ]; then
+    pass bound_descriptor_plans_the_bound_in_default_jobs_and_misuse_is_refused
+else
+    sed 's/^/# /' "$tmp/bound.plan" | head -20
+    fail bound_descriptor_plans_the_bound_in_default_jobs_and_misuse_is_refused "$why"
+fi
+
 # ---- Slurm: rendering and a missing sbatch ------------------------------------
 
 out=results/slurm-example-test
@@ -365,7 +385,10 @@ fi
 # ---- with the real benchmark program -----------------------------------------------
 
 if [ ! -x build/openmpi/bench ] || [ ! -x build/mpich/bench ]; then
-    for t in tiny_real_campaign_records_match_the_plan_and_schema kill_and_resume_loses_and_repeats_no_point \
+    for t in tiny_real_campaign_records_match_the_plan_and_schema bound_sendrecv_reduce_runs_at_p2_with_kind_bound_and_check_ok \
+        mpich_fallback_said_on_stderr_is_recorded_as_reported_fallback \
+        wrong_generated_implementation_is_recorded_as_failed_check \
+        kill_and_resume_loses_and_repeats_no_point \
         real_job_past_its_timeout_records_timeout wrong_launcher_with_real_bench_is_caught; do
         skip "$t" "build/openmpi/bench or build/mpich/bench is not built yet"
     done
@@ -439,6 +462,115 @@ EOF
 else
     cat "$tmp/tiny.err"
     fail tiny_real_campaign_records_match_the_plan_and_schema "exit status $rc, statuses: $st"
+fi
+
+# The transport bound at p = 2, one size, both libraries: its record has kind
+# bound, is checked against the formula, and the report shows it in a "bound
+# us" column.
+cat >"$tmp/bound.json" <<'EOF2'
+{
+  "schema_version": 1,
+  "libraries": ["openmpi", "mpich"],
+  "collectives": ["allreduce"],
+  "sizes": [65544],
+  "ranks": 2,
+  "implementations": ["native:default", "bound:sendrecv_reduce"],
+  "timing": { "warmup": 1, "min_reps": 3, "max_reps": 20, "rse_target": 0.05, "budget_s": 0.02 },
+  "timeout_s": 120
+}
+EOF2
+"$collgen" run "$tmp/bound.json" --out "$tmp/bound" --quiet --no-report >"$tmp/bound.out" 2>"$tmp/bound.err"
+rc=$?
+"$collgen" report "$tmp/bound" --quiet --no-plots 2>>"$tmp/bound.err" || rc=$?
+st=$(check_once "$tmp/bound" 2>&1)
+if [ "$rc" -eq 0 ] && [ "$st" = "ok 4" ] && grep -q 'bound us  def/bound' "$tmp/bound/table.txt" &&
+    "$py" - "$tmp/bound" <<'EOF2'; then
+import json, os, sys
+d = sys.argv[1]
+bounds = [r for r in map(json.loads, open(d + "/points.jsonl")) if r["point_id"].find("bound_") > 0]
+ok = len(bounds) == 2 and {r["library"] for r in bounds} == {"openmpi", "mpich"}
+for r in bounds:
+    ok = ok and r["kind"] == "bound" and r["name"] == "sendrecv_reduce" and r["status"] == "ok"
+    ok = ok and r["check"] == {"reference": "formula", "elements_wrong": 0, "max_error": 0, "verdict": "ok"}
+    ok = ok and r["effective"]["algorithm_source"] == "bound" and r["diff"] == []
+    ok = ok and r["size_B"] == 65544 and r["requested"]["count"] == 8193 and r["tags"] is None
+    ok = ok and r["bandwidth"]["busbw_factor"] == 1 and r["timing"]["n"] >= 3
+    ok = ok and os.path.exists(os.path.join(d, r["raw"]))
+sys.exit(0 if ok else 1)
+EOF2
+    pass bound_sendrecv_reduce_runs_at_p2_with_kind_bound_and_check_ok
+else
+    cat "$tmp/bound.err"
+    fail bound_sendrecv_reduce_runs_at_p2_with_kind_bound_and_check_ok "exit status $rc, statuses: $st"
+fi
+
+# A deliberately wrong generated implementation (bench's test hook
+# CG_BENCH_CORRUPT flips a byte of one output after its check call) is
+# recorded as failed_check, untimed, and the campaign goes on.
+cat >"$tmp/corrupt.json" <<'EOF2'
+{
+  "schema_version": 1,
+  "libraries": ["openmpi", "mpich"],
+  "collectives": ["allreduce"],
+  "sizes": [64],
+  "ranks": 2,
+  "implementations": ["generated:allreduce_ring", "generated:allreduce_recursive_doubling"],
+  "timing": { "warmup": 1, "min_reps": 3, "max_reps": 10, "rse_target": 0.05, "budget_s": 0.02 },
+  "env": { "CG_BENCH_CORRUPT": "allreduce_ring" },
+  "timeout_s": 60
+}
+EOF2
+"$collgen" run "$tmp/corrupt.json" --out "$tmp/corrupt" --quiet --no-report >/dev/null 2>"$tmp/corrupt.err"
+rc=$?
+if [ "$rc" -eq 0 ] && "$py" - "$tmp/corrupt" <<'EOF2'; then
+import json, sys
+recs = {(r["library"], r["name"]): r for r in map(json.loads, open(sys.argv[1] + "/points.jsonl"))}
+ok = len(recs) == 4
+for lib in ("openmpi", "mpich"):
+    bad, good = recs[(lib, "allreduce_ring")], recs[(lib, "allreduce_recursive_doubling")]
+    ok = ok and bad["status"] == "failed_check" and bad["timing"] is None and bad["raw"] is None
+    ok = ok and bad["check"]["verdict"] == "wrong" and bad["check"]["elements_wrong"] == 1
+    ok = ok and bad["check"]["reference"] == "native"
+    ok = ok and bad["reason"].startswith("1 element wrong on 1 of 2 ranks")
+    ok = ok and good["status"] == "ok" and good["check"]["verdict"] == "ok"
+sys.exit(0 if ok else 1)
+EOF2
+    pass wrong_generated_implementation_is_recorded_as_failed_check
+else
+    cat "$tmp/corrupt.err"
+    fail wrong_generated_implementation_is_recorded_as_failed_check "exit status $rc"
+fi
+
+# MPICH's smp allreduce cannot run on one node: with
+# MPIR_CVAR_COLLECTIVE_FALLBACK=print (local.json) MPICH says so on stderr
+# and runs another algorithm; bench ties that to the point as
+# reported_fallback instead of recording the forced name or "unobservable".
+cat >"$tmp/fallback.json" <<'EOF2'
+{
+  "schema_version": 1,
+  "libraries": ["mpich"],
+  "collectives": ["allreduce"],
+  "sizes": [64],
+  "ranks": 2,
+  "implementations": ["native:smp"],
+  "timing": { "warmup": 1, "min_reps": 3, "max_reps": 10, "rse_target": 0.05, "budget_s": 0.02 },
+  "timeout_s": 60
+}
+EOF2
+"$collgen" run "$tmp/fallback.json" --out "$tmp/fallback" --quiet --no-report >/dev/null 2>"$tmp/fallback.err"
+rc=$?
+if [ "$rc" -eq 0 ] && "$py" - "$tmp/fallback" <<'EOF2'; then
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1] + "/points.jsonl")]
+e = r[0]["effective"] if len(r) == 1 else {}
+ok = e.get("algorithm_source") == "reported_fallback" and e.get("algorithm") is None
+ok = ok and "not usable" in e.get("forced_by", "") and "algorithm" in r[0]["diff"]
+sys.exit(0 if ok else 1)
+EOF2
+    pass mpich_fallback_said_on_stderr_is_recorded_as_reported_fallback
+else
+    cat "$tmp/fallback.err"
+    fail mpich_fallback_said_on_stderr_is_recorded_as_reported_fallback "exit status $rc"
 fi
 
 # Kill and resume: SIGKILL to the runner's process group once records appear,
