@@ -5,8 +5,9 @@
  *   2. check   names bound, identifiers and shapes checked  (check.c)
  *   3. verify  simulated for every p and root               (verify.c, sim.c)
  *   4. analyse rounds, messages, bytes, cost prediction     (analyse.c)
- *   5. emit    C over MPI, one file per schedule            (emit_mpi.c, out.c)
- *   6. registry  prototypes, tag ids, algorithm table        (emit_registry.c)
+ *   5. emit    C over MPI, one file per schedule; CUDA C++  (emit_mpi.c, emit_cuda.c,
+ *              for the collectives the GPU backend has       emit_common.c, out.c)
+ *   6. registry  prototypes, tag ids, algorithm tables       (emit_registry.c)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,7 +30,10 @@ static const char usage[] =
     "  verify [FILE...]     prove each schedule computes its collective for every p\n"
     "                       in the range and every root; exit 0 only if all do\n"
     "  emit [FILE...]       verify, then write C over MPI into emitted/ (one file per\n"
-    "                       schedule, plus mpi/collgen.h, mpi/all.c, registry.c)\n"
+    "                       schedule, plus mpi/collgen.h, mpi/all.c, registry.c) and\n"
+    "                       CUDA C++ for allreduce, allgather, reduce_scatter_block,\n"
+    "                       bcast and alltoall (cuda/<schedule>.cu, cuda/collgen_cuda.h,\n"
+    "                       cuda/all.cu)\n"
     "  explain FILE --p N   per rank and round: who sends which blocks to whom, what\n"
     "                       is reduced and copied; totals and a cost prediction\n"
     "  list [FILE...]       schedules with their collective and summary\n"
@@ -395,13 +399,16 @@ int main(int argc, char **argv)
             if (bad) {
                 fprintf(stderr, "collgen: nothing emitted: %d schedule(s) failed\n", bad);
             } else {
-                /* 5. C over MPI, one file per schedule; 6. the registry. */
+                /* 5. C over MPI, one file per schedule, and CUDA C++ for the
+                 * collectives the GPU backend has; 6. the registries. */
                 const struct cg_schedule **ss = calloc((size_t)nfiles, sizeof(*ss));
                 int *base = calloc((size_t)nfiles, sizeof(int));
                 int next = 0;
                 char dir[4096];
-                snprintf(dir, sizeof(dir), "%s/mpi", opt.out_dir);
                 mkdir(opt.out_dir, 0777);
+                snprintf(dir, sizeof(dir), "%s/mpi", opt.out_dir);
+                mkdir(dir, 0777);
+                snprintf(dir, sizeof(dir), "%s/cuda", opt.out_dir);
                 mkdir(dir, 0777);
                 for (int i = 0; i < nfiles; i++) {
                     for (int j = 0; j < i; j++) {
@@ -419,6 +426,9 @@ int main(int argc, char **argv)
                 }
                 for (int i = 0; i < nfiles && rc == 0; i++) {
                     rc = cg_emit_mpi(&g, ss[i], base[i]) != 0;
+                    if (rc == 0 && cg_emit_cuda_supports(ss[i]->coll)) {
+                        rc = cg_emit_cuda(&g, ss[i], base[i]) != 0;
+                    }
                 }
                 if (rc == 0) {
                     rc = cg_emit_registry(&g, ss, nfiles, base) != 0;

@@ -60,15 +60,24 @@ void cg_model_init(struct cg_model *m);
  * root) and how many times: "rank path calls" lines, the call tag first. */
 int cg_tag_counts(struct cg_gen *g, const struct cg_schedule *s, int p, int root, FILE *out);
 
-/* ---- emit_mpi.c, emit_registry.c ---- */
+/* ---- emit_mpi.c, emit_cuda.c, emit_registry.c ---- */
 
 /* Writes out_dir/mpi/<name>.c for s (checked and verified). Returns 0, or -1
  * when a file cannot be written. */
 int cg_emit_mpi(struct cg_gen *g, const struct cg_schedule *s, int tag_base);
 
+/* Whether the GPU backend has the collective (allreduce, allgather,
+ * reduce_scatter_block, bcast, alltoall). */
+int cg_emit_cuda_supports(enum cg_coll_kind coll);
+
+/* Writes out_dir/cuda/<name>.cu for s (checked, verified, and of a collective
+ * cg_emit_cuda_supports). Returns 0, or -1 when a file cannot be written. */
+int cg_emit_cuda(struct cg_gen *g, const struct cg_schedule *s, int tag_base);
+
 /* Writes out_dir/mpi/collgen.h, out_dir/mpi/all.c and out_dir/registry.c for
- * all schedules (sorted by file), and removes generated files of schedules
- * that no longer exist. */
+ * all schedules (sorted by file), out_dir/cuda/collgen_cuda.h and
+ * out_dir/cuda/all.cu for those the GPU backend has, and removes generated
+ * files of schedules that no longer exist (or no longer have a GPU one). */
 int cg_emit_registry(struct cg_gen *g, const struct cg_schedule *const *s, int n,
                      const int *tag_base);
 

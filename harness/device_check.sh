@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # harness/device_check.sh [--dry] - the one prepared script for a machine
-# with a GPU: builds the CUDA runtime and its tests for the GPU (sm_90 by
-# default), runs tests/run_cuda.sh (kernel, IPC transport at p = 1, 2, 3, 4,
-# 8 processes on the GPU, tags off and on, NCCL at p = 1), a short
-# benchmark (the reduction kernel against a device-to-device copy; the ring
-# allreduce and allgather over IPC at 8 processes, 1 MiB to 1 GiB), and
-# writes $OUT/summary.txt, printed last. Meant to finish in well under 8
-# minutes: every stage has a time limit taken from one overall budget.
+# with a GPU: builds the CUDA runtime, the generated GPU collectives
+# (emitted/cuda/) and their tests for the GPU (sm_90 by default), runs
+# tests/run_cuda.sh (kernel; NCCL at p = 1, native and the generated
+# collectives; then at p = 1, 2, 3, 4, 8 processes on the GPU over IPC, tags
+# off and on: the transport with the hand-written rings, and every generated
+# collective against a host reference), a short benchmark (the reduction
+# kernel against a device-to-device copy; the ring allreduce and allgather
+# over IPC at 8 processes, 1 MiB to 1 GiB), and writes $OUT/summary.txt,
+# printed last. Meant to finish within 7 minutes: every stage has a time
+# limit taken from one overall budget.
 #
 # Before: harness/pack_device.sh here (it fetches the Open MPI that travels
 # in build/device/). Then the device run:
@@ -19,8 +22,9 @@
 # the GPU work.
 #
 # Environment: OUT (results; default build/device-out), CG_CU_ARCH
-# (default sm_90), CG_DEVICE_BUDGET (seconds, default 390: the stages' limits
-# come out of it, so that the run ends before 7 minutes even when a stage hangs).
+# (default sm_90), CG_DEVICE_BUDGET (seconds, default 400: the stages' limits
+# come out of it, so that the run ends within 7 minutes even when a stage hangs;
+# build 150 s at most, tests 250 s, benchmark 40 + 100 s, whatever is left).
 #
 # Files in $OUT (at most 8 come back): summary.txt, env.txt, build.log,
 # tests.log, bench.txt.
@@ -54,7 +58,7 @@ fi
 OUT=${OUT:-$root/build/device-out}
 mkdir -p "$OUT"
 summary=$OUT/summary.txt
-budget=${CG_DEVICE_BUDGET:-390}
+budget=${CG_DEVICE_BUDGET:-400}
 t_start=$(date +%s)
 : >"$summary"
 say() { echo "$*" | tee -a "$summary"; }
@@ -172,7 +176,7 @@ say "# gpu_probe: $probe"
 # ---- tests -------------------------------------------------------------------
 
 t0=$(date +%s)
-lim=$(limit 210)
+lim=$(limit 250)
 CG_CUDA_SKIP_BUILD=1 CG_CUDA_DEADLINE=$(($(date +%s) + lim)) CG_MPIRUN_TIMEOUT=90 \
     timeout -k 10 $((lim + 15)) bash tests/run_cuda.sh >"$OUT/tests.log" 2>&1
 trc=$?
@@ -180,8 +184,11 @@ np=$(grep -c '^PASS ' "$OUT/tests.log")
 nf=$(grep -c '^FAIL ' "$OUT/tests.log")
 ns=$(grep -c '^SKIP ' "$OUT/tests.log")
 say "$([ "$trc" -eq 0 ] && [ "$nf" -eq 0 ] && echo PASS || echo FAIL) tests: $np passed, $nf failed, $ns skipped ($(($(date +%s) - t0)) s, exit $trc)"
-grep '^FAIL \|^SKIP \|^# cuda ' "$OUT/tests.log" | head -40 | sed 's/^/  /' | tee -a "$summary"
+grep '^FAIL \|^SKIP \|^# cuda \|^# emitted_cuda_check' "$OUT/tests.log" | head -60 | sed 's/^/  /' |
+    tee -a "$summary"
 grep -A3 '^  .*check failed' "$OUT/tests.log" | head -20 | sed 's/^/  /' | tee -a "$summary"
+# emitted_cuda_check's failures: "  rank R: SCHEDULE: CASE: what differs"
+grep '^  rank [0-9]*: [a-z0-9_]*: ' "$OUT/tests.log" | head -20 | sed 's/^/  /' | tee -a "$summary"
 
 # ---- benchmark ---------------------------------------------------------------
 
@@ -189,10 +196,10 @@ grep -A3 '^  .*check failed' "$OUT/tests.log" | head -20 | sed 's/^/  /' | tee -
 case $probe in
 "gpus "*)
     t0=$(date +%s)
-    lim=$(limit 45)
+    lim=$(limit 40)
     timeout -k 5 "$lim" build/cuda/bench_reduce 1024 >>"$OUT/bench.txt" 2>&1 ||
         say "FAIL bench_reduce (exit $?, limit $lim s)"
-    lim=$(limit 130)
+    lim=$(limit 100)
     if grep -q '^FAIL cuda test_xchg.*\(exit status 12[4]\|exit status 137\|timed out\)' "$OUT/tests.log"; then
         say "SKIP bench_ring: the IPC transport tests timed out"
     elif [ "$lim" -gt 30 ]; then

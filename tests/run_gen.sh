@@ -8,6 +8,8 @@
 #                                which must exit 1
 #   tests/gen/ok/<name>.json     a small good schedule;
 #   tests/gen/ok/<name>.c.expected       the C file `collgen emit` writes for it
+#   tests/gen/ok/<name>.cu.expected      the CUDA file it writes, where the GPU
+#                                        backend has the collective
 #   tests/gen/ok/<name>.explain.expected `collgen explain <name>.json --p 4`
 #
 # Then: emitted/ is what `collgen emit` writes today (emitted_up_to_date), two
@@ -126,6 +128,19 @@ for json in tests/gen/ok/*.json; do
         ok=0
         why=${why:-"emit wrote no $out/mpi/$schedule.c"}
     fi
+    # The GPU backend's file, for the collectives it has; a golden without it
+    # would never be checked.
+    if [ -n "$schedule" ] && [ -f "$out/cuda/$schedule.cu" ]; then
+        golden "tests/gen/ok/$name.cu.expected" "$out/cuda/$schedule.cu"
+        case $? in
+        0) ;;
+        2) ok=0; why=${why:-"no .cu.expected"} ;;
+        *) ok=0; why=${why:-"emitted CUDA differs"} ;;
+        esac
+    elif [ -f "tests/gen/ok/$name.cu.expected" ]; then
+        ok=0
+        why=${why:-"emit wrote no $out/cuda/$schedule.cu for $name.cu.expected"}
+    fi
     timeout 60 "$collgen" explain "$json" --p 4 >"$tmp/$name.explain" 2>"$tmp/$name.explain.err"
     rc=$?
     if [ "$rc" -ne 0 ] || [ -s "$tmp/$name.explain.err" ]; then
@@ -147,11 +162,13 @@ for json in tests/gen/ok/*.json; do
 done
 
 # A golden whose schedule is gone would never be checked again.
-for expected in tests/gen/bad/*.err.expected tests/gen/ok/*.c.expected tests/gen/ok/*.explain.expected; do
+for expected in tests/gen/bad/*.err.expected tests/gen/ok/*.c.expected tests/gen/ok/*.cu.expected \
+    tests/gen/ok/*.explain.expected; do
     [ -e "$expected" ] || continue
     base=${expected%.expected}
     base=${base%.err}
     base=${base%.c}
+    base=${base%.cu}
     base=${base%.explain}
     if [ ! -f "$base.json" ]; then
         fail "orphan_$(basename "$base")" "$expected has no $base.json"

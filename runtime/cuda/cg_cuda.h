@@ -139,6 +139,22 @@ int cg_cu_call_begin(struct cg_cu_call *c, MPI_Comm comm, cg_cu_dtype dtype, cg_
 /* Ends the call: releases what an error left posted. */
 void cg_cu_call_end(struct cg_cu_call *c);
 
+/* Argument checks of generated collectives, after cg_cu_call_begin, with the
+ * same answer on every rank when every rank passes the same arguments:
+ * MPI_ERR_OP when a reducing collective is given CG_CU_OP_NONE;
+ * MPI_ERR_ROOT when root is not a rank of the call's communicator. */
+int cg_cu_check_op(const struct cg_cu_call *c);
+int cg_cu_check_root(const struct cg_cu_call *c, int root);
+
+/* 1 when the byte ranges [a, a + abytes) and [b, b + bbytes) share a byte.
+ * Generated collectives use it to recognise NCCL's in-place calls (recvbuf
+ * inside sendbuf, or equal to it), which need the input copied first. */
+static inline int cg_cu_overlap(const void *a, size_t abytes, const void *b, size_t bbytes)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return (abytes > 0) && (bbytes > 0) && (x < y + bbytes) && (y < x + abytes);
+}
+
 /* Device scratch reused between calls: slot 0..3, at least `bytes` bytes,
  * valid until the next cg_cu_scratch on the slot or the end of the comm.
  * Growing it synchronises the device (cudaFree). NULL and *rc set on error. */
@@ -171,7 +187,9 @@ int cg_cu_reduce_blocks(struct cg_cu_call *c, const struct cg_buf *into, long if
 /* Copies n blocks (wrapping on both sides), device to device. */
 int cg_cu_copy_blocks(struct cg_cu_call *c, const struct cg_buf *to, long tfirst,
                       const struct cg_buf *from, long ffirst, long n);
-/* Copies `bytes` bytes device to device on the call's stream. */
+/* Copies `bytes` bytes device to device on the call's stream; nothing when
+ * to == from (an in-place call), MPI_ERR_BUFFER when the two ranges
+ * overlap otherwise. */
 int cg_cu_copy(struct cg_cu_call *c, void *to, const void *from, size_t bytes);
 
 /* ---- timing tags as CUDA events (tag.c) ---------------------------------- */

@@ -328,6 +328,25 @@ void cg_cu_call_end(struct cg_cu_call *c)
     c->comm = MPI_COMM_NULL;
 }
 
+int cg_cu_check_op(const struct cg_cu_call *c)
+{
+    if (c->op == CG_CU_OP_NONE) {
+        cg_set_error("collgen: this collective reduces: it needs an op (sum, prod, min or max), "
+                     "not CG_CU_OP_NONE");
+        return MPI_ERR_OP;
+    }
+    return MPI_SUCCESS;
+}
+
+int cg_cu_check_root(const struct cg_cu_call *c, int root)
+{
+    if ((root < 0) || (root >= c->p)) {
+        cg_set_error("collgen: root %d is not a rank of the communicator (size %d)", root, c->p);
+        return MPI_ERR_ROOT;
+    }
+    return MPI_SUCCESS;
+}
+
 void *cg_cu_scratch(struct cg_cu_call *c, int slot, size_t bytes, int *rc_out)
 {
     int rc = MPI_SUCCESS;

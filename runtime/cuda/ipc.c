@@ -203,7 +203,7 @@ out:
 
 /* ---- buffers: own exports and peers' imports ------------------------------ */
 
-static int cg_cu_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+static int cg_cu_span_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
     return (a < b + blen) && (b < a + alen);
 }
@@ -242,7 +242,7 @@ static int cg_cu_export_find(struct cg_cu_comm *cc, const char *ptr, struct cg_c
             hit = x;
             break;
         }
-        if (cg_cu_overlap(x->base, x->size, start, size)) {
+        if (cg_cu_span_overlap(x->base, x->size, start, size)) {
             x->used = 0; /* freed and reallocated since: stale */
         }
     }
@@ -283,7 +283,7 @@ static int cg_cu_import_open(struct cg_cu_comm *cc, int q, const struct cg_cu_de
             hit = m;
             break;
         }
-        if (cg_cu_overlap(m->base, m->size, d->base, d->size)) {
+        if (cg_cu_span_overlap(m->base, m->size, d->base, d->size)) {
             /* The peer freed this allocation: close it, so that its memory
              * is released. Copies from it may still be queued on a stream of
              * this process, hence the synchronisation (rare). */

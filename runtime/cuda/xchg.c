@@ -182,6 +182,11 @@ int cg_cu_copy(struct cg_cu_call *c, void *to, const void *from, size_t bytes)
     if ((bytes == 0) || (to == from)) {
         return MPI_SUCCESS;
     }
+    if (cg_cu_overlap(to, bytes, from, bytes)) {
+        cg_set_error("collgen: a device copy of %zu bytes between overlapping ranges (%p and %p): "
+                     "buffers must be equal (in place) or disjoint", bytes, to, from);
+        return MPI_ERR_BUFFER;
+    }
     CG_CHECK_CUDA(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, c->stream));
 out:
     return rc;

@@ -6,7 +6,8 @@
  */
 #include "cg_cuda.h"
 #include "cg_cuda_internal.h" /* the piece cutter, tested here */
-#include "ring.h"             /* C11 must see the generated-style prototypes too */
+#include "collgen_cuda.h"     /* C11 must see the generated prototypes and table too */
+#include "ring.h"             /* and the hand-written ones */
 
 #include "check.h"
 
@@ -132,6 +133,88 @@ static void cut_should_pair_every_unit_of_two_run_lists(void)
     CHECKF(bad == 0, "%d mismatches", bad);
 }
 
+/* One call of a generated GPU collective on MPI_COMM_WORLD, with no buffers
+ * (for calls that fail before they would touch them). */
+static int call_algo(const struct cg_cu_algo *a, cg_cu_dtype t, cg_cu_op op, size_t n)
+{
+    switch (a->coll) {
+    case CG_COLL_ALLREDUCE:
+        return a->allreduce(CG_CU_IN_PLACE, NULL, n, t, op, MPI_COMM_WORLD, 0);
+    case CG_COLL_ALLGATHER:
+        return a->allgather(CG_CU_IN_PLACE, NULL, n, t, MPI_COMM_WORLD, 0);
+    case CG_COLL_REDUCE_SCATTER_BLOCK:
+        return a->reduce_scatter_block(CG_CU_IN_PLACE, NULL, n, t, op, MPI_COMM_WORLD, 0);
+    case CG_COLL_BCAST:
+        return a->bcast(CG_CU_IN_PLACE, NULL, n, t, 0, MPI_COMM_WORLD, 0);
+    case CG_COLL_ALLTOALL:
+        return a->alltoall(CG_CU_IN_PLACE, NULL, n, t, MPI_COMM_WORLD, 0);
+    default:
+        return -1;
+    }
+}
+
+/* emitted/cuda/all.cu's table: every entry once, its function in the field
+ * of its collective and nowhere else, tag ranges the MPI backend's. */
+static void emitted_table_should_list_each_gpu_collective_with_its_function(void)
+{
+    CHECK(cg_cu_nalgos >= 1);
+    CHECK(cg_cu_algos[cg_cu_nalgos] == NULL);
+    int next_tag = 0, found_ring = 0;
+    for (int i = 0; i < cg_cu_nalgos; i++) {
+        const struct cg_cu_algo *a = cg_cu_algos[i];
+        if (a == NULL) {
+            CHECKF(a != NULL, "entry %d is NULL", i);
+            return;
+        }
+        static const char *const colls[] = { [CG_COLL_ALLREDUCE] = "allreduce",
+                                             [CG_COLL_ALLGATHER] = "allgather",
+                                             [CG_COLL_REDUCE_SCATTER_BLOCK] = "reduce_scatter_block",
+                                             [CG_COLL_BCAST] = "bcast",
+                                             [CG_COLL_ALLTOALL] = "alltoall",
+                                             [CG_COLL_COUNT_] = NULL };
+        const char *coll = colls[a->coll] ? colls[a->coll] : "(not a GPU collective)";
+        size_t len = strlen(coll);
+        CHECKF(strncmp(a->name, coll, len) == 0 && a->name[len] == '_', "%s is not a %s", a->name,
+               coll);
+        int fns = (a->allreduce != NULL) + (a->allgather != NULL) +
+                  (a->reduce_scatter_block != NULL) + (a->bcast != NULL) + (a->alltoall != NULL);
+        int right = (a->coll == CG_COLL_ALLREDUCE) ? (a->allreduce != NULL)
+                    : (a->coll == CG_COLL_ALLGATHER) ? (a->allgather != NULL)
+                    : (a->coll == CG_COLL_REDUCE_SCATTER_BLOCK) ? (a->reduce_scatter_block != NULL)
+                    : (a->coll == CG_COLL_BCAST) ? (a->bcast != NULL)
+                    : (a->coll == CG_COLL_ALLTOALL) ? (a->alltoall != NULL)
+                                                    : 0;
+        CHECKF(fns == 1 && right, "%s: %d functions, in its field: %d", a->name, fns, right);
+        CHECKF(a->tag_first >= next_tag && a->tag_count >= 2 && a->tag_first + a->tag_count <= CG_NTAGS,
+               "%s: tags [%d, +%d) after %d of %d", a->name, a->tag_first, a->tag_count, next_tag,
+               CG_NTAGS);
+        next_tag = a->tag_first + a->tag_count;
+        CHECKF(strncmp(a->file, "schedules/", 10) == 0 && a->summary[0] != '\0', "%s", a->name);
+        if (strcmp(a->name, "allreduce_ring") == 0) {
+            found_ring = 1;
+            CHECK(a->allreduce == cgcu_allreduce_ring);
+            CHECK(a->tag_first == CG_TAG_ALLREDUCE_RING);
+            CHECK(a->tag_count == CG_TAG_ALLREDUCE_RING__ALLGATHER__EXCHANGE + 1 - CG_TAG_ALLREDUCE_RING);
+        }
+    }
+    CHECK(found_ring);
+}
+
+/* What a generated GPU collective checks before it needs a GPU: the element
+ * type, and the op where it reduces. */
+static void emitted_collectives_should_check_types_and_ops_before_the_gpu(void)
+{
+    for (int i = 0; i < cg_cu_nalgos; i++) {
+        const struct cg_cu_algo *a = cg_cu_algos[i];
+        int rc = call_algo(a, CG_CU_NDTYPES, CG_CU_SUM, 10);
+        CHECKF(rc == MPI_ERR_TYPE, "%s: %d: %s", a->name, rc, cg_last_error());
+        if ((a->coll == CG_COLL_ALLREDUCE) || (a->coll == CG_COLL_REDUCE_SCATTER_BLOCK)) {
+            rc = call_algo(a, CG_CU_INT32, (cg_cu_op)9, 10);
+            CHECKF(rc == MPI_ERR_OP, "%s: %d: %s", a->name, rc, cg_last_error());
+        }
+    }
+}
+
 static void gpu_count_should_say_why_there_is_none(void)
 {
     if (g_gpus == 0) {
@@ -163,6 +246,13 @@ static void calls_without_a_gpu_should_fail_cleanly(void)
 
     rc = cg_cu_allreduce_ring(CG_CU_IN_PLACE, NULL, 10, CG_CU_FLOAT32, CG_CU_SUM, MPI_COMM_WORLD, 0);
     CHECK(rc == MPI_ERR_OTHER);
+
+    /* Every generated GPU collective, as far as its first CUDA call. */
+    for (int i = 0; i < cg_cu_nalgos; i++) {
+        rc = call_algo(cg_cu_algos[i], CG_CU_FLOAT32, CG_CU_SUM, 10);
+        CHECKF(rc == MPI_ERR_OTHER && strstr(cg_last_error(), ": cudaGetDevice: ") != NULL,
+               "%s: %d: %s", cg_cu_algos[i]->name, rc, cg_last_error());
+    }
 }
 
 static void call_begin_should_reject_bad_types_and_ops(void)
@@ -211,6 +301,8 @@ int main(int argc, char **argv)
     RUN(calls_without_a_gpu_should_fail_cleanly);
     RUN(call_begin_should_reject_bad_types_and_ops);
     RUN(tags_should_read_zero_and_refuse_bad_ids);
+    RUN(emitted_table_should_list_each_gpu_collective_with_its_function);
+    RUN(emitted_collectives_should_check_types_and_ops_before_the_gpu);
     int rc = check_exit();
     MPI_Finalize();
     return rc;

@@ -1,0 +1,424 @@
+/* emit_common.c - what emit_mpi.c and emit_cuda.c share (see emit_common.h):
+ * a phase, its rounds, lets and steps are written once, through the
+ * backend's table of runtime names, so that the two backends' code for one
+ * schedule differs only in its signature, its prologue and those names.
+ * Reports no user errors: an impossible state is a generator bug (cg_panic).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_common.h"
+
+static void mark(struct cg_expr *e, void *arg)
+{
+    struct cg_emitter *em = arg;
+    if (e->slot >= 0 && e->slot < 256) {
+        em->used[e->slot] = 1;
+    }
+}
+
+static void mark_expr(struct cg_emitter *em, const struct cg_expr *e)
+{
+    if (e != NULL) {
+        cg_expr_walk_names((struct cg_expr *)e, mark, em);
+    }
+}
+
+static void mark_ref(struct cg_emitter *em, const struct cg_ref *r)
+{
+    mark_expr(em, r->first);
+    mark_expr(em, r->count);
+}
+
+/* Which names the emitted code mentions, so that it declares only those
+ * (-Wunused-variable is an error in emitted code). */
+static void mark_schedule(struct cg_emitter *em)
+{
+    const struct cg_schedule *s = em->s;
+    mark_expr(em, s->blocks);
+    mark_expr(em, s->scratch);
+    for (int pi = 0; pi < s->nphases; pi++) {
+        const struct cg_phase *ph = &s->phases[pi];
+        mark_expr(em, ph->when);
+        mark_expr(em, ph->from);
+        mark_expr(em, ph->to);
+        for (int si = 0; si < ph->nsteps; si++) {
+            const struct cg_step *st = &ph->steps[si];
+            mark_expr(em, st->when);
+            for (int k = 0; k < st->nsends; k++) {
+                mark_expr(em, st->sends[k].when);
+                mark_expr(em, st->sends[k].peer);
+                mark_ref(em, &st->sends[k].ref);
+            }
+            for (int k = 0; k < st->nrecvs; k++) {
+                mark_expr(em, st->recvs[k].when);
+                mark_expr(em, st->recvs[k].peer);
+                mark_ref(em, &st->recvs[k].ref);
+            }
+            mark_ref(em, &st->dst);
+            mark_ref(em, &st->src);
+        }
+        /* A let is needed when something needed mentions it: walk back. */
+        for (int i = ph->nlets - 1; i >= 0; i--) {
+            if (em->used[ph->lets[i].slot]) {
+                mark_expr(em, ph->lets[i].expr);
+            }
+        }
+    }
+    for (int i = s->nlets - 1; i >= 0; i--) {
+        if (em->used[s->lets[i].slot]) {
+            mark_expr(em, s->lets[i].expr);
+        }
+    }
+}
+
+/* Expression as C. The text lives in a rotating set of buffers so that a
+ * few can be used in one printf. */
+const char *cg_emit_c_expr(const struct cg_expr *e)
+{
+    static _Thread_local char bufs[8][1024];
+    static _Thread_local int next;
+    char *b = bufs[next++ % 8];
+    if (cg_expr_print_c(e, b, sizeof(bufs[0])) >= sizeof(bufs[0])) {
+        cg_panic("expression too long to print");
+    }
+    return b;
+}
+
+const char *cg_emit_src_expr(const struct cg_expr *e)
+{
+    static _Thread_local char bufs[8][1024];
+    static _Thread_local int next;
+    char *b = bufs[next++ % 8];
+    if (cg_expr_print(e, b, sizeof(bufs[0])) >= sizeof(bufs[0])) {
+        cg_panic("expression too long to print");
+    }
+    return b;
+}
+
+void cg_emit_upper(char *dst, size_t cap, const char *src)
+{
+    size_t i = 0;
+    for (; src[i] && i + 1 < cap; i++) {
+        dst[i] = (char)toupper((unsigned char)src[i]);
+    }
+    dst[i] = '\0';
+}
+
+void cg_emit_tag_name(const struct cg_emitter *em, char *buf, size_t cap,
+                      const struct cg_phase *ph, const char *leaf)
+{
+    char p[64] = "", l[64] = "";
+    if (ph == NULL) {
+        snprintf(buf, cap, "CG_TAG_%s", em->upper);
+        return;
+    }
+    cg_emit_upper(p, sizeof(p), ph->name);
+    if (leaf == NULL) {
+        snprintf(buf, cap, "CG_TAG_%s__%s", em->upper, p);
+        return;
+    }
+    cg_emit_upper(l, sizeof(l), leaf);
+    snprintf(buf, cap, "CG_TAG_%s__%s__%s", em->upper, p, l);
+}
+
+/* "(first, n)" arguments for a block range of buffer `b`. */
+static void range_args(const struct cg_ref *r, char *buf, size_t cap)
+{
+    const char *b = cg_buf_names[r->buf];
+    switch (r->kind) {
+    case CG_RANGE_ALL:
+        snprintf(buf, cap, "&%s, 0, %s.nblocks", b, b);
+        break;
+    case CG_RANGE_BLOCK:
+        snprintf(buf, cap, "&%s, %s, 1", b, cg_emit_c_expr(r->first));
+        break;
+    case CG_RANGE_SPAN:
+        snprintf(buf, cap, "&%s, cg_mod(%s, %s.nblocks), %s", b, cg_emit_c_expr(r->first), b,
+                 cg_emit_c_expr(r->count));
+        break;
+    }
+}
+
+/* "out[(rank - r) % p]" in schedule syntax, for comments. */
+static void range_words(const struct cg_ref *r, char *buf, size_t cap)
+{
+    const char *b = cg_buf_names[r->buf];
+    switch (r->kind) {
+    case CG_RANGE_ALL:
+        snprintf(buf, cap, "all of %s", b);
+        break;
+    case CG_RANGE_BLOCK:
+        snprintf(buf, cap, "%s block %s", b, cg_emit_src_expr(r->first));
+        break;
+    case CG_RANGE_SPAN:
+        snprintf(buf, cap, "%s blocks %s .. +%s", b, cg_emit_src_expr(r->first), cg_emit_src_expr(r->count));
+        break;
+    }
+}
+
+static void step_comment(struct cg_emitter *em, const struct cg_phase *ph,
+                         const struct cg_step *st)
+{
+    struct cg_out *o = em->o;
+    char a[600], b[600];
+    switch (st->kind) {
+    case CG_STEP_EXCHANGE:
+        cg_out_line(o, "/* %s:%d %s: exchange", em->base, st->pos.line, ph->name);
+        for (int k = 0; k < st->nsends; k++) {
+            range_words(&st->sends[k].ref, a, sizeof(a));
+            cg_out_line(o, " *   send %s to rank %s%s%s", a, cg_emit_src_expr(st->sends[k].peer),
+                        st->sends[k].when ? " when " : "",
+                        st->sends[k].when ? cg_emit_src_expr(st->sends[k].when) : "");
+        }
+        for (int k = 0; k < st->nrecvs; k++) {
+            range_words(&st->recvs[k].ref, a, sizeof(a));
+            cg_out_line(o, " *   receive %s from rank %s%s%s", a, cg_emit_src_expr(st->recvs[k].peer),
+                        st->recvs[k].when ? " when " : "",
+                        st->recvs[k].when ? cg_emit_src_expr(st->recvs[k].when) : "");
+        }
+        cg_out_line(o, " */");
+        break;
+    case CG_STEP_REDUCE:
+        range_words(&st->dst, a, sizeof(a));
+        range_words(&st->src, b, sizeof(b));
+        if (cg_colls[em->s->coll].combine == CG_COMBINE_UNION) {
+            cg_out_line(o, "/* %s:%d %s: merge the token in %s into %s */", em->base,
+                        st->pos.line, ph->name, b, a);
+            break;
+        }
+        cg_out_line(o, "/* %s:%d %s: %s = %s op %s */", em->base, st->pos.line, ph->name, a,
+                    st->order == CG_ORDER_INTO_FROM ? a : b,
+                    st->order == CG_ORDER_INTO_FROM ? b : a);
+        break;
+    case CG_STEP_COPY:
+        range_words(&st->dst, a, sizeof(a));
+        range_words(&st->src, b, sizeof(b));
+        cg_out_line(o, "/* %s:%d %s: %s = %s */", em->base, st->pos.line, ph->name, a, b);
+        break;
+    default:
+        cg_panic("unexpected step kind %d", (int)st->kind);
+    }
+}
+
+static void emit_xfer(struct cg_emitter *em, const struct cg_xfer *x, int is_send)
+{
+    char args[1200];
+    range_args(&x->ref, args, sizeof(args));
+    const char *fn = is_send ? em->api->send : em->api->recv;
+    if (x->when != NULL) {
+        cg_out_open(em->o, "if (%s)", cg_emit_c_expr(x->when));
+    }
+    cg_out_line(em->o, "CG_TRY(%s(&c, %s, %s));", fn, cg_emit_c_expr(x->peer), args);
+    if (x->when != NULL) {
+        cg_out_close(em->o);
+    }
+}
+
+static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const struct cg_step *st)
+{
+    struct cg_out *o = em->o;
+    char tag[200], a[1200], b[1200];
+    cg_emit_tag_name(em, tag, sizeof(tag), ph, st->name);
+    cg_out_blank(o);
+    step_comment(em, ph, st);
+    if (st->when != NULL) {
+        cg_out_open(o, "if (%s)", cg_emit_c_expr(st->when));
+    }
+    cg_out_line(o, "%s(%s);", em->api->tag_begin, tag);
+    switch (st->kind) {
+    case CG_STEP_EXCHANGE:
+        cg_out_line(o, "CG_TRY(%s(&c, %d));", em->api->xchg_begin, st->index);
+        for (int k = 0; k < st->nsends; k++) {
+            emit_xfer(em, &st->sends[k], 1);
+        }
+        for (int k = 0; k < st->nrecvs; k++) {
+            emit_xfer(em, &st->recvs[k], 0);
+        }
+        cg_out_line(o, "CG_TRY(%s(&c));", em->api->xchg_wait);
+        break;
+    case CG_STEP_REDUCE:
+    case CG_STEP_COPY: {
+        /* (buffer, first) of each side, then the count of blocks: the
+         * verifier proved both ranges equally long. */
+        range_args(&st->dst, a, sizeof(a));
+        range_args(&st->src, b, sizeof(b));
+        char *count = strrchr(a, ',');
+        char *src_count = strrchr(b, ',');
+        if (count == NULL || src_count == NULL) {
+            cg_panic("range without a count");
+        }
+        *count = '\0';
+        *src_count = '\0';
+        count += 2;
+        if (st->kind == CG_STEP_REDUCE && cg_colls[em->s->coll].combine == CG_COMBINE_UNION) {
+            /* Why nothing: the verifier tracks who a token has heard from,
+             * but the bytes mean nothing; what synchronises is the wait for
+             * the message, which the exchange step already did. */
+            cg_out_line(o, "/* A token carries no data: merging it is a no-op. */");
+        } else if (st->kind == CG_STEP_REDUCE) {
+            cg_out_line(o, "CG_TRY(%s(&c, %s, %s, %s, %s));", em->api->reduce, a, b, count,
+                        st->order == CG_ORDER_INTO_FROM ? "CG_INTO_FROM" : "CG_FROM_INTO");
+        } else {
+            cg_out_line(o, "CG_TRY(%s(&c, %s, %s, %s));", em->api->copy, a, b, count);
+        }
+        break;
+    }
+    default:
+        cg_panic("unexpected step kind %d", (int)st->kind);
+    }
+    cg_out_line(o, "%s(%s);", em->api->tag_end, tag);
+    if (st->when != NULL) {
+        cg_out_close(o);
+    }
+}
+
+void cg_emit_lets(struct cg_emitter *em, const struct cg_let *l, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (em->used[l[i].slot]) {
+            cg_out_line(em->o, "const int %s = %s;", l[i].name, cg_emit_c_expr(l[i].expr));
+        }
+    }
+}
+
+void cg_emit_phase(struct cg_emitter *em, const struct cg_phase *ph)
+{
+    struct cg_out *o = em->o;
+    char tag[200], rtag[200];
+    cg_emit_tag_name(em, tag, sizeof(tag), ph, NULL);
+    cg_emit_tag_name(em, rtag, sizeof(rtag), ph, "round");
+    /* The round tag has a double underscore before ROUND, like the others;
+     * step names may not be "round" (check.c), so it cannot collide. */
+    cg_out_blank(o);
+    switch (ph->rounds) {
+    case CG_ROUNDS_NONE:
+        cg_out_line(o, "/* %s:%d phase %s */", em->base, ph->pos.line, ph->name);
+        break;
+    case CG_ROUNDS_COUNT:
+        cg_out_line(o, "/* %s:%d phase %s: %s rounds */", em->base, ph->pos.line, ph->name,
+                    cg_emit_src_expr(ph->to));
+        break;
+    case CG_ROUNDS_UP:
+    case CG_ROUNDS_DOWN:
+        cg_out_line(o, "/* %s:%d phase %s: %s from %s %s %s */", em->base, ph->pos.line,
+                    ph->name, ph->var, cg_emit_src_expr(ph->from),
+                    ph->rounds == CG_ROUNDS_UP ? "up to" : "down to", cg_emit_src_expr(ph->to));
+        break;
+    }
+    /* A phase's lets live in its own scope, so two phases may use one name. */
+    int scope = ph->when == NULL && ph->rounds == CG_ROUNDS_NONE && ph->nlets > 0;
+    if (ph->when != NULL) {
+        cg_out_open(o, "if (%s)", cg_emit_c_expr(ph->when));
+    } else if (scope) {
+        cg_out_line(o, "{");
+        o->indent++;
+    }
+    cg_out_line(o, "%s(%s);", em->api->tag_begin, tag);
+    switch (ph->rounds) {
+    case CG_ROUNDS_NONE:
+        break;
+    case CG_ROUNDS_COUNT:
+        cg_out_open(o, "for (int %s = 0; %s < %s; %s++)", ph->var, ph->var, cg_emit_c_expr(ph->to),
+                    ph->var);
+        break;
+    case CG_ROUNDS_UP:
+        cg_out_open(o, "for (int %s = %s; %s <= %s; %s++)", ph->var, cg_emit_c_expr(ph->from), ph->var,
+                    cg_emit_c_expr(ph->to), ph->var);
+        break;
+    case CG_ROUNDS_DOWN:
+        cg_out_open(o, "for (int %s = %s; %s >= %s; %s--)", ph->var, cg_emit_c_expr(ph->from), ph->var,
+                    cg_emit_c_expr(ph->to), ph->var);
+        break;
+    }
+    if (ph->rounds != CG_ROUNDS_NONE) {
+        cg_out_line(o, "%s(%s);", em->api->tag_begin, rtag);
+    }
+    cg_emit_lets(em, ph->lets, ph->nlets);
+    for (int i = 0; i < ph->nsteps; i++) {
+        emit_step(em, ph, &ph->steps[i]);
+    }
+    if (ph->rounds != CG_ROUNDS_NONE) {
+        cg_out_line(o, "%s(%s);", em->api->tag_end, rtag);
+        cg_out_close(o);
+    }
+    cg_out_line(o, "%s(%s);", em->api->tag_end, tag);
+    if (ph->when != NULL || scope) {
+        cg_out_close(o);
+    }
+}
+
+void cg_emit_header_comment(struct cg_emitter *em, const struct cg_emit_header *h)
+{
+    const struct cg_schedule *s = em->s;
+    struct cg_out *o = em->o;
+    cg_out_line(o, "/*");
+    cg_out_line(o, " * Function:    %s", h->function);
+    cg_out_line(o, " * Accepts:     %s", h->accepts);
+    cg_out_line(o, " * Returns:     %s", h->returns);
+    cg_out_line(o, " * Description: %s", s->summary);
+    if (h->limitations != NULL) {
+        cg_out_line(o, " * Limitations: %s", h->limitations);
+    }
+    cg_out_line(o, " * Blocks:      B = %s%s%s%s", cg_emit_src_expr(s->blocks),
+                s->scratch ? "; scratch tmp of " : "",
+                s->scratch ? cg_emit_src_expr(s->scratch) : "", s->scratch ? " blocks" : "");
+    cg_out_line(o, " *");
+    cg_out_line(o, " * Worked example, p = 4%s, as simulated by the verifier",
+                cg_colls[s->coll].rooted ? ", root = 0" : "");
+    cg_out_line(o, " * (a->b buf[i]: rank a sends block i of buf to rank b;");
+    cg_out_line(o, " *  r: x op= y: rank r reduces y into x; =op: y op x; =: copy):");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL) {
+        cg_panic("open_memstream: %s", strerror(errno));
+    }
+    struct cg_model model;
+    struct cg_analysis a;
+    cg_model_init(&model);
+    if (cg_analyse(em->g, s, 4, 0, 1024, 8, &model, f, 1, "", &a) != 0) {
+        cg_panic("schedule %s fails at p = 4 after verification", s->name);
+    }
+    fclose(f);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        cg_out_line(o, " *   %s", line);
+    }
+    free(text);
+    cg_out_line(o, " */");
+}
+
+void cg_emit_scratch_check(struct cg_out *o)
+{
+    cg_out_open(o, "if (rc != MPI_SUCCESS)");
+    cg_out_line(o, "goto out;");
+    cg_out_close(o);
+}
+
+void cg_emitter_init(struct cg_emitter *em, struct cg_gen *g, const struct cg_schedule *s,
+                     struct cg_out *o, const struct cg_emit_api *api, int tag_base)
+{
+    memset(em, 0, sizeof(*em));
+    em->g = g;
+    em->s = s;
+    em->o = o;
+    em->api = api;
+    em->tag_base = tag_base;
+    const char *slash = strrchr(s->file, '/');
+    em->base = slash ? slash + 1 : s->file;
+    cg_emit_upper(em->upper, sizeof(em->upper), s->name);
+    mark_schedule(em);
+}
+
+int cg_emit_write(struct cg_gen *g, const struct cg_out *o, const char *path)
+{
+    int changed = 0;
+    if (cg_out_write_file(o, path, &changed) != 0) {
+        struct cg_pos none = { 0, 0 };
+        cg_error(&g->diag, path, none, "cannot write: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,85 @@
+/* emit_common.h - what the two emitters share (emit_mpi.c: C over MPI,
+ * emit_cuda.c: CUDA C++ over runtime/cuda): the header comment with the
+ * p = 4 table, the names the code mentions, lets, the loop per phase and one
+ * comment and one block of runtime calls per step. The body of a schedule
+ * reads the same in both backends; only the runtime's names differ (struct
+ * cg_emit_api) and each backend writes its own signature and prologue.
+ */
+#ifndef CG_EMIT_COMMON_H
+#define CG_EMIT_COMMON_H
+
+#include <stddef.h>
+
+#include "out.h"
+#include "passes.h"
+
+/* The runtime calls a step turns into; their arguments are the same in both
+ * backends: (&c, peer, &buf, first, n) for a send or a receive, (&c, &to,
+ * tfirst, &from, ffirst, n[, order]) for a reduce or a copy. */
+struct cg_emit_api {
+    const char *tag_begin;  /* "CG_TAG_BEGIN" */
+    const char *tag_end;    /* "CG_TAG_END" */
+    const char *xchg_begin; /* "cg_xchg_begin" */
+    const char *send;       /* "cg_send" */
+    const char *recv;       /* "cg_recv" */
+    const char *xchg_wait;  /* "cg_xchg_wait" */
+    const char *reduce;     /* "cg_reduce" */
+    const char *copy;       /* "cg_copy" */
+};
+
+struct cg_emitter {
+    struct cg_gen *g;              /* context */
+    const struct cg_schedule *s;   /* what is emitted */
+    struct cg_out *o;              /* where text goes */
+    const struct cg_emit_api *api; /* the backend's runtime names */
+    const char *base;              /* schedule file's base name, for comments */
+    char upper[64];                /* schedule name in upper case */
+    int tag_base;                  /* absolute id of the call tag */
+    unsigned char used[256];       /* slots some expression mentions */
+};
+
+/* The header comment's lines that differ between backends. */
+struct cg_emit_header {
+    const char *function;    /* "cg_allreduce_ring" */
+    const char *accepts;     /* after "Accepts:" */
+    const char *returns;     /* after "Returns:" */
+    const char *limitations; /* after "Limitations:"; NULL: no such line */
+};
+
+/* Fills *em and marks the names the emitted code mentions (-Wunused-variable
+ * is an error in emitted code, so only those are declared). */
+void cg_emitter_init(struct cg_emitter *em, struct cg_gen *g, const struct cg_schedule *s,
+                     struct cg_out *o, const struct cg_emit_api *api, int tag_base);
+
+/* An expression as C (or as the schedule wrote it, for comments). The text
+ * lives in a rotating set of 8 buffers so that a few fit in one printf. */
+const char *cg_emit_c_expr(const struct cg_expr *e);
+const char *cg_emit_src_expr(const struct cg_expr *e);
+
+/* src in upper case, cut to cap - 1 characters. */
+void cg_emit_upper(char *dst, size_t cap, const char *src);
+
+/* "CG_TAG_<SCHEDULE>", "..__<PHASE>" (leaf NULL) or "..__<PHASE>__<LEAF>"
+ * (ph NULL: the call tag). */
+void cg_emit_tag_name(const struct cg_emitter *em, char *buf, size_t cap,
+                      const struct cg_phase *ph, const char *leaf);
+
+/* The comment block above the function: the lines of h, summary, blocks and
+ * the verifier's p = 4 table. */
+void cg_emit_header_comment(struct cg_emitter *em, const struct cg_emit_header *h);
+
+/* "if (rc != MPI_SUCCESS) { goto out; }" after a scratch call. */
+void cg_emit_scratch_check(struct cg_out *o);
+
+/* "const int name = expr;" for each let the code mentions. */
+void cg_emit_lets(struct cg_emitter *em, const struct cg_let *l, int n);
+
+/* The comment, the `when`, the round loop, the lets and every step of one
+ * phase, with their timing tags. */
+void cg_emit_phase(struct cg_emitter *em, const struct cg_phase *ph);
+
+/* Writes o to path (only when it changed); reports a failure as an error.
+ * Returns 0 or -1. */
+int cg_emit_write(struct cg_gen *g, const struct cg_out *o, const char *path);
+
+#endif
