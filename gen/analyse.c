@@ -150,11 +150,53 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
     return 0;
 }
 
+/* A call step: what each rank passes to the callee. Not costed: the model
+ * has no figures for the callee (its own `explain` has them). */
+static int on_call(struct tally *t, const struct cg_sim_where *w, const struct cg_sim_local *ops,
+                   int nops)
+{
+    if (t->trace == NULL) {
+        return 0;
+    }
+    const struct cg_step *st = w->step;
+    instance_head(t, w);
+    char d[96], f[96], root[64] = "";
+    for (int k = 0; k < nops; k++) {
+        root[0] = '\0';
+        if (st->call_root != NULL) {
+            snprintf(root, sizeof(root), " root %d", ops[k].root);
+        }
+        if (st->call_color != NULL) {
+            size_t n = strlen(root);
+            snprintf(root + n, sizeof(root) - n, " colour %d", ops[k].color);
+        }
+        cg_sim_range_str(&ops[k].dst, t->nb[ops[k].dst.buf], d, sizeof(d));
+        if (st->call_has_src) {
+            cg_sim_range_str(&ops[k].src, t->nb[ops[k].src.buf], f, sizeof(f));
+        }
+        /* "call native gather root 0 ...", "call gather_linear root 0 ..." */
+        char what[120];
+        snprintf(what, sizeof(what), "%s%s%s", st->call_use ? st->call_use : "native",
+                 st->call_use ? "" : " ", st->call_use ? "" : cg_colls[st->call_coll].name);
+        fprintf(t->trace, t->compact ? " %d: call %s%s %s%s%s%s;" : "  rank %d: call %s%s %s%s%s%s\n",
+                ops[k].rank, what, root, st->call_has_src ? "send " : "on ",
+                st->call_has_src ? f : d, st->call_has_src ? " recv " : "",
+                st->call_has_src ? d : "");
+    }
+    if (t->compact) {
+        fputc('\n', t->trace);
+    }
+    return 0;
+}
+
 static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim_local *ops,
                     int nops)
 {
     struct tally *t = arg;
     struct cg_analysis *a = t->a;
+    if (w->step->kind == CG_STEP_CALL) {
+        return on_call(t, w, ops, nops);
+    }
     int reduce = w->step->kind == CG_STEP_REDUCE;
     /* A barrier's token merge moves no data: the emitted code does nothing. */
     int counted = cg_colls[t->s->coll].combine != CG_COMBINE_UNION;

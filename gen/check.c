@@ -192,6 +192,30 @@ static void ref(struct checker *ck, struct cg_ref *r, int writes, const char *wh
     bind(ck, r->count, what);
 }
 
+int cg_call_views(enum cg_coll_kind coll)
+{
+    switch (coll) {
+    case CG_C_BCAST:
+        return 4;
+    case CG_C_BARRIER:
+        return 0;
+    default:
+        return 3;
+    }
+}
+
+int cg_has_calls(const struct cg_schedule *s)
+{
+    for (int i = 0; i < s->nphases; i++) {
+        for (int k = 0; k < s->phases[i].nsteps; k++) {
+            if (s->phases[i].steps[k].kind == CG_STEP_CALL) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 static void lets(struct checker *ck, struct cg_let *l, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -349,6 +373,26 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
                 if (st->kind == CG_STEP_REDUCE && cg_colls[s->coll].combine == CG_COMBINE_NONE) {
                     err(ck, st->pos, "a reduce step in %s %s schedule: %s has no op",
                         a_coll(s->coll), cg_colls[s->coll].name, cg_colls[s->coll].name);
+                }
+            }
+            if (st->kind == CG_STEP_CALL) {
+                const char *cn = cg_colls[st->call_coll].name;
+                bind(ck, st->call_root, "a call's \"root\"");
+                bind(ck, st->call_color, "a call's \"color\"");
+                if (st->call_has_src) {
+                    ref(ck, &st->src, 0, "a call's \"send\"");
+                }
+                if (st->call_has_dst) {
+                    ref(ck, &st->dst, 1, st->call_coll == CG_C_BCAST ? "a call's \"buffer\""
+                                                                     : "a call's \"recv\"");
+                }
+                if (cg_colls[st->call_coll].reduces && !cg_colls[s->coll].reduces) {
+                    err(ck, st->pos, "a call to %s in %s %s schedule: %s needs an op, and %s has "
+                        "none", cn, a_coll(s->coll), cg_colls[s->coll].name, cn,
+                        cg_colls[s->coll].name);
+                }
+                if (cg_colls[st->call_coll].combine == CG_COMBINE_UNION) {
+                    err(ck, st->pos, "a call to barrier is not supported (it moves no data)");
                 }
             }
         }

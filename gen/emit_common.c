@@ -59,6 +59,8 @@ static void mark_schedule(struct cg_emitter *em)
             }
             mark_ref(em, &st->dst);
             mark_ref(em, &st->src);
+            mark_expr(em, st->call_root);
+            mark_expr(em, st->call_color);
         }
         /* A let is needed when something needed mentions it: walk back. */
         for (int i = ph->nlets - 1; i >= 0; i--) {
@@ -198,6 +200,27 @@ static void step_comment(struct cg_emitter *em, const struct cg_phase *ph,
         range_words(&st->src, b, sizeof(b));
         cg_out_line(o, "/* %s:%d %s: %s = %s */", em->base, st->pos.line, ph->name, a, b);
         break;
+    case CG_STEP_CALL: {
+        char root[300] = "";
+        if (st->call_root != NULL) {
+            snprintf(root, sizeof(root), " root %s", cg_emit_src_expr(st->call_root));
+        }
+        range_words(&st->dst, a, sizeof(a));
+        if (st->call_has_src) {
+            range_words(&st->src, b, sizeof(b));
+        }
+        if (st->call_color != NULL) {
+            size_t n = strlen(root);
+            snprintf(root + n, sizeof(root) - n, " in the group of colour %s",
+                     cg_emit_src_expr(st->call_color));
+        }
+        cg_out_line(o, "/* %s:%d %s: call %s%s%s%s: %s%s%s%s */", em->base, st->pos.line,
+                    ph->name, st->call_use ? st->call_use : "native", st->call_use ? "" : " ",
+                    st->call_use ? "" : cg_colls[st->call_coll].name, root, st->call_has_src ? "send " : "on ",
+                    st->call_has_src ? b : a, st->call_has_src ? ", receive into " : "",
+                    st->call_has_src ? a : "");
+        break;
+    }
     default:
         cg_panic("unexpected step kind %d", (int)st->kind);
     }
@@ -239,6 +262,43 @@ static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const st
         }
         cg_out_line(o, "CG_TRY(%s(&c));", em->api->xchg_wait);
         break;
+    case CG_STEP_CALL: {
+        char cu[64], fn[120];
+        cg_emit_upper(cu, sizeof(cu), cg_colls[st->call_coll].name);
+        if (st->call_use != NULL) {
+            snprintf(fn, sizeof(fn), "(cg_any_fn)cg_%s", st->call_use);
+        } else {
+            snprintf(fn, sizeof(fn), "NULL");
+        }
+        if (st->call_has_src) {
+            range_args(&st->src, a, sizeof(a));
+        } else {
+            snprintf(a, sizeof(a), "NULL, 0, 0");
+        }
+        range_args(&st->dst, b, sizeof(b));
+        if (st->call_color == NULL) {
+            cg_out_line(o, "CG_TRY(cg_call_coll(&c, CG_COLL_%s, %s, %s,", cu, fn,
+                        st->call_root ? cg_emit_c_expr(st->call_root) : "0");
+            cg_out_line(o, "                    %s,", a);
+            cg_out_line(o, "                    %s));", b);
+            break;
+        }
+        /* The group's communicator: split once per step and round value,
+         * then cached with the context (runtime/call.c). */
+        cg_out_line(o, "{");
+        o->indent++;
+        cg_out_line(o, "MPI_Comm cg_sub = MPI_COMM_NULL;");
+        cg_out_line(o, "CG_TRY(cg_call_split(&c, \"%s/%s/%s\", %s, %s, &cg_sub));", em->s->name,
+                    ph->name, st->name, ph->rounds != CG_ROUNDS_NONE ? ph->var : "0",
+                    cg_emit_c_expr(st->call_color));
+        cg_out_line(o, "CG_TRY(cg_call_coll_in(&c, cg_sub, CG_COLL_%s, %s, %s,", cu, fn,
+                    st->call_root ? cg_emit_c_expr(st->call_root) : "0");
+        cg_out_line(o, "                       %s,", a);
+        cg_out_line(o, "                       %s));", b);
+        o->indent--;
+        cg_out_line(o, "}");
+        break;
+    }
     case CG_STEP_REDUCE:
     case CG_STEP_COPY: {
         /* (buffer, first) of each side, then the count of blocks: the

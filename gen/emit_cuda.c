@@ -60,6 +60,13 @@ int cg_emit_cuda_supports(enum cg_coll_kind coll)
     return nccl_name(coll) != NULL;
 }
 
+int cg_emit_cuda_has(const struct cg_schedule *s)
+{
+    /* Why not call steps: the GPU backend has no native collectives of the
+     * MPI library to call, and no view arguments; such schedules get no .cu. */
+    return cg_emit_cuda_supports(s->coll) && !cg_has_calls(s);
+}
+
 /* The name of the count argument, which is the count == 0 shortcut's. */
 static const char *count_name(enum cg_coll_kind coll)
 {
@@ -242,8 +249,8 @@ static void prologue(struct cg_emitter *em)
 
 int cg_emit_cuda(struct cg_gen *g, const struct cg_schedule *s, int tag_base)
 {
-    if (!cg_emit_cuda_supports(s->coll)) {
-        cg_panic("the GPU backend has no %s", cg_colls[s->coll].name);
+    if (!cg_emit_cuda_has(s)) {
+        cg_panic("the GPU backend has no %s, or %s has call steps", cg_colls[s->coll].name, s->name);
     }
     struct cg_out o;
     cg_out_init(&o);

@@ -114,7 +114,7 @@ static void remove_stale(struct cg_gen *g, const struct cg_schedule *const *s, i
         for (int i = 0; i < n && !known; i++) {
             known = strlen(s[i]->name) == len - elen &&
                     strncmp(s[i]->name, e->d_name, len - elen) == 0 &&
-                    (!gpu || cg_emit_cuda_supports(s[i]->coll));
+                    (!gpu || cg_emit_cuda_has(s[i]));
         }
         if (known) {
             continue;
@@ -172,7 +172,7 @@ static int emit_cuda_files(struct cg_gen *g, const struct cg_schedule *const *s,
     cg_out_line(&o, "#include \"collgen.h\"");
     cg_out_blank(&o);
     for (int i = 0; i < n; i++) {
-        if (!cg_emit_cuda_supports(s[i]->coll)) {
+        if (!cg_emit_cuda_has(s[i])) {
             continue;
         }
         char cu[64];
@@ -198,13 +198,13 @@ static int emit_cuda_files(struct cg_gen *g, const struct cg_schedule *const *s,
     cg_out_line(&o, " * (runtime/cuda/cg_cuda_algo.h). Each file also compiles alone. */");
     int count = 0;
     for (int i = 0; i < n; i++) {
-        if (cg_emit_cuda_supports(s[i]->coll)) {
+        if (cg_emit_cuda_has(s[i])) {
             cg_out_line(&o, "#include \"%s.cu\"", s[i]->name);
             count++;
         }
     }
     for (int i = 0; i < n; i++) {
-        if (!cg_emit_cuda_supports(s[i]->coll)) {
+        if (!cg_emit_cuda_has(s[i])) {
             continue;
         }
         char cu[64];
@@ -236,7 +236,7 @@ static int emit_cuda_files(struct cg_gen *g, const struct cg_schedule *const *s,
     cg_out_blank(&o);
     cg_out_line(&o, "const struct cg_cu_algo *const cg_cu_algos[] = {");
     for (int i = 0; i < n; i++) {
-        if (cg_emit_cuda_supports(s[i]->coll)) {
+        if (cg_emit_cuda_has(s[i])) {
             cg_out_line(&o, "    &algo_%s,", s[i]->name);
         }
     }

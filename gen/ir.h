@@ -18,7 +18,7 @@
     X(EXCHANGE, "exchange", "post this step's sends and receives, then wait for all") \
     X(REDUCE, "reduce", "into[i] = into[i] op from[i] (or from op into), order stated") \
     X(COPY, "copy", "to[i] = from[i]")                                     \
-    X(CALL, "call", "run a collective on a sub-communicator (not yet supported)")
+    X(CALL, "call", "run another collective (native or generated) on the whole communicator, on views of the buffers")
 
 enum cg_op_kind {
 #define X(id, name, doc) CG_STEP_##id,
@@ -126,6 +126,16 @@ struct cg_step {
     struct cg_ref dst;     /* REDUCE "into", COPY "to" */
     struct cg_ref src;     /* REDUCE and COPY "from" */
     int order;             /* REDUCE: CG_ORDER_* */
+    /* CALL: the callee's collective; "use" (NULL: native, else a schedule
+     * name, resolved into `callee` by cg_resolve_calls); its root; the views
+     * (dst: "recv", or bcast's "buffer"; src: "send"); which are present. */
+    int call_coll;                    /* enum cg_coll_kind */
+    const char *call_use;             /* NULL: "native" */
+    const struct cg_schedule *callee; /* generated callee, after resolution */
+    struct cg_expr *call_root;        /* rooted callees */
+    struct cg_expr *call_color;       /* "group": {"color": e}; NULL: the whole communicator */
+    int call_has_src, call_has_dst;   /* views present */
+    struct cg_pos use_pos;            /* the "use" value */
     struct cg_pos pos;     /* the step object */
     int index;             /* position in the schedule, all phases (MPI tag) */
     int tag_id;            /* timing tag, relative to the schedule's first */
@@ -203,5 +213,12 @@ struct cg_schedule {
 /* The passes (one file each). */
 int cg_parse(struct cg_gen *g, struct cg_arena *arena, const char *path, struct cg_schedule *s);
 int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s);
+
+/* The views a call step to `coll` takes: 1 for "send" (src), 2 for "recv"
+ * (dst), 4 for "buffer" (dst, bcast). */
+int cg_call_views(enum cg_coll_kind coll);
+
+/* Whether s has a call step. */
+int cg_has_calls(const struct cg_schedule *s);
 
 #endif

@@ -158,6 +158,116 @@ static int load(struct cg_gen *g, const char *path, struct loaded *l)
     return cg_check(g, &l->arena, &l->s);
 }
 
+/* A generated callee named by a call step: among the loaded schedules, else
+ * in schedules/<collective>/ (a single-file verify or explain). Callees
+ * loaded here live until the process ends. */
+static const struct cg_schedule *find_callee(struct cg_gen *g, struct loaded *ls, int n,
+                                             const char *name, enum cg_coll_kind coll)
+{
+    for (int i = 0; i < n; i++) {
+        if (ls[i].s.checked && strcmp(ls[i].s.name, name) == 0) {
+            return &ls[i].s;
+        }
+    }
+    /* Its collective's directory first, then the others, so that a callee
+     * of the wrong collective is found and reported as such. */
+    char dir[256];
+    snprintf(dir, sizeof(dir), "schedules/%s", cg_colls[coll].name);
+    char **files = NULL, **dirs = NULL;
+    int nfiles = 0, ndirs = 0;
+    scan(dir, &files, &nfiles, &dirs, &ndirs);
+    scan("schedules", &files, &nfiles, &dirs, &ndirs);
+    const struct cg_schedule *found = NULL;
+    /* Files that do not parse are reported when they are themselves used;
+     * here they are skipped quietly. */
+    FILE *null = fopen("/dev/null", "w");
+    struct cg_gen quiet = *g;
+    cg_diag_init(&quiet.diag, null ? null : stderr);
+    for (int i = 0; i < nfiles; i++) {
+        if (found == NULL) {
+            struct loaded *l = calloc(1, sizeof(*l));
+            if (load(&quiet, files[i], l) == 0 && strcmp(l->s.name, name) == 0) {
+                found = &l->s;
+            }
+        }
+        free(files[i]);
+    }
+    for (int i = 0; i < ndirs; i++) {
+        free(dirs[i]);
+    }
+    free(files);
+    free(dirs);
+    if (null) {
+        fclose(null);
+    }
+    return found;
+}
+
+/* Binds every call step's "use" to its generated callee and checks that the
+ * callee exists, runs the step's collective and can run on these views. */
+static int resolve_calls(struct cg_gen *g, struct loaded *ls, int n, int i)
+{
+    struct cg_schedule *s = &ls[i].s;
+    int before = g->diag.errors;
+    for (int pi = 0; pi < s->nphases; pi++) {
+        for (int k = 0; k < s->phases[pi].nsteps; k++) {
+            struct cg_step *st = &s->phases[pi].steps[k];
+            if (st->kind != CG_STEP_CALL || st->call_use == NULL) {
+                continue;
+            }
+            enum cg_coll_kind cc = (enum cg_coll_kind)st->call_coll;
+            if (strcmp(st->call_use, s->name) == 0) {
+                cg_error(&g->diag, s->file, st->use_pos, "schedule '%s' calls itself",
+                         s->name);
+                continue;
+            }
+            const struct cg_schedule *callee = NULL;
+            for (int j = 0; j < n; j++) {
+                if (ls[j].s.checked && strcmp(ls[j].s.name, st->call_use) == 0) {
+                    callee = &ls[j].s;
+                }
+            }
+            if (callee == NULL) {
+                callee = find_callee(g, ls, n, st->call_use, cc);
+            }
+            if (callee == NULL) {
+                cg_error(&g->diag, s->file, st->use_pos,
+                         "call step: no schedule '%s' (looked under schedules/); \"use\" names "
+                         "a %s schedule or \"native\"", st->call_use, cg_colls[cc].name);
+                continue;
+            }
+            if (callee->coll != cc) {
+                cg_error(&g->diag, s->file, st->use_pos,
+                         "call step: schedule '%s' is a %s schedule, but this step calls %s",
+                         st->call_use, cg_colls[callee->coll].name, cg_colls[cc].name);
+                continue;
+            }
+            if (cg_has_calls(callee)) {
+                cg_error(&g->diag, s->file, st->use_pos,
+                         "call step: '%s' has call steps itself; nested calls are not supported",
+                         st->call_use);
+                continue;
+            }
+            if (callee->commutative && !s->commutative) {
+                cg_error(&g->diag, s->file, st->use_pos,
+                         "call step: '%s' needs a commutative op; add \"requires\": "
+                         "{\"commutative\": true}", st->call_use);
+                continue;
+            }
+            if (cg_colls[s->coll].shape == CG_SHAPE_SPLIT &&
+                (cg_colls[cc].shape == CG_SHAPE_UNIFORM || cg_colls[cc].shape == CG_SHAPE_ONE)) {
+                cg_error(&g->diag, s->file, st->use_pos,
+                         "call step: blocks of %s have uneven sizes, which a generated %s "
+                         "cannot take (it needs p equal blocks); use \"native\", which falls "
+                         "back to the v-variant", cg_colls[s->coll].name, cg_colls[cc].name);
+                continue;
+            }
+            st->callee = callee;
+        }
+    }
+    return g->diag.errors > before ? -1 : 0;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -307,6 +417,14 @@ int main(int argc, char **argv)
             bad++;
         }
     }
+    if (strcmp(cmd, "list") != 0) {
+        for (int i = 0; i < nfiles; i++) {
+            if (ls[i].s.checked && resolve_calls(&g, ls, nfiles, i) != 0) {
+                ls[i].s.checked = 0;
+                bad++;
+            }
+        }
+    }
     int rc = 0;
     if (strcmp(cmd, "list") == 0) {
         for (int i = 0; i < nfiles; i++) {
@@ -426,7 +544,7 @@ int main(int argc, char **argv)
                 }
                 for (int i = 0; i < nfiles && rc == 0; i++) {
                     rc = cg_emit_mpi(&g, ss[i], base[i]) != 0;
-                    if (rc == 0 && cg_emit_cuda_supports(ss[i]->coll)) {
+                    if (rc == 0 && cg_emit_cuda_has(ss[i])) {
                         rc = cg_emit_cuda(&g, ss[i], base[i]) != 0;
                     }
                 }

@@ -104,7 +104,8 @@ int cg_mutate(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s, F
                     x->ref.first = first;
                 }
             }
-            if (st->kind == CG_STEP_REDUCE || st->kind == CG_STEP_COPY) {
+            if (st->kind == CG_STEP_REDUCE || st->kind == CG_STEP_COPY ||
+                st->kind == CG_STEP_CALL) {
                 struct cg_ref *refs[2] = { &st->dst, &st->src };
                 for (int k = 0; k < 2; k++) {
                     struct cg_expr *first = refs[k]->first;

@@ -241,9 +241,76 @@ static void step(struct parser *ps, const struct cg_json *o, struct cg_step *st)
         ref_object(ps, required(ps, o, "from", "a copy step"), "\"from\"", &st->src);
         break;
     }
-    case CG_STEP_CALL:
-        err(ps, kind->str_pos, "'call' steps (composition) are not supported yet");
+    case CG_STEP_CALL: {
+        static const char *const keys[] = { "step", "name", "when", "comment", "collective",
+                                            "use", "group", "root", "send", "recv", "buffer",
+                                            NULL };
+        cg_json_check_keys(&ps->g->diag, ps->file, o, "a call step", keys);
+        const struct cg_json *coll = required(ps, o, "collective", "a call step");
+        const char *c = string(ps, coll, "\"collective\"");
+        st->call_coll = -1;
+        for (int i = 0; c != NULL && i < CG_C_COUNT_; i++) {
+            if (strcmp(c, cg_colls[i].name) == 0) {
+                st->call_coll = i;
+            }
+        }
+        if (c != NULL && st->call_coll < 0) {
+            err(ps, coll->str_pos, "unknown collective '%s' in a call step", c);
+            break;
+        }
+        const struct cg_json *use = required(ps, o, "use", "a call step");
+        const char *u = string(ps, use, "\"use\"");
+        if (u != NULL) {
+            st->use_pos = use->str_pos;
+            st->call_use = strcmp(u, "native") == 0 ? NULL : u;
+        }
+        const struct cg_json *group = cg_json_get(o, "group");
+        if (group != NULL && group->kind == CG_J_OBJECT) {
+            static const char *const gkeys[] = { "color", NULL };
+            cg_json_check_keys(&ps->g->diag, ps->file, group, "\"group\"", gkeys);
+            st->call_color = expr(ps, required(ps, group, "color", "\"group\""), "\"color\"");
+        } else {
+            const char *gr = string(ps, group, "\"group\"");
+            if (gr != NULL && strcmp(gr, "all") != 0) {
+                err(ps, group->str_pos, "call group '%s' is not supported yet; \"group\" is "
+                    "\"all\" (the whole communicator) or {\"color\": expression}", gr);
+            }
+        }
+        if (st->call_coll < 0) {
+            break;
+        }
+        const char *cn = cg_colls[st->call_coll].name;
+        const struct cg_json *root = cg_json_get(o, "root");
+        if (cg_colls[st->call_coll].rooted) {
+            st->call_root = expr(ps, required(ps, o, "root", "a call step to a rooted collective"),
+                                 "\"root\"");
+        } else if (root != NULL) {
+            err(ps, root->pos, "a call to %s takes no \"root\"", cn);
+        }
+        int views = cg_call_views((enum cg_coll_kind)st->call_coll);
+        static const char *const names[3] = { "send", "recv", "buffer" };
+        for (int k = 0; k < 3; k++) {
+            const struct cg_json *v = cg_json_get(o, names[k]);
+            if (views & (1 << k)) {
+                char what[64];
+                snprintf(what, sizeof(what), "a call to %s", cn);
+                ref_object(ps, required(ps, o, names[k], what), names[k] == names[0]
+                           ? "\"send\"" : k == 1 ? "\"recv\"" : "\"buffer\"",
+                           k == 0 ? &st->src : &st->dst);
+                if (k == 0) {
+                    st->call_has_src = 1;
+                } else {
+                    st->call_has_dst = 1;
+                }
+            } else if (v != NULL) {
+                err(ps, v->pos, "a call to %s takes no \"%s\"%s", cn, names[k],
+                    st->call_coll == CG_C_BCAST ? " (bcast has one view: \"buffer\")"
+                    : st->call_coll == CG_C_BARRIER ? " (barrier has no data)"
+                    : " (it takes \"send\" and \"recv\")");
+            }
+        }
         break;
+    }
     case CG_STEP_KINDS_:
         break;
     }

@@ -70,6 +70,9 @@ int cg_emit_mpi(struct cg_gen *g, const struct cg_schedule *s, int tag_base);
  * reduce_scatter_block, bcast, alltoall). */
 int cg_emit_cuda_supports(enum cg_coll_kind coll);
 
+/* Whether s gets a .cu: its collective is supported and it has no call steps. */
+int cg_emit_cuda_has(const struct cg_schedule *s);
+
 /* Writes out_dir/cuda/<name>.cu for s (checked, verified, and of a collective
  * cg_emit_cuda_supports). Returns 0, or -1 when a file cannot be written. */
 int cg_emit_cuda(struct cg_gen *g, const struct cg_schedule *s, int tag_base);

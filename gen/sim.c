@@ -251,6 +251,39 @@ static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct
                 xfers(m, rank, st->recvs, st->nrecvs, 0) != 0) {
                 return -1;
             }
+        } else if (st->kind == CG_STEP_CALL) {
+            struct cg_sim_local *op = &m->locals[nlocal++];
+            memset(op, 0, sizeof(*op));
+            op->rank = rank;
+            if ((st->call_has_dst && resolve(m, rank, &st->dst, &op->dst) != 0) ||
+                (st->call_has_src && resolve(m, rank, &st->src, &op->src) != 0)) {
+                return -1;
+            }
+            if (st->call_root != NULL) {
+                int64_t r = 0;
+                if (eval(m, rank, st->call_root, &r) != 0) {
+                    return -1;
+                }
+                if (r < 0 || r >= m->p) {
+                    cg_sim_error(m->g, m->s, &m->w, rank, st->call_root->pos,
+                                 "the call's root is %lld, outside 0..%d", (long long)r, m->p - 1);
+                    return -1;
+                }
+                op->root = (int)r;
+            }
+            if (st->call_color != NULL) {
+                int64_t col = 0;
+                if (eval(m, rank, st->call_color, &col) != 0) {
+                    return -1;
+                }
+                if (col < 0 || col > 1000000) {
+                    cg_sim_error(m->g, m->s, &m->w, rank, st->call_color->pos,
+                                 "the call's colour is %lld; it must be in 0..1000000",
+                                 (long long)col);
+                    return -1;
+                }
+                op->color = (int)col;
+            }
         } else {
             struct cg_sim_local *op = &m->locals[nlocal++];
             op->rank = rank;
@@ -264,6 +297,25 @@ static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct
                              st->kind == CG_STEP_REDUCE ? "reduces into" : "copies into",
                              op->dst.n, cg_blocks_word(op->dst.n), op->src.n,
                              cg_blocks_word(op->src.n));
+                return -1;
+            }
+        }
+    }
+    if (st->kind == CG_STEP_CALL) {
+        /* Why every rank: the callee is a collective on the whole
+         * communicator; a rank that skips it would deadlock the others. */
+        for (int rank = 0; rank < m->p; rank++) {
+            if (!m->ran[rank]) {
+                cg_sim_error(m->g, m->s, &m->w, rank, st->pos,
+                             "does not run this call step, but a call runs %s on the whole "
+                             "communicator, so every rank must run it in the same round",
+                             cg_colls[st->call_coll].name);
+                return -1;
+            }
+            if (st->call_color == NULL && m->locals[rank].root != m->locals[0].root) {
+                cg_sim_error(m->g, m->s, &m->w, rank, st->call_root->pos,
+                             "the call's root is %d here but %d on rank 0; it must be the same "
+                             "on every rank", m->locals[rank].root, m->locals[0].root);
                 return -1;
             }
         }

@@ -30,8 +30,10 @@ struct cg_sim_msg {
 
 struct cg_sim_local {
     int rank;                /* who does it */
-    struct cg_sim_range dst; /* into / to */
-    struct cg_sim_range src; /* from */
+    struct cg_sim_range dst; /* into / to; a call's "recv" or "buffer" */
+    struct cg_sim_range src; /* from; a call's "send" */
+    int root;                /* a call to a rooted collective: its root (in the group) */
+    int color;               /* a call: its group's colour (0 for "all") */
 };
 
 /* Where the simulation is; printed in every diagnostic. */
@@ -51,7 +53,9 @@ struct cg_sim_consumer {
     /* An exchange step instance: every send and receive posted by any rank. */
     int (*exchange)(void *arg, const struct cg_sim_where *w, const struct cg_sim_msg *sends,
                     int nsends, const struct cg_sim_msg *recvs, int nrecvs);
-    /* A reduce or copy step instance: one entry per rank that runs it. */
+    /* A reduce or copy step instance: one entry per rank that runs it; a
+     * call step instance: one entry per rank, every rank (w->step->kind
+     * tells them apart; a call's absent view has n = 0). */
     int (*local)(void *arg, const struct cg_sim_where *w, const struct cg_sim_local *ops,
                  int nops);
     /* Optional: which ranks enter a phase (its "when" holds), a round, and

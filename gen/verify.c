@@ -403,12 +403,485 @@ static int ranges_overlap(const struct state *st, const struct cg_sim_range *x,
     return 0;
 }
 
+
+/* ---- call steps --------------------------------------------------------- */
+
+/* One block a call writes: its new value is staged first, since views may
+ * be the same memory (the in-place forms). */
+struct call_put {
+    int rank;
+    enum cg_bufid buf;
+    long j;
+    int lb;
+};
+
+struct call_ctx {
+    struct state *st;
+    const struct cg_sim_where *w;
+    const struct cg_step *step;
+    struct call_put *puts;
+    uint64_t *bits;
+    size_t n, cap;
+};
+
+static uint64_t *call_stage(struct call_ctx *cx, int rank, enum cg_bufid buf, long j)
+{
+    struct state *st = cx->st;
+    if (cx->n == cx->cap) {
+        cx->cap = cx->cap ? cx->cap * 2 : 256;
+        cx->puts = realloc(cx->puts, sizeof(*cx->puts) * cx->cap);
+        cx->bits = realloc(cx->bits, sizeof(uint64_t) * cx->cap * (size_t)st->nwords);
+        if (cx->puts == NULL || cx->bits == NULL) {
+            cg_panic("out of memory");
+        }
+    }
+    cx->puts[cx->n] = (struct call_put){ rank, buf, j, -1 };
+    uint64_t *w = &cx->bits[cx->n * (size_t)st->nwords];
+    memset(w, 0, sizeof(uint64_t) * (size_t)st->nwords);
+    cx->n++;
+    return w;
+}
+
+/* The index rule of split collectives: data keeps its block index modulo B. */
+static int call_index_ok(struct call_ctx *cx, int rank, enum cg_bufid db, long jd, int srank,
+                         enum cg_bufid sb, long js)
+{
+    struct state *st = cx->st;
+    if (!st->split || jd % st->blocks == js % st->blocks) {
+        return 0;
+    }
+    cg_sim_error(st->g, st->s, cx->w, rank, cx->step->pos,
+                 "the call puts block %ld of rank %d's %s into %s block %ld: blocks of %s have "
+                 "uneven sizes, so a call's views must keep the block index modulo B=%ld", js,
+                 srank, cg_buf_names[sb], cg_buf_names[db], jd, cg_colls[st->s->coll].name,
+                 st->blocks);
+    return -1;
+}
+
+/* Folds rank srank's block js of sb into the staged value (lb, w), in rank
+ * order: what MPI's reduction does with the caller's op. */
+static int call_fold(struct call_ctx *cx, int *lb, uint64_t *w, int srank, enum cg_bufid sb,
+                     long js)
+{
+    struct state *st = cx->st;
+    const struct val *v = val_at(st, sb, srank, js);
+    const uint64_t *vw = bits_at(st, sb, srank, js);
+    char a[160], b[160];
+    if (v->lb < 0) {
+        cg_sim_error(st->g, st->s, cx->w, srank,
+                     cx->step->call_has_src ? cx->step->src.pos : cx->step->dst.pos,
+                     "the call reads %s block %ld, which holds no data yet%s", cg_buf_names[sb],
+                     js, no_data_hint(st, sb, srank, cx->w));
+        return -1;
+    }
+    if (*lb < 0) {
+        *lb = v->lb;
+        memcpy(w, vw, sizeof(uint64_t) * (size_t)st->nwords);
+        return 0;
+    }
+    if (*lb != v->lb) {
+        cg_sim_error(st->g, st->s, cx->w, srank, cx->step->pos,
+                     "the call reduces %s block %ld (block %d of the result) with block %d of "
+                     "the result from the ranks before it", cg_buf_names[sb], js, v->lb, *lb);
+        return -1;
+    }
+    for (int q = 0; q < st->nwords; q++) {
+        if (w[q] & vw[q]) {
+            int r = q * 64 + __builtin_ctzll(w[q] & vw[q]);
+            set_str(st, w, a, sizeof(a));
+            set_str(st, vw, b, sizeof(b));
+            cg_sim_error(st->g, st->s, cx->w, srank, cx->step->pos,
+                         "double reduction in the call: the contribution of rank %d is in %s "
+                         "block %ld (%s) and in what the ranks before it give (%s)", r,
+                         cg_buf_names[sb], js, b, a);
+            return -1;
+        }
+    }
+    if (st->ordered && set_max(st, w) + 1 != set_min(st, vw)) {
+        set_str(st, w, a, sizeof(a));
+        set_str(st, vw, b, sizeof(b));
+        cg_sim_error(st->g, st->s, cx->w, srank, cx->step->pos,
+                     "operand order: the call reduces in rank order, and %s block %ld holds %s, "
+                     "which does not follow %s (the ranks before it); a non-commutative op needs "
+                     "rank intervals in order (or add \"requires\": {\"commutative\": true})",
+                     cg_buf_names[sb], js, b, a);
+        return -1;
+    }
+    for (int q = 0; q < st->nwords; q++) {
+        w[q] |= vw[q];
+    }
+    return 0;
+}
+
+/* Copies rank srank's block js of sb to rank `rank`'s block jd of db. */
+static int call_move(struct call_ctx *cx, int rank, enum cg_bufid db, long jd, int srank,
+                     enum cg_bufid sb, long js)
+{
+    if (call_index_ok(cx, rank, db, jd, srank, sb, js) != 0) {
+        return -1;
+    }
+    uint64_t *w = call_stage(cx, rank, db, jd);
+    return call_fold(cx, &cx->puts[cx->n - 1].lb, w, srank, sb, js);
+}
+
+static int range_wraps(const struct state *st, const struct cg_sim_range *r)
+{
+    return r->n > 0 && r->first + r->n > st->nb[r->buf];
+}
+
+static int same_range(const struct cg_sim_range *a, const struct cg_sim_range *b)
+{
+    return a->buf == b->buf && a->first == b->first && a->n == b->n;
+}
+
+/* The call on one group: members m[0..gp-1] (real ranks, in rank order),
+ * whose index in m is the rank in the callee's communicator. */
+static int on_call_group(struct state *st, const struct cg_sim_where *w,
+                         const struct cg_sim_local *ops, const int *m, int gp)
+{
+    const struct cg_schedule *s = st->s;
+    const struct cg_step *step = w->step;
+    enum cg_coll_kind cc = (enum cg_coll_kind)step->call_coll;
+    const char *cn = cg_colls[cc].name;
+    const char *dname = cc == CG_C_BCAST ? "buffer" : "recv";
+    int p = gp;
+    char a[96], b[96], pw[64];
+    if (step->call_color != NULL) {
+        snprintf(pw, sizeof(pw), "its group's size %d", gp);
+    } else {
+        snprintf(pw, sizeof(pw), "p = %d", gp);
+    }
+    int root = ops[m[0]].root;
+    /* Shapes: the callee's counts must agree on every rank. */
+    for (int r = 0; r < p; r++) {
+        const struct cg_sim_local *op = &ops[m[r]];
+        const struct cg_sim_range *views[2] = { &op->src, &op->dst };
+        const char *names[2] = { "send", dname };
+        for (int k = 0; k < 2; k++) {
+            int has = k == 0 ? step->call_has_src : step->call_has_dst;
+            if (has && range_wraps(st, views[k])) {
+                cg_sim_range_str(views[k], st->nb[views[k]->buf], a, sizeof(a));
+                cg_sim_error(st->g, s, w, m[r], k == 0 ? step->src.pos : step->dst.pos,
+                             "the call's \"%s\" view %s wraps around the end of %s; a call "
+                             "needs a contiguous view", names[k], a,
+                             cg_buf_names[views[k]->buf]);
+                return -1;
+            }
+        }
+        long ns = op->src.n, nd = op->dst.n, ns0 = ops[m[0]].src.n, nd0 = ops[m[0]].dst.n;
+        const char *want = NULL;
+        char why[200];
+        switch (cc) {
+        case CG_C_ALLREDUCE:
+        case CG_C_REDUCE:
+        case CG_C_SCAN:
+        case CG_C_EXSCAN:
+            if (ns != nd) {
+                want = "\"send\" and \"recv\" of equal length";
+            } else if (ns != ns0) {
+                want = "the same number of blocks on every rank";
+            }
+            break;
+        case CG_C_BCAST:
+            if (nd != nd0) {
+                want = "the same number of blocks on every rank";
+            }
+            break;
+        case CG_C_ALLGATHER:
+        case CG_C_GATHER:
+            if (ns != ns0) {
+                want = "a \"send\" of the same number of blocks on every rank";
+            } else if ((cc == CG_C_ALLGATHER || r == root) && nd != (long)p * ns) {
+                snprintf(why, sizeof(why), "a \"recv\" of %s times the %ld %s of \"send\"",
+                         pw, ns, cg_blocks_word(ns));
+                want = why;
+            }
+            break;
+        case CG_C_SCATTER:
+            if (nd != nd0) {
+                want = "a \"recv\" of the same number of blocks on every rank";
+            } else if (r == root && ns != (long)p * nd) {
+                snprintf(why, sizeof(why), "a \"send\" at the root of %s times the %ld %s "
+                         "of \"recv\"", pw, nd, cg_blocks_word(nd));
+                want = why;
+            }
+            break;
+        case CG_C_REDUCE_SCATTER_BLOCK:
+            if (nd != nd0) {
+                want = "a \"recv\" of the same number of blocks on every rank";
+            } else if (ns != (long)p * nd) {
+                snprintf(why, sizeof(why), "a \"send\" of %s times the %ld %s of \"recv\"",
+                         pw, nd, cg_blocks_word(nd));
+                want = why;
+            }
+            break;
+        case CG_C_ALLTOALL:
+            if (ns != nd || ns % p != 0) {
+                snprintf(why, sizeof(why), "\"send\" and \"recv\" of equal length, a multiple "
+                         "of %s", pw);
+                want = why;
+            } else if (ns != ns0) {
+                want = "the same number of blocks on every rank";
+            }
+            break;
+        default:
+            cg_panic("call to %s", cn);
+        }
+        if (want != NULL) {
+            if (step->call_has_src) {
+                cg_sim_range_str(&op->src, st->nb[op->src.buf], a, sizeof(a));
+            }
+            cg_sim_range_str(&op->dst, st->nb[op->dst.buf], b, sizeof(b));
+            cg_sim_error(st->g, s, w, m[r], step->pos,
+                         "wrong view shape for %s: %s%s%s%s = %s; %s needs %s", cn,
+                         step->call_has_src ? "send = " : "", step->call_has_src ? a : "",
+                         step->call_has_src ? ", " : "", dname, b, cn, want);
+            return -1;
+        }
+        /* Overlapping views: only the callee's in-place form. */
+        if (step->call_has_src && op->src.n > 0 && op->dst.n > 0 &&
+            ranges_overlap(st, &op->src, &op->dst)) {
+            int ok = 0, ignored = 0;
+            struct cg_sim_range sub = op->dst;
+            switch (cc) {
+            case CG_C_ALLREDUCE:
+            case CG_C_SCAN:
+            case CG_C_EXSCAN:
+            case CG_C_ALLTOALL:
+                ok = same_range(&op->src, &op->dst);
+                break;
+            case CG_C_REDUCE:
+                ignored = r != root;
+                ok = same_range(&op->src, &op->dst);
+                break;
+            case CG_C_ALLGATHER:
+            case CG_C_GATHER:
+                ignored = cc == CG_C_GATHER && r != root;
+                sub.first = op->dst.first + (long)r * op->src.n;
+                sub.n = op->src.n;
+                ok = same_range(&op->src, &sub);
+                break;
+            case CG_C_SCATTER:
+                ignored = r != root;
+                sub = op->src;
+                sub.first = op->src.first + (long)root * op->dst.n;
+                sub.n = op->dst.n;
+                ok = same_range(&op->dst, &sub);
+                break;
+            default:
+                break;
+            }
+            if (!ok && !ignored) {
+                cg_sim_range_str(&op->src, st->nb[op->src.buf], a, sizeof(a));
+                cg_sim_range_str(&op->dst, st->nb[op->dst.buf], b, sizeof(b));
+                cg_sim_error(st->g, s, w, m[r], step->pos,
+                             "the call's views overlap (send = %s, recv = %s); they may only be "
+                             "%s's in-place form%s", a, b, cn,
+                             cc == CG_C_REDUCE_SCATTER_BLOCK ? " (which MPI's does not place at "
+                             "block rank: use another buffer)" : "");
+                return -1;
+            }
+        }
+    }
+    struct call_ctx cx = { st, w, step, NULL, NULL, 0, 0 };
+    int rc = -1;
+    long n = ops[m[0]].src.n;
+    switch (cc) {
+    case CG_C_ALLREDUCE:
+    case CG_C_REDUCE:
+    case CG_C_SCAN:
+    case CG_C_EXSCAN:
+        for (long i = 0; i < n; i++) {
+            /* Every rank's input at position i, reduced in rank order. */
+            int lb = -1;
+            uint64_t *acc = calloc((size_t)st->nwords, sizeof(uint64_t));
+            if (acc == NULL) {
+                cg_panic("out of memory");
+            }
+            for (int r = 0; r < p; r++) {
+                long js = ops[m[r]].src.first + i, jd = ops[m[r]].dst.first + i;
+                if (call_index_ok(&cx, m[r], ops[m[r]].dst.buf, jd, m[r], ops[m[r]].src.buf, js) != 0 ||
+                    call_index_ok(&cx, m[r], ops[m[0]].src.buf, ops[m[0]].src.first + i, m[r],
+                                  ops[m[r]].src.buf, js) != 0) {
+                    free(acc);
+                    goto out;
+                }
+                if (cc == CG_C_EXSCAN) {
+                    /* rank r gets ranks 0..r-1 (rank 0: undefined, no data) */
+                    uint64_t *wd = call_stage(&cx, m[r], ops[m[r]].dst.buf, jd);
+                    cx.puts[cx.n - 1].lb = lb;
+                    memcpy(wd, acc, sizeof(uint64_t) * (size_t)st->nwords);
+                }
+                if (call_fold(&cx, &lb, acc, m[r], ops[m[r]].src.buf, js) != 0) {
+                    free(acc);
+                    goto out;
+                }
+                if (cc == CG_C_SCAN) {
+                    uint64_t *wd = call_stage(&cx, m[r], ops[m[r]].dst.buf, jd);
+                    cx.puts[cx.n - 1].lb = lb;
+                    memcpy(wd, acc, sizeof(uint64_t) * (size_t)st->nwords);
+                }
+            }
+            for (int r = 0; r < p && (cc == CG_C_ALLREDUCE || cc == CG_C_REDUCE); r++) {
+                if (cc == CG_C_REDUCE && r != root) {
+                    continue; /* recvbuf is significant only at the root */
+                }
+                uint64_t *wd = call_stage(&cx, m[r], ops[m[r]].dst.buf, ops[m[r]].dst.first + i);
+                cx.puts[cx.n - 1].lb = lb;
+                memcpy(wd, acc, sizeof(uint64_t) * (size_t)st->nwords);
+            }
+            free(acc);
+        }
+        break;
+    case CG_C_BCAST:
+        for (int r = 0; r < p; r++) {
+            for (long i = 0; i < ops[m[r]].dst.n; i++) {
+                if (call_move(&cx, m[r], ops[m[r]].dst.buf, ops[m[r]].dst.first + i, m[root],
+                              ops[m[root]].dst.buf, ops[m[root]].dst.first + i) != 0) {
+                    goto out;
+                }
+            }
+        }
+        break;
+    case CG_C_ALLGATHER:
+    case CG_C_GATHER:
+        for (int r = 0; r < p; r++) {
+            if (cc == CG_C_GATHER && r != root) {
+                continue;
+            }
+            for (int q = 0; q < p; q++) {
+                for (long k = 0; k < n; k++) {
+                    if (call_move(&cx, m[r], ops[m[r]].dst.buf, ops[m[r]].dst.first + (long)q * n + k, m[q],
+                                  ops[m[q]].src.buf, ops[m[q]].src.first + k) != 0) {
+                        goto out;
+                    }
+                }
+            }
+        }
+        break;
+    case CG_C_SCATTER:
+        for (int r = 0; r < p; r++) {
+            long nd = ops[m[r]].dst.n;
+            for (long k = 0; k < nd; k++) {
+                if (call_move(&cx, m[r], ops[m[r]].dst.buf, ops[m[r]].dst.first + k, m[root],
+                              ops[m[root]].src.buf, ops[m[root]].src.first + (long)r * nd + k) != 0) {
+                    goto out;
+                }
+            }
+        }
+        break;
+    case CG_C_ALLTOALL:
+        for (int r = 0; r < p; r++) {
+            long g = ops[m[r]].dst.n / p;
+            for (int q = 0; q < p; q++) {
+                for (long k = 0; k < g; k++) {
+                    if (call_move(&cx, m[r], ops[m[r]].dst.buf, ops[m[r]].dst.first + (long)q * g + k, m[q],
+                                  ops[m[q]].src.buf, ops[m[q]].src.first + (long)r * g + k) != 0) {
+                        goto out;
+                    }
+                }
+            }
+        }
+        break;
+    case CG_C_REDUCE_SCATTER_BLOCK:
+        for (int r = 0; r < p; r++) {
+            long nd = ops[m[r]].dst.n;
+            for (long k = 0; k < nd; k++) {
+                long jd = ops[m[r]].dst.first + k;
+                uint64_t *wd = call_stage(&cx, m[r], ops[m[r]].dst.buf, jd);
+                size_t at = cx.n - 1;
+                int lb = -1;
+                for (int q = 0; q < p; q++) {
+                    long js = ops[m[q]].src.first + (long)r * nd + k;
+                    if (call_index_ok(&cx, m[r], ops[m[r]].dst.buf, jd, m[q], ops[m[q]].src.buf, js) != 0 ||
+                        call_fold(&cx, &lb, &cx.bits[at * (size_t)st->nwords], m[q],
+                                  ops[m[q]].src.buf, js) != 0) {
+                        goto out;
+                    }
+                }
+                cx.puts[at].lb = lb;
+                (void)wd;
+            }
+        }
+        break;
+    default:
+        cg_panic("call to %s", cn);
+    }
+    /* Deliver. */
+    for (size_t k = 0; k < cx.n; k++) {
+        struct call_put *pt = &cx.puts[k];
+        struct val *d = val_at(st, pt->buf, pt->rank, pt->j);
+        d->lb = pt->lb;
+        d->pos = step->pos;
+        memcpy(bits_at(st, pt->buf, pt->rank, pt->j), &cx.bits[k * (size_t)st->nwords],
+               sizeof(uint64_t) * (size_t)st->nwords);
+    }
+    rc = 0;
+out:
+    free(cx.puts);
+    free(cx.bits);
+    return rc;
+}
+
+/* A call step instance: the whole communicator, or one group per colour
+ * (ranks of equal colour, in rank order, as MPI_Comm_split with key rank). */
+static int on_call(struct state *st, const struct cg_sim_where *w, const struct cg_sim_local *ops,
+                   int nops)
+{
+    const struct cg_step *step = w->step;
+    int p = st->p, rc = 0;
+    if (nops != p) {
+        cg_panic("call step with %d of %d ranks", nops, p);
+    }
+    int *m = malloc(sizeof(int) * (size_t)p);
+    unsigned char *done = calloc((size_t)p, 1);
+    if (m == NULL || done == NULL) {
+        cg_panic("out of memory");
+    }
+    for (int first = 0; first < p && rc == 0; first++) {
+        if (done[first]) {
+            continue;
+        }
+        int gp = 0;
+        for (int r = first; r < p; r++) {
+            if (!done[r] && ops[r].color == ops[first].color) {
+                done[r] = 1;
+                m[gp++] = r;
+            }
+        }
+        for (int i = 0; i < gp && rc == 0; i++) {
+            if (ops[m[i]].root >= gp) {
+                cg_sim_error(st->g, st->s, w, m[i], step->call_root->pos,
+                             "the call's root is %d, but its group (colour %d) has %d %s; the "
+                             "root is a rank of the group", ops[m[i]].root, ops[m[0]].color, gp,
+                             gp == 1 ? "rank" : "ranks");
+                rc = -1;
+            } else if (ops[m[i]].root != ops[m[0]].root) {
+                cg_sim_error(st->g, st->s, w, m[i], step->call_root->pos,
+                             "the call's root is %d here but %d on rank %d of the same group "
+                             "(colour %d); it must be the same on every rank of the group",
+                             ops[m[i]].root, ops[m[0]].root, m[0], ops[m[0]].color);
+                rc = -1;
+            }
+        }
+        if (rc == 0) {
+            rc = on_call_group(st, w, ops, m, gp);
+        }
+    }
+    free(m);
+    free(done);
+    return rc;
+}
+
 static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim_local *ops,
                     int nops)
 {
     struct state *st = arg;
     const struct cg_schedule *s = st->s;
     const struct cg_step *step = w->step;
+    if (step->kind == CG_STEP_CALL) {
+        return on_call(st, w, ops, nops);
+    }
     int reduce = step->kind == CG_STEP_REDUCE;
     char a[160], b[160];
     for (int k = 0; k < nops; k++) {

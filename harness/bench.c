@@ -8,8 +8,11 @@
  *     result computed from the known inputs ("formula") for native ones,
  *     since there the library's call is what is under test, and for the
  *     bound (bound:sendrecv_reduce, allreduce at p = 2 as two MPI_Sendrecv
- *     of n/2 around a local reduce of n/2; see bound_sendrecv_reduce). A
- *     wrong result is recorded as failed_check, without timing;
+ *     of n/2 around a local reduce of n/2; see bound_sendrecv_reduce). Only
+ *     results MPI defines are compared (the root's for reduce and gather,
+ *     not exscan's rank 0); a barrier, which has no data, is checked by
+ *     staggered entries instead (check_barrier). A wrong result is
+ *     recorded as failed_check, without timing;
  *  2. time it as ReproMPI does: warm-up calls, then repetitions of
  *     (synchronise, time one call) with every repetition kept and the
  *     slowest rank's time per repetition, until the relative standard error
@@ -33,15 +36,18 @@
  * outputs could not be written.
  *
  * Test hook: CG_BENCH_CORRUPT=<schedule name> flips one byte of the first
- * output element on the last rank after that generated implementation's
- * check call, so that the tests can see a wrong implementation caught as
- * failed_check. It never touches timed calls.
+ * output element on the last rank (the root, for reduce and gather) after
+ * that generated implementation's check call, so that the tests can see a
+ * wrong implementation caught as failed_check; for a barrier schedule, rank
+ * 0 takes its leaving time before the first checked call, as if it had
+ * left at once. It never touches timed calls.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <time.h>
 #include <unistd.h>
 #include <math.h>
 #include <stdio.h>
@@ -84,10 +90,13 @@ struct point_run {
 struct point_bufs {
     unsigned char *send;  /* this rank's input (bcast: the root's data) */
     unsigned char *out;   /* the implementation's output (and in-place input) */
-    unsigned char *ref;   /* the reference result */
+    unsigned char *ref;   /* the reference result (room for out_elems) */
+    unsigned char *res;   /* where this rank's result lies: out, or for scatter in place
+                           * at the root, the root's own block of send */
     size_t in_elems;      /* elements of send */
     size_t out_elems;     /* elements of out */
-    size_t res_elems;     /* elements of the result (compared) */
+    size_t res_elems;     /* elements of the result (compared); 0 where MPI leaves it
+                           * undefined: reduce's and gather's non-roots, exscan's rank 0 */
 };
 
 static const char *tag_kind_name(enum cg_tag_kind k)
@@ -223,7 +232,11 @@ static int bound_sendrecv_reduce(const struct bench_ctx *ctx, const struct bench
 }
 
 /* Runs the implementation once: out is the output (and, in place, the
- * input). */
+ * input), with MPI_IN_PLACE where MPI defines it: every rank for allreduce,
+ * allgather, reduce_scatter_block, alltoall, scan and exscan; the root only
+ * for reduce (sendbuf), gather (sendbuf) and scatter (recvbuf). Arguments
+ * MPI says are not significant (a non-root's gather recvbuf, a scatter
+ * sendbuf) get the point's own values and a buffer of the right size. */
 static int call_impl(const struct bench_ctx *ctx, const struct bench_point *pt,
                      const struct cg_algo *algo, const void *send, void *out)
 {
@@ -231,6 +244,7 @@ static int call_impl(const struct bench_ctx *ctx, const struct bench_point *pt,
     MPI_Op op = bench_mpi_op(pt->op);
     const void *sb = pt->in_place ? MPI_IN_PLACE : send;
     int n = (int)pt->count; /* native only; count <= INT_MAX was checked */
+    int at_root = (ctx->rank == pt->root);
 
     if (pt->kind == BENCH_BOUND) {
         return bound_sendrecv_reduce(ctx, pt, send, out);
@@ -256,6 +270,49 @@ static int call_impl(const struct bench_ctx *ctx, const struct bench_point *pt,
     case CG_COLL_BCAST:
         return (algo != NULL) ? algo->fn.bcast(out, pt->count, dt, pt->root, ctx->comm)
                               : MPI_Bcast(out, n, dt, pt->root, ctx->comm);
+    case CG_COLL_REDUCE:
+        sb = (pt->in_place && at_root) ? MPI_IN_PLACE : send;
+        return (algo != NULL)
+                   ? algo->fn.reduce(sb, out, pt->count, dt, op, pt->root, ctx->comm)
+                   : MPI_Reduce(sb, out, n, dt, op, pt->root, ctx->comm);
+    case CG_COLL_GATHER:
+        if (pt->in_place && at_root) {
+            return (algo != NULL) ? algo->fn.gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out,
+                                                    pt->count, dt, pt->root, ctx->comm)
+                                  : MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, n, dt,
+                                               pt->root, ctx->comm);
+        }
+        return (algo != NULL)
+                   ? algo->fn.gather(send, pt->count, dt, out, pt->count, dt, pt->root, ctx->comm)
+                   : MPI_Gather(send, n, dt, out, n, dt, pt->root, ctx->comm);
+    case CG_COLL_SCATTER:
+        if (pt->in_place && at_root) {
+            return (algo != NULL) ? algo->fn.scatter(send, pt->count, dt, MPI_IN_PLACE, 0,
+                                                     MPI_DATATYPE_NULL, pt->root, ctx->comm)
+                                  : MPI_Scatter(send, n, dt, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
+                                                pt->root, ctx->comm);
+        }
+        return (algo != NULL)
+                   ? algo->fn.scatter(send, pt->count, dt, out, pt->count, dt, pt->root, ctx->comm)
+                   : MPI_Scatter(send, n, dt, out, n, dt, pt->root, ctx->comm);
+    case CG_COLL_ALLTOALL:
+        if (pt->in_place) {
+            return (algo != NULL)
+                       ? algo->fn.alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, pt->count, dt,
+                                           ctx->comm)
+                       : MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, n, dt, ctx->comm);
+        }
+        return (algo != NULL)
+                   ? algo->fn.alltoall(send, pt->count, dt, out, pt->count, dt, ctx->comm)
+                   : MPI_Alltoall(send, n, dt, out, n, dt, ctx->comm);
+    case CG_COLL_SCAN:
+        return (algo != NULL) ? algo->fn.scan(sb, out, pt->count, dt, op, ctx->comm)
+                              : MPI_Scan(sb, out, n, dt, op, ctx->comm);
+    case CG_COLL_EXSCAN:
+        return (algo != NULL) ? algo->fn.exscan(sb, out, pt->count, dt, op, ctx->comm)
+                              : MPI_Exscan(sb, out, n, dt, op, ctx->comm);
+    case CG_COLL_BARRIER:
+        return (algo != NULL) ? algo->fn.barrier(ctx->comm) : MPI_Barrier(ctx->comm);
     default:
         break;
     }
@@ -283,6 +340,18 @@ static int call_native_ref(const struct bench_ctx *ctx, const struct bench_point
             memcpy(b->ref, b->send, pt->count * size);
         }
         return MPI_Bcast(b->ref, n, dt, pt->root, ctx->comm);
+    case CG_COLL_REDUCE:
+        return MPI_Reduce(b->send, b->ref, n, dt, op, pt->root, ctx->comm);
+    case CG_COLL_GATHER:
+        return MPI_Gather(b->send, n, dt, b->ref, n, dt, pt->root, ctx->comm);
+    case CG_COLL_SCATTER:
+        return MPI_Scatter(b->send, n, dt, b->ref, n, dt, pt->root, ctx->comm);
+    case CG_COLL_ALLTOALL:
+        return MPI_Alltoall(b->send, n, dt, b->ref, n, dt, ctx->comm);
+    case CG_COLL_SCAN:
+        return MPI_Scan(b->send, b->ref, n, dt, op, ctx->comm);
+    case CG_COLL_EXSCAN:
+        return MPI_Exscan(b->send, b->ref, n, dt, op, ctx->comm);
     default:
         break;
     }
@@ -295,6 +364,7 @@ static void prepare_out(const struct bench_ctx *ctx, const struct bench_point *p
                         struct point_bufs *b, int poison)
 {
     size_t size = bench_dtype_size(pt->dtype);
+    int at_root = (ctx->rank == pt->root);
 
     if (poison) {
         memset(b->out, POISON, b->out_elems * size);
@@ -302,7 +372,15 @@ static void prepare_out(const struct bench_ctx *ctx, const struct bench_point *p
     switch (pt->coll) {
     case CG_COLL_ALLREDUCE:
     case CG_COLL_REDUCE_SCATTER_BLOCK:
+    case CG_COLL_ALLTOALL:
+    case CG_COLL_SCAN:
+    case CG_COLL_EXSCAN:
         if (pt->in_place) {
+            memcpy(b->out, b->send, b->in_elems * size);
+        }
+        break;
+    case CG_COLL_REDUCE:
+        if (pt->in_place && at_root) {
             memcpy(b->out, b->send, b->in_elems * size);
         }
         break;
@@ -311,8 +389,13 @@ static void prepare_out(const struct bench_ctx *ctx, const struct bench_point *p
             memcpy(b->out + ((size_t)ctx->rank * pt->count * size), b->send, pt->count * size);
         }
         break;
+    case CG_COLL_GATHER:
+        if (pt->in_place && at_root) {
+            memcpy(b->out + ((size_t)ctx->rank * pt->count * size), b->send, pt->count * size);
+        }
+        break;
     case CG_COLL_BCAST:
-        if (ctx->rank == pt->root) {
+        if (at_root) {
             memcpy(b->out, b->send, pt->count * size);
         }
         break;
@@ -327,6 +410,7 @@ static int size_bufs(const struct bench_ctx *ctx, const struct bench_point *pt,
 {
     size_t p = (size_t)ctx->p;
     size_t size = bench_dtype_size(pt->dtype);
+    int at_root = (ctx->rank == pt->root);
 
     if (pt->count > (SIZE_MAX / size) / p / 2) {
         return -1;
@@ -334,20 +418,50 @@ static int size_bufs(const struct bench_ctx *ctx, const struct bench_point *pt,
     switch (pt->coll) {
     case CG_COLL_ALLREDUCE:
     case CG_COLL_BCAST:
+    case CG_COLL_SCAN:
     default:
         b->in_elems = pt->count;
         b->out_elems = pt->count;
         b->res_elems = pt->count;
         break;
-    case CG_COLL_ALLGATHER:
+    case CG_COLL_REDUCE:
         b->in_elems = pt->count;
+        b->out_elems = pt->count;
+        b->res_elems = at_root ? pt->count : 0;
+        break;
+    case CG_COLL_EXSCAN:
+        b->in_elems = pt->count;
+        b->out_elems = pt->count;
+        b->res_elems = (ctx->rank > 0) ? pt->count : 0;
+        break;
+    case CG_COLL_ALLGATHER:
+    case CG_COLL_ALLTOALL:
+        b->in_elems = (pt->coll == CG_COLL_ALLTOALL) ? p * pt->count : pt->count;
         b->out_elems = p * pt->count;
         b->res_elems = p * pt->count;
+        break;
+    case CG_COLL_GATHER:
+        /* Why p * count at every rank: a non-root's recvbuf is not
+         * significant, but a wrong implementation that wrote it anyway
+         * should not write past a buffer. */
+        b->in_elems = pt->count;
+        b->out_elems = p * pt->count;
+        b->res_elems = at_root ? p * pt->count : 0;
+        break;
+    case CG_COLL_SCATTER:
+        b->in_elems = at_root ? p * pt->count : 0;
+        b->out_elems = pt->count;
+        b->res_elems = pt->count;
         break;
     case CG_COLL_REDUCE_SCATTER_BLOCK:
         b->in_elems = p * pt->count;
         b->out_elems = pt->in_place ? p * pt->count : pt->count;
         b->res_elems = pt->count;
+        break;
+    case CG_COLL_BARRIER:
+        b->in_elems = 0;
+        b->out_elems = 0;
+        b->res_elems = 0;
         break;
     }
     return 0;
@@ -444,6 +558,141 @@ static void capture_end(struct stderr_capture *c, char *said, size_t len)
     }
 }
 
+/* CLOCK_MONOTONIC in ns. Why not MPI_Wtime: Open MPI's counts from each
+ * process's own start, so two ranks' times do not compare; CLOCK_MONOTONIC
+ * is one clock for every process of the machine. */
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ((uint64_t)ts.tv_sec * 1000000000u) + (uint64_t)ts.tv_nsec;
+}
+
+#define BARRIER_TRIALS 2      /* staggered entries: ascending, then descending */
+#define BARRIER_STAGGER_NS 1000000L /* 1 ms between consecutive ranks' entries */
+
+/* Step 1 for a barrier, which has no data: in each trial the ranks enter at
+ * staggered times (rank r BARRIER_STAGGER_NS x r after the others were
+ * synchronised, then in reverse order), each takes CLOCK_MONOTONIC when it
+ * enters and when it leaves, and afterwards the latest entry is agreed on:
+ * every rank must have left after it, and the call must return
+ * MPI_SUCCESS (the idea of tests/emitted_check.c). elements_wrong counts
+ * the (rank, trial) pairs that left early; max_error is the largest lead
+ * in ns.
+ * Why two ways: the ranks of one machine share CLOCK_MONOTONIC, so their
+ * times compare exactly; across nodes they do not. There each rank checks
+ * against its own clock that it left no earlier than the last rank's
+ * stagger after the synchronisation, (p - 1) x BARRIER_STAGGER_NS, less
+ * half a stagger for the spread of the synchronisation's exits. */
+static int check_barrier(const struct bench_ctx *ctx, const struct bench_point *pt,
+                         struct point_run *run)
+{
+    char local[BENCH_REASON_LEN] = "";
+    uint64_t sums[2] = {0, 0};
+    double max_error = 0.0;
+    int wrong_here = 0;
+    int rc = MPI_SUCCESS;
+    struct stderr_capture cap;
+    int capture = ctx->rank == 0 && ctx->is_mpich && pt->kind == BENCH_NATIVE &&
+                  strcmp(pt->name, "default") != 0;
+
+    run->reference = "staggered_entry";
+    if (capture) {
+        capture_begin(&cap);
+    }
+    for (int trial = 0; trial < BARRIER_TRIALS; trial++) {
+        int late = (trial == 0) ? ctx->rank : (ctx->p - 1 - ctx->rank);
+        long wait_ns = BARRIER_STAGGER_NS * (long)late;
+        struct timespec ts = {wait_ns / 1000000000L, wait_ns % 1000000000L};
+        uint64_t t_sync, t_in = 0, t_out = 0, last_in;
+        int src = bench_sync(ctx);
+        t_sync = monotonic_ns();
+        if (src != MPI_SUCCESS) {
+            describe_rc(src, "the synchronisation", ctx->rank, 0, local, sizeof(local));
+        } else {
+            while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+            }
+            t_in = monotonic_ns();
+            if (trial == 0 && ctx->rank == 0 && ctx->corrupt != NULL && run->algo != NULL &&
+                strcmp(ctx->corrupt, run->algo->name) == 0) {
+                /* Test hook: rank 0, the first to enter, takes its leaving
+                 * time before the call, as a barrier that let it leave at
+                 * once would (it still calls it, so that the others are
+                 * not left waiting). */
+                t_out = monotonic_ns();
+                rc = call_impl(ctx, pt, run->algo, NULL, NULL);
+            } else {
+                rc = call_impl(ctx, pt, run->algo, NULL, NULL);
+                t_out = monotonic_ns();
+            }
+            if (rc != MPI_SUCCESS) {
+                describe_rc(rc, pt->impl, ctx->rank, run->algo != NULL, local, sizeof(local));
+            }
+        }
+        /* Every rank agrees on failures before the next collective step,
+         * so that no rank waits in one the others skipped. */
+        if (agree(ctx, src != MPI_SUCCESS || rc != MPI_SUCCESS, local, run->reason)) {
+            if (capture) {
+                capture_end(&cap, run->said, sizeof(run->said));
+            }
+            run->status = "error";
+            return -1;
+        }
+        last_in = t_in;
+        if (hx_allreduce(ctx, &last_in, 1, HX_U64, HX_MAX) != MPI_SUCCESS) {
+            if (capture) {
+                capture_end(&cap, run->said, sizeof(run->said));
+            }
+            run->status = "error";
+            snprintf(run->reason, sizeof(run->reason), "the harness's own allreduce failed");
+            return -1;
+        }
+        if (ctx->ranks_per_node < ctx->p) {
+            /* Several nodes: this rank's clock only (see above). */
+            last_in = t_sync + ((uint64_t)BARRIER_STAGGER_NS * (uint64_t)(ctx->p - 1)) -
+                      (uint64_t)(BARRIER_STAGGER_NS / 2);
+        }
+        if (t_out < last_in) {
+            double lead = (double)(last_in - t_out);
+            sums[0]++;
+            wrong_here = 1;
+            max_error = (lead > max_error) ? lead : max_error;
+        }
+    }
+    if (capture) {
+        capture_end(&cap, run->said, sizeof(run->said));
+    }
+    sums[1] = (uint64_t)wrong_here;
+    if (hx_allreduce(ctx, sums, 2, HX_U64, HX_SUM) != MPI_SUCCESS ||
+        hx_allreduce(ctx, &max_error, 1, HX_DOUBLE, HX_MAX) != MPI_SUCCESS) {
+        run->status = "error";
+        snprintf(run->reason, sizeof(run->reason), "the harness's own allreduce failed");
+        return -1;
+    }
+    run->checked = 1;
+    run->wrong = sums[0];
+    run->ranks_wrong = (int)sums[1];
+    run->max_error = max_error;
+    if (run->wrong > 0) {
+        run->status = "failed_check";
+        snprintf(run->reason, sizeof(run->reason),
+                 "%d of %d ranks left the barrier before the last rank entered (%llu of %d "
+                 "staggered entries, by up to %.0f ns)",
+                 run->ranks_wrong, ctx->p, (unsigned long long)run->wrong,
+                 BARRIER_TRIALS * ctx->p, max_error);
+        return -1;
+    }
+    return 0;
+}
+
+/* The rank whose result the test hook corrupts: the last one that has a
+ * result (the root, for reduce and gather). */
+static int corrupt_rank(const struct bench_ctx *ctx, const struct bench_point *pt)
+{
+    return (pt->coll == CG_COLL_REDUCE || pt->coll == CG_COLL_GATHER) ? pt->root : ctx->p - 1;
+}
+
 /* Step 1: the check. Returns 0 when the point may be timed. */
 static int check_point(const struct bench_ctx *ctx, const struct bench_point *pt,
                        struct point_bufs *b, struct point_run *run)
@@ -456,8 +705,11 @@ static int check_point(const struct bench_ctx *ctx, const struct bench_point *pt
     uint64_t lsums[2];
     int rc;
 
+    if (pt->coll == CG_COLL_BARRIER) {
+        return check_barrier(ctx, pt, run);
+    }
     run->reference = (pt->kind == BENCH_GENERATED) ? "native" : "formula";
-    memset(b->ref, POISON, b->res_elems * size);
+    memset(b->ref, POISON, b->out_elems * size);
     if (pt->kind == BENCH_GENERATED) {
         rc = call_native_ref(ctx, pt, b);
         if (rc != MPI_SUCCESS) {
@@ -494,10 +746,10 @@ static int check_point(const struct bench_ctx *ctx, const struct bench_point *pt
     }
     /* Test hook (see the top of the file). */
     if (ctx->corrupt != NULL && run->algo != NULL && strcmp(ctx->corrupt, run->algo->name) == 0 &&
-        ctx->rank == ctx->p - 1 && b->res_elems > 0) {
-        b->out[size - 1] ^= 0x40; /* the most significant byte: sign/exponent or high bits */
+        ctx->rank == corrupt_rank(ctx, pt) && b->res_elems > 0) {
+        b->res[size - 1] ^= 0x40; /* the most significant byte: sign/exponent or high bits */
     }
-    bench_compare(pt->dtype, b->out, b->ref, b->res_elems, &wrong, &max_error);
+    bench_compare(pt->dtype, b->res, b->ref, b->res_elems, &wrong, &max_error);
     lsums[0] = wrong;
     lsums[1] = (wrong > 0);
     sums[0] = lsums[0];
@@ -616,6 +868,12 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
         if (ntags > 0) {
             cg_tag_reset();
         }
+        /* Barrier points too: the job's sync. Why not always the harness's
+         * dissemination barrier for them (MPI_Barrier is the call under
+         * test, and a job forcing a barrier algorithm also forces the
+         * synchronising MPI_Barrier): on this 2-core machine it made
+         * MPICH's barriers erratic, 5 us to 7 ms at 4 ranks, where
+         * MPI_Barrier gave 5 to 10 us (harness/README.md). */
         src = bench_sync(ctx);
         t0 = MPI_Wtime();
         rc = call_impl(ctx, pt, run->algo, b->send, b->out);
@@ -734,14 +992,22 @@ static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
     }
     b.send = malloc((b.in_elems > 0) ? b.in_elems * size : 1);
     b.out = malloc((b.out_elems > 0) ? b.out_elems * size : 1);
-    b.ref = malloc((b.res_elems > 0) ? b.res_elems * size : 1);
+    /* Why out_elems: a reference call may write where the result is not
+     * significant (exscan's rank 0), so ref has out's room. */
+    b.ref = malloc((b.out_elems > 0) ? b.out_elems * size : 1);
     bad = (b.send == NULL || b.out == NULL || b.ref == NULL);
     if (agree(ctx, bad, "out of memory for the buffers", run->reason)) {
         run->status = "error";
         free_bufs(&b);
         return;
     }
-    if (pt->coll == CG_COLL_BCAST) {
+    b.res = b.out;
+    if (pt->coll == CG_COLL_SCATTER && pt->in_place && ctx->rank == pt->root) {
+        /* In place, the root's block stays in sendbuf: that is its result. */
+        b.res = b.send + ((size_t)pt->root * pt->count * size);
+    }
+    if (pt->coll == CG_COLL_BCAST || pt->coll == CG_COLL_SCATTER) {
+        /* The root's data (in_elems is 0 elsewhere for scatter). */
         if (ctx->rank == pt->root) {
             for (size_t i = 0; i < b.in_elems; i++) {
                 bench_value(pt, ctx->p, pt->root, i, b.send + (i * size));
@@ -760,16 +1026,32 @@ static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
 
 /* ---- the record ------------------------------------------------------------------ */
 
+/* nccl-tests' size: count x element size, times p for the collectives whose
+ * count is per rank (allgather, reduce_scatter_block, gather, scatter,
+ * alltoall); 0 for barrier. */
 static size_t size_B(const struct bench_ctx *ctx, const struct bench_point *pt)
 {
     size_t s = pt->count * bench_dtype_size(pt->dtype);
 
-    if (pt->coll == CG_COLL_ALLGATHER || pt->coll == CG_COLL_REDUCE_SCATTER_BLOCK) {
+    switch (pt->coll) {
+    case CG_COLL_ALLGATHER:
+    case CG_COLL_REDUCE_SCATTER_BLOCK:
+    case CG_COLL_GATHER:
+    case CG_COLL_SCATTER:
+    case CG_COLL_ALLTOALL:
         s *= (size_t)ctx->p;
+        break;
+    case CG_COLL_BARRIER:
+        s = 0;
+        break;
+    default:
+        break;
     }
     return s;
 }
 
+/* busbw = algbw x this (harness/README.md, "Bus bandwidth"); NaN for
+ * barrier, which moves no data (written as null). */
 static double busbw_factor(const struct bench_ctx *ctx, enum cg_coll coll)
 {
     double p = (double)ctx->p;
@@ -779,8 +1061,16 @@ static double busbw_factor(const struct bench_ctx *ctx, enum cg_coll coll)
         return 2.0 * (p - 1.0) / p;
     case CG_COLL_ALLGATHER:
     case CG_COLL_REDUCE_SCATTER_BLOCK:
+    case CG_COLL_GATHER:
+    case CG_COLL_SCATTER:
+    case CG_COLL_ALLTOALL:
         return (p - 1.0) / p;
+    case CG_COLL_BARRIER:
+        return NAN;
     case CG_COLL_BCAST:
+    case CG_COLL_REDUCE:
+    case CG_COLL_SCAN:   /* a convention: nccl-tests has no scan */
+    case CG_COLL_EXSCAN:
     default:
         break;
     }
@@ -1030,7 +1320,17 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
         jw_null(&w);
     }
     jw_key(&w, "bandwidth");
-    if (timed && st.median_ns > 0.0) {
+    if (timed && pt->coll == CG_COLL_BARRIER) {
+        /* No data moves: no bandwidth (jw_num writes NaN as null). */
+        jw_obj(&w);
+        jw_key(&w, "algbw_GBps");
+        jw_null(&w);
+        jw_key(&w, "busbw_GBps");
+        jw_null(&w);
+        jw_key(&w, "busbw_factor");
+        jw_null(&w);
+        jw_obj_end(&w);
+    } else if (timed && st.median_ns > 0.0) {
         double algbw = (double)size_B(ctx, pt) / st.median_ns; /* bytes per ns = GB/s */
         double factor = busbw_factor(ctx, pt->coll);
         jw_obj(&w);

@@ -52,12 +52,16 @@ struct bench_point {
                            * "bound:sendrecv_reduce" */
     enum bench_kind kind; /* native or generated */
     const char *name;     /* "default", the algorithm, or the schedule name */
-    size_t count;         /* MPI's count for the collective */
+    size_t count;         /* MPI's count for the collective (per rank for allgather,
+                           * gather, scatter, alltoall, reduce_scatter_block; 0 for
+                           * barrier) */
     enum bench_dtype dtype; /* element type */
-    enum bench_op op;     /* reduction op (ignored by allgather and bcast) */
+    enum bench_op op;     /* reduction op (the reducing collectives: allreduce,
+                           * reduce_scatter_block, reduce, scan, exscan) */
     int op_given;         /* the job named an op (records write null otherwise) */
-    int root;             /* bcast root */
-    int in_place;         /* 1: MPI_IN_PLACE */
+    int root;             /* root of bcast, reduce, gather and scatter */
+    int in_place;         /* 1: MPI_IN_PLACE (at the root only for reduce, gather,
+                           * scatter) */
 };
 
 struct bench_job {

@@ -4,7 +4,8 @@
  * Why these values (the ideas of tests/emitted_check.c, made to hold for any
  * p rather than p <= 8): the check compares bit for bit, so every partial
  * result of every reduction order must be exact.
- * - sum, min, max, and the data of allgather and bcast: distinct per rank
+ * - sum, min, max, and the data of the collectives that do not reduce
+ *   (allgather, bcast, gather, scatter, alltoall): distinct per rank
  *   and position, u = 1 + (rank * 1000003 + i * 7 [+ (rank + 1) << 32 for
  *   int64]) mod (M - 1), sign alternating with i, where M bounds the
  *   magnitude so that p values sum exactly: float 2^24 / p, double
@@ -69,7 +70,8 @@ const char *bench_op_name(enum bench_op op)
 
 int bench_coll_reduces(enum cg_coll coll)
 {
-    return coll == CG_COLL_ALLREDUCE || coll == CG_COLL_REDUCE_SCATTER_BLOCK;
+    return coll == CG_COLL_ALLREDUCE || coll == CG_COLL_REDUCE_SCATTER_BLOCK ||
+           coll == CG_COLL_REDUCE || coll == CG_COLL_SCAN || coll == CG_COLL_EXSCAN;
 }
 
 /* Largest magnitude of a value (see the top of the file), at least 2. */
@@ -215,16 +217,24 @@ static void combine(enum bench_dtype t, enum bench_op op, void *acc, const void 
     }
 }
 
-/* The reduction over all ranks of input element `at`, written at dst. */
-static void reduce_at(const struct bench_point *pt, int p, size_t at, unsigned char *dst)
+/* The reduction over ranks 0..last of input element `at`, in rank order,
+ * written at dst (last >= 0). */
+static void reduce_upto(const struct bench_point *pt, int p, int last, size_t at,
+                        unsigned char *dst)
 {
     unsigned char v[8];
 
     bench_value(pt, p, 0, at, dst);
-    for (int r = 1; r < p; r++) {
+    for (int r = 1; r <= last; r++) {
         bench_value(pt, p, r, at, v);
         combine(pt->dtype, pt->op, dst, v);
     }
+}
+
+/* The reduction over all ranks of input element `at`, written at dst. */
+static void reduce_at(const struct bench_point *pt, int p, size_t at, unsigned char *dst)
+{
+    reduce_upto(pt, p, p - 1, at, dst);
 }
 
 void bench_expected(const struct bench_point *pt, int p, int rank, void *dst, size_t out_elems)
@@ -234,6 +244,7 @@ void bench_expected(const struct bench_point *pt, int p, int rank, void *dst, si
 
     switch (pt->coll) {
     case CG_COLL_ALLREDUCE:
+    case CG_COLL_REDUCE: /* the root's result (out_elems is 0 elsewhere) */
         for (size_t i = 0; i < out_elems; i++) {
             reduce_at(pt, p, i, out + (i * size));
         }
@@ -243,10 +254,34 @@ void bench_expected(const struct bench_point *pt, int p, int rank, void *dst, si
             reduce_at(pt, p, ((size_t)rank * pt->count) + i, out + (i * size));
         }
         break;
+    case CG_COLL_SCAN: /* ranks 0..rank */
+        for (size_t i = 0; i < out_elems; i++) {
+            reduce_upto(pt, p, rank, i, out + (i * size));
+        }
+        break;
+    case CG_COLL_EXSCAN: /* ranks 0..rank-1; rank 0's is undefined (out_elems 0) */
+        for (size_t i = 0; i < out_elems && rank > 0; i++) {
+            reduce_upto(pt, p, rank - 1, i, out + (i * size));
+        }
+        break;
     case CG_COLL_ALLGATHER:
+    case CG_COLL_GATHER: /* block r is rank r's input */
         for (size_t i = 0; i < out_elems; i++) {
             bench_value(pt, p, (int)(i / pt->count), i % pt->count, out + (i * size));
         }
+        break;
+    case CG_COLL_SCATTER: /* block `rank` of the root's input */
+        for (size_t i = 0; i < out_elems; i++) {
+            bench_value(pt, p, pt->root, ((size_t)rank * pt->count) + i, out + (i * size));
+        }
+        break;
+    case CG_COLL_ALLTOALL: /* block s is block `rank` of rank s's input */
+        for (size_t i = 0; i < out_elems; i++) {
+            bench_value(pt, p, (int)(i / pt->count), ((size_t)rank * pt->count) + (i % pt->count),
+                        out + (i * size));
+        }
+        break;
+    case CG_COLL_BARRIER: /* no data */
         break;
     case CG_COLL_BCAST:
     default:

@@ -167,7 +167,8 @@ static int load_point(struct loader *ld, const cJSON *it, int index, struct benc
     static const char *const keys[] = {"id",       "seq", "collective", "impl",    "count",
                                        "datatype", "op",  "root",       "in_place", NULL};
     static const char *const colls[] = {"allreduce", "allgather", "reduce_scatter_block", "bcast",
-                                        NULL};
+                                        "reduce",    "gather",    "scatter",              "alltoall",
+                                        "scan",      "exscan",    "barrier",              NULL};
     static const char *const dtypes[] = {"int32", "int64", "float", "double", NULL};
     static const char *const ops[] = {"sum", "prod", "min", "max", NULL};
     char where[64];
@@ -200,11 +201,15 @@ static int load_point(struct loader *ld, const cJSON *it, int index, struct benc
     c = lookup(coll, colls);
     if (c < 0) {
         return fail(ld, "%scollective \"%s\" is not one of allreduce, allgather, "
-                        "reduce_scatter_block, bcast", where, coll);
+                        "reduce_scatter_block, bcast, reduce, gather, scatter, alltoall, scan, "
+                        "exscan, barrier", where, coll);
     }
     /* Why a table rather than cg_coll_name: the file's names are the
      * contract, and they happen to be cg_coll's; the order matches enum
-     * cg_coll. */
+     * cg_coll (checked here). */
+    _Static_assert(CG_COLL_BCAST == 3 && CG_COLL_REDUCE == 4 && CG_COLL_ALLTOALL == 7 &&
+                       CG_COLL_BARRIER == 10,
+                   "colls[] follows enum cg_coll");
     pt->coll = (enum cg_coll)c;
     c = lookup(dtype, dtypes);
     if (c < 0) {

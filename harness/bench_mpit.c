@@ -171,6 +171,15 @@ static const struct mpich_names mpich_tables[] = {
     {"MPIR_CVAR_BCAST_INTRA_ALGORITHM",
      {"auto", "binomial", "nb", "smp", "scatter_recursive_doubling_allgather",
       "scatter_ring_allgather", NULL}},
+    {"MPIR_CVAR_REDUCE_INTRA_ALGORITHM",
+     {"auto", "binomial", "nb", "smp", "reduce_scatter_gather", NULL}},
+    {"MPIR_CVAR_GATHER_INTRA_ALGORITHM", {"auto", "binomial", "nb", NULL}},
+    {"MPIR_CVAR_SCATTER_INTRA_ALGORITHM", {"auto", "binomial", "nb", NULL}},
+    {"MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM",
+     {"auto", "brucks", "nb", "pairwise", "pairwise_sendrecv_replace", "scattered", NULL}},
+    {"MPIR_CVAR_SCAN_INTRA_ALGORITHM", {"auto", "nb", "smp", "recursive_doubling", NULL}},
+    {"MPIR_CVAR_EXSCAN_INTRA_ALGORITHM", {"auto", "nb", "recursive_doubling", NULL}},
+    {"MPIR_CVAR_BARRIER_INTRA_ALGORITHM", {"auto", "nb", "smp", "dissemination", NULL}},
     {"MPIR_CVAR_DEVICE_COLLECTIVES", {"all", "none", "percoll", NULL}},
     {"MPIR_CVAR_COLLECTIVE_FALLBACK", {"error", "print", "silent", NULL}},
 };
@@ -399,7 +408,18 @@ static long pof2_floor(long x)
  * - allgather recursive_doubling: p not a power of two: bruck;
  *   allgather neighbor: odd p: ring;
  * - bcast scatter_allgather and scatter_allgather_ring: count < p:
- *   basic_linear.
+ *   basic_linear;
+ * - reduce rabenseifner (redscat_gather): count < pof2(p) (or p < 2, or a
+ *   non-commutative op, which the harness does not use): linear
+ *   (ompi_coll_base_reduce_intra_basic_linear);
+ * - alltoall, every algorithm: in place, mca_coll_base_alltoall_intra_
+ *   basic_inplace, which the table calls "basic_inplace" (it is none of the
+ *   forceable ones).
+ * The reduce and alltoall ones were also seen on this machine's 4.1.4 with
+ * gdb breakpoints on the coll/base functions (descriptors/README.md). The
+ * two_proc algorithms of alltoall and barrier return
+ * MPI_ERR_UNSUPPORTED_OPERATION at p != 2 rather than falling back (the
+ * platform's only_ranks keeps them out).
  * Returns alg itself when none applies. */
 static const char *ompi_fallback(const struct bench_point *pt, const char *alg, int p,
                                  long long segsize, char *why, size_t whylen)
@@ -459,6 +479,21 @@ static const char *ompi_fallback(const struct bench_point *pt, const char *alg, 
             bench_fmt(why, whylen, "%s runs basic_linear when count (%llu) < p (%d)", alg, count, p);
             return "basic_linear";
         }
+    }
+    if (pt->coll == CG_COLL_REDUCE) {
+        if (strcmp(alg, "rabenseifner") == 0 &&
+            (p < 2 || count < (unsigned long long)pof2_floor(p))) {
+            bench_fmt(why, whylen,
+                      "rabenseifner runs linear (basic_linear) when count (%llu) < pof2(p) (%ld)",
+                      count, pof2_floor(p));
+            return "linear";
+        }
+    }
+    if (pt->coll == CG_COLL_ALLTOALL && pt->in_place) {
+        bench_fmt(why, whylen,
+                  "%s runs basic_inplace (mca_coll_base_alltoall_intra_basic_inplace) in place",
+                  alg);
+        return "basic_inplace";
     }
     return alg;
 }

@@ -1393,8 +1393,11 @@ static void check_coll(struct vctx *v, const struct cg_test *t, const struct cg_
 {
     int c = cr->coll;
     const struct cg_coll_info *info = &cg_colls[c];
-    /* A "sizes" that failed to parse was reported already. */
-    if (cr->nsizes == 0 && top->sizes == NULL && (own == NULL || own->sizes == NULL)) {
+    /* A "sizes" that failed to parse was reported already. Barrier moves no
+     * data: it takes any sizes, or none, and is planned as one point of
+     * 0 B (run_plan.c). */
+    int sized = c != CG_C_BARRIER;
+    if (sized && cr->nsizes == 0 && top->sizes == NULL && (own == NULL || own->sizes == NULL)) {
         verr(v, cr->pos, "no sizes for %s: give 'sizes' at the top level or in its entry",
              info->name);
     }
@@ -1414,14 +1417,16 @@ static void check_coll(struct vctx *v, const struct cg_test *t, const struct cg_
              rooted ? " instead)" : "");
     }
     for (int i = 0; i < cr->nin_place; i++) {
-        if (cr->in_place[i] && c == CG_C_BCAST) {
+        if (cr->in_place[i] && (c == CG_C_BCAST || c == CG_C_BARRIER)) {
             verr(v, cr->in_place_pos[i],
-                 "bcast has no in-place form (MPI_Bcast has one buffer): "
+                 "%s has no in-place form (%s): "
                  "'in_place' true does not apply to it (give 'in_place' in the entries of the "
-                 "other collectives instead)");
+                 "other collectives instead)",
+                 info->name,
+                 c == CG_C_BCAST ? "MPI_Bcast has one buffer" : "MPI_Barrier has no buffer");
         }
     }
-    for (int s = 0; s < cr->nsizes; s++) {
+    for (int s = 0; sized && s < cr->nsizes; s++) {
         for (int k = 0; k < cr->ndtypes; k++) {
             int dt = cr->dtypes[k];
             int64_t size = cr->sizes[s];

@@ -154,7 +154,8 @@ struct cg_impl_req {
 struct cg_coll_req {
     enum cg_coll_kind coll;        /* which collective */
     struct cg_pos pos;             /* its entry */
-    int64_t *sizes;                /* bytes of the count argument: count x datatype size */
+    int64_t *sizes;                /* bytes of the count argument: count x datatype size
+                                    * (barrier: as given, but ignored: one point of 0 B) */
     struct cg_pos *sizes_pos;      /* where each size was written (a range: its "from") */
     int nsizes;                    /* entries in sizes */
     struct cg_impl_req *impls;     /* implementations, in order */
@@ -231,12 +232,17 @@ const char *cg_algo_ranks_problem(const struct cg_algo_spec *a, int ranks, char 
 int cg_coll_by_name(const char *name); /* enum cg_coll_kind, or -1 */
 
 /* The collectives a test may measure: the first CG_HARNESS_COLLS of
- * enum cg_coll_kind (allreduce, allgather, reduce_scatter_block, bcast), the
- * ones the benchmark program (harness/bench*.c) calls, checks and times. The
- * generator knows more; a test naming one of those is an error. */
-#define CG_HARNESS_COLLS 4
+ * enum cg_coll_kind, the ones the benchmark program (harness/bench*.c)
+ * calls, checks and times: all eleven the generator knows (allreduce,
+ * allgather, reduce_scatter_block, bcast, reduce, gather, scatter, alltoall,
+ * scan, exscan, barrier). A collective added to the generator later is an
+ * error in a test ("the harness does not measure X yet") until bench runs
+ * it. */
+#define CG_HARNESS_COLLS 11
 _Static_assert(CG_C_ALLREDUCE == 0 && CG_C_ALLGATHER == 1 && CG_C_REDUCE_SCATTER_BLOCK == 2 &&
-                   CG_C_BCAST == 3 && CG_C_COUNT_ >= CG_HARNESS_COLLS,
+                   CG_C_BCAST == 3 && CG_C_REDUCE == 4 && CG_C_GATHER == 5 &&
+                   CG_C_SCATTER == 6 && CG_C_ALLTOALL == 7 && CG_C_SCAN == 8 &&
+                   CG_C_EXSCAN == 9 && CG_C_BARRIER == 10 && CG_C_COUNT_ >= CG_HARNESS_COLLS,
                "the harness's collectives come first in enum cg_coll_kind");
 
 #endif

@@ -8,8 +8,12 @@ DIR/plots/*.png; `collgen report DIR` runs it. Only records with status ok
 are plotted (the report lists the others). One figure per
 
   latency_<coll>_<lib>_p<P>.png  median time against size, a band p25..p75,
-                                 one line per implementation (log-log)
-  busbw_<coll>_<lib>_p<P>.png    bus bandwidth against size
+                                 one line per implementation (log-log); for
+                                 barrier (one point of 0 B per implementation)
+                                 one bar per implementation, p25..p75 as an
+                                 error bar
+  busbw_<coll>_<lib>_p<P>.png    bus bandwidth against size (none for barrier,
+                                 which moves no data: its records' busbw is null)
   heatmap_<coll>_<lib>.png       best-to-default ratio over size x p, each
                                  cell naming the winner (as the table does)
   box_<coll>_<lib>_p<P>.png      raw repetitions per implementation, one
@@ -41,6 +45,8 @@ import shutil
 import sys
 
 MAX_BOXES = 6  # sizes per box-plot figure
+# The collectives that take an op (the others ignore the record's op).
+REDUCING = ("allreduce", "reduce_scatter_block", "reduce", "scan", "exscan")
 
 
 def fmt_size(b):
@@ -220,38 +226,61 @@ def plot_group(plt, np, pts, title, stem, out, written):
     by_label = {s: sorted((q for q in pts if q.label == s), key=lambda q: q.size) for s in labels}
     sizes = sorted({q.size for q in pts})
 
-    fig, ax = plt.subplots(figsize=(8, 5))
-    for s in labels:
-        qs = by_label[s]
-        x = [q.size for q in qs]
-        ax.plot(x, [q.median / 1e3 for q in qs], label=s, **style.line(s))
-        ax.fill_between(x, [q.p25 / 1e3 for q in qs], [q.p75 / 1e3 for q in qs],
-                        color=style.colour[s], alpha=0.15, linewidth=0)
-    cross_fallbacks(ax, pts, lambda q: q.median / 1e3)
-    size_axis(ax, sizes)
-    plain_log_y(ax)
-    ax.set_ylabel("time per call (us, median of the slowest rank)")
-    ax.set_title("%s: latency (band: p25..p75)" % title)
-    ax.grid(True, which="major", alpha=0.3)
-    legend_outside(ax, title="implementation")
-    save(fig, out, "latency_%s.png" % stem, written)
-    plt.close(fig)
+    if sizes == [0]:
+        # Barrier: no data, one point per implementation: bars, not lines
+        # on a log size axis (log 0 does not exist).
+        fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(labels) + 2), 4.5))
+        x = range(len(labels))
+        med = [min(by_label[s], key=Point.rank).median / 1e3 for s in labels]
+        lo = [m - min(by_label[s], key=Point.rank).p25 / 1e3 for m, s in zip(med, labels)]
+        hi = [min(by_label[s], key=Point.rank).p75 / 1e3 - m for m, s in zip(med, labels)]
+        ax.bar(x, med, yerr=[lo, hi], capsize=4, color=[style.colour[s] for s in labels],
+               alpha=0.8, edgecolor="black", linewidth=0.5)
+        for xi, m in zip(x, med):
+            ax.annotate("%.3g" % m, (xi, m), ha="center", va="bottom", fontsize=7,
+                        xytext=(0, 2), textcoords="offset points")
+        ax.set_xticks(list(x))
+        ax.set_xticklabels([min(by_label[s], key=Point.rank).shown() for s in labels],
+                           rotation=30, ha="right")
+        ax.set_ylabel("time per call (us, median of the slowest rank)")
+        ax.set_title("%s: latency (error bar: p25..p75)" % title)
+        ax.grid(True, axis="y", alpha=0.3)
+        save(fig, out, "latency_%s.png" % stem, written)
+        plt.close(fig)
+    else:
+        fig, ax = plt.subplots(figsize=(8, 5))
+        for s in labels:
+            qs = by_label[s]
+            x = [q.size for q in qs]
+            ax.plot(x, [q.median / 1e3 for q in qs], label=s, **style.line(s))
+            ax.fill_between(x, [q.p25 / 1e3 for q in qs], [q.p75 / 1e3 for q in qs],
+                            color=style.colour[s], alpha=0.15, linewidth=0)
+        cross_fallbacks(ax, pts, lambda q: q.median / 1e3)
+        size_axis(ax, sizes)
+        plain_log_y(ax)
+        ax.set_ylabel("time per call (us, median of the slowest rank)")
+        ax.set_title("%s: latency (band: p25..p75)" % title)
+        ax.grid(True, which="major", alpha=0.3)
+        legend_outside(ax, title="implementation")
+        save(fig, out, "latency_%s.png" % stem, written)
+        plt.close(fig)
 
-    fig, ax = plt.subplots(figsize=(8, 5))
-    for s in labels:
-        qs = [q for q in by_label[s] if isinstance(q.busbw, (int, float)) and q.busbw > 0]
-        if qs:
-            ax.plot([q.size for q in qs], [q.busbw for q in qs], label=s, **style.line(s))
-    cross_fallbacks(ax, [q for q in pts if isinstance(q.busbw, (int, float)) and q.busbw > 0],
-                    lambda q: q.busbw)
-    size_axis(ax, sizes)
-    plain_log_y(ax)
-    ax.set_ylabel("bus bandwidth (GB/s, nccl-tests busbw)")
-    ax.set_title("%s: bus bandwidth" % title)
-    ax.grid(True, which="major", alpha=0.3)
-    legend_outside(ax, title="implementation")
-    save(fig, out, "busbw_%s.png" % stem, written)
-    plt.close(fig)
+    with_bw = [q for q in pts if isinstance(q.busbw, (int, float)) and q.busbw > 0]
+    if with_bw:  # none for barrier, whose busbw is null
+        fig, ax = plt.subplots(figsize=(8, 5))
+        for s in labels:
+            qs = [q for q in by_label[s] if isinstance(q.busbw, (int, float)) and q.busbw > 0]
+            if qs:
+                ax.plot([q.size for q in qs], [q.busbw for q in qs], label=s, **style.line(s))
+        cross_fallbacks(ax, with_bw, lambda q: q.busbw)
+        size_axis(ax, sorted({q.size for q in with_bw}))
+        plain_log_y(ax)
+        ax.set_ylabel("bus bandwidth (GB/s, nccl-tests busbw)")
+        ax.set_title("%s: bus bandwidth" % title)
+        ax.grid(True, which="major", alpha=0.3)
+        legend_outside(ax, title="implementation")
+        save(fig, out, "busbw_%s.png" % stem, written)
+        plt.close(fig)
 
     with_raw = [q for q in pts if q.raw]
     raw_sizes = sorted({q.size for q in with_raw})
@@ -273,7 +302,7 @@ def plot_group(plt, np, pts, title, stem, out, written):
                 patch.set_alpha(0.55)
             ax.set_xticks(range(1, len(qs) + 1))
             ax.set_xticklabels([q.shown() for q in qs], rotation=40, ha="right", fontsize=8)
-            ax.set_title(fmt_size(size), fontsize=10)
+            ax.set_title(fmt_size(size) if sizes != [0] else "no data (barrier)", fontsize=10)
             ax.set_ylabel("us per call")
             ax.grid(True, axis="y", alpha=0.3)
         for ax in list(axes.flat)[len(raw_sizes):]:
@@ -395,7 +424,7 @@ def plot_scaling(plt, np, pts, title, stem, out, written):
 def variant_text(v, coll):
     datatype, op, root, in_place = v
     parts = [datatype] if datatype else []
-    if op and "reduce" in coll:
+    if op and coll in REDUCING:
         parts.append(op)
     if root:
         parts.append("root%d" % root)

@@ -151,19 +151,42 @@ int cg_rep_table_row(struct cg_rep_table *t, const char *const *cells)
 
 /* A generated schedule is named <collective>_<name>. It pairs with the
  * native algorithm called <name>, unless this table names the native
- * algorithms (Open MPI's and MPICH's names) that implement it. */
+ * algorithms (Open MPI's and MPICH's names) that implement it. Rows not here
+ * pair by the same name: reduce_binomial, gather_binomial and
+ * scatter_binomial with binomial (both libraries), alltoall_pairwise with
+ * pairwise (both), barrier_recursive_doubling with recursive_doubling
+ * (Open MPI), scan_* and exscan_* with linear (Open MPI) and
+ * recursive_doubling (both). */
 static const struct equivalence {
     const char *collective;   /* the collective */
     const char *schedule;     /* name after "<collective>_" */
-    const char *native[3];    /* native algorithm names; NULL-terminated */
+    const char *native[4];    /* native algorithm names; NULL-terminated */
 } equivalences[] = {
     {"allreduce", "rabenseifner", {"rabenseifner", "reduce_scatter_allgather", NULL}},
     {"allgather", "bruck", {"bruck", "brucks", NULL}},
-    {"bcast", "binomial_doubling", {"binomial", NULL, NULL}},
-    {"bcast", "binomial_halving", {"binomial", NULL, NULL}},
+    {"bcast", "binomial_doubling", {"binomial", NULL}},
+    {"bcast", "binomial_halving", {"binomial", NULL}},
     /* Why: Open MPI's scatter_allgather gathers by recursive doubling; the
      * generated schedule, like scatter_allgather_ring, gathers around a ring. */
     {"bcast", "scatter_allgather", {"scatter_allgather_ring", "scatter_ring_allgather", NULL}},
+    /* Rabenseifner's reduce-scatter + gather: Open MPI's redscat_gather,
+     * MPICH's reduce_scatter_gather. */
+    {"reduce", "rabenseifner", {"rabenseifner", "reduce_scatter_gather", NULL}},
+    /* The root receives (sends) the blocks one by one in rank order: Open
+     * MPI's basic_linear (linear_sync and linear_nb differ: segmented first
+     * messages, nonblocking sends). MPICH has no linear gather or scatter. */
+    {"gather", "linear", {"basic_linear", NULL}},
+    {"scatter", "linear", {"basic_linear", NULL}},
+    /* Every rank posts all its sends and receives at once (in batches of 8
+     * ranks; one batch up to p = 9): Open MPI's linear (basic_linear),
+     * MPICH's scattered (batches of MPIR_CVAR_ALLTOALL_THROTTLE, 32). */
+    {"alltoall", "linear", {"linear", "scattered", NULL}},
+    /* Open MPI calls its Bruck alltoall modified_bruck, MPICH brucks. */
+    {"alltoall", "bruck", {"modified_bruck", "brucks", NULL}},
+    /* Open MPI's "bruck" barrier is the dissemination barrier
+     * (coll_base_barrier_intra_bruck: round k signals rank + 2^k, waits for
+     * rank - 2^k), MPICH's is called dissemination. */
+    {"barrier", "dissemination", {"bruck", "dissemination", NULL}},
 };
 
 /* The name of a generated schedule after its collective's prefix. */
@@ -187,7 +210,7 @@ static int same_algorithm(const struct cg_rep_record *g, const struct cg_rep_rec
     for (size_t i = 0; i < sizeof equivalences / sizeof equivalences[0]; i++) {
         const struct equivalence *e = &equivalences[i];
         if (strcmp(e->collective, g->collective) == 0 && strcmp(e->schedule, s) == 0) {
-            for (int k = 0; k < 3 && e->native[k] != NULL; k++) {
+            for (int k = 0; k < 4 && e->native[k] != NULL; k++) {
                 if (strcmp(e->native[k], n->name) == 0) {
                     return 1;
                 }
@@ -270,20 +293,25 @@ static int faster(const struct cg_rep_record *a, const struct cg_rep_record *b)
     return strcmp(a->name, b->name) < 0;
 }
 
+/* The collectives that take an op (allreduce, reduce_scatter_block,
+ * reduce, scan, exscan); the others' records carry one they ignore. */
 static int reduces(const char *collective)
 {
-    return strstr(collective, "reduce") != NULL;
+    return strstr(collective, "reduce") != NULL || strcmp(collective, "scan") == 0 ||
+           strcmp(collective, "exscan") == 0;
 }
 
 static char *group_title(const struct cg_rep_record *r)
 {
     int show_op = reduces(r->collective) && r->op[0] != '\0';
+    /* Barrier has no data: its datatype is a placeholder. */
+    const char *datatype = (strcmp(r->collective, "barrier") == 0) ? "" : r->datatype;
     char root[32] = "";
     if (r->root != 0) {
         snprintf(root, sizeof root, " / root %d", r->root);
     }
     return cg_rep_strf("%s / %s / p=%d%s%s%s%s%s%s", r->collective, r->library, r->ranks,
-                       (r->datatype[0] != '\0') ? " / " : "", r->datatype, show_op ? " " : "",
+                       (datatype[0] != '\0') ? " / " : "", datatype, show_op ? " " : "",
                        show_op ? r->op : "", root, r->in_place ? " / in place" : "");
 }
 
@@ -694,7 +722,11 @@ static void legend(struct cg_rep_doc *d)
                    "winner: the fastest implementation (g:NAME is the generated schedule "
                    "<collective>_NAME); algbw and busbw are the winner's, from its record "
                    "(nccl-tests: algbw = size / time; busbw = algbw * 2(p-1)/p for allreduce, "
-                   "(p-1)/p for allgather and reduce_scatter_block, 1 for bcast).\n"
+                   "(p-1)/p for allgather, reduce_scatter_block, gather, scatter and alltoall, 1 "
+                   "for bcast and reduce, and by convention 1 for scan and exscan; size is "
+                   "count x element size, x p where the count is per rank (allgather, "
+                   "reduce_scatter_block, gather, scatter, alltoall); barrier has size 0 and no "
+                   "bandwidth).\n"
                    "~ after a ratio: the difference is NOT statistically significant: two-sided "
                    "Mann-Whitney U test on the raw repetitions of the two implementations "
                    "(normal approximation with tie and continuity correction), alpha = 0.05. "
@@ -718,7 +750,7 @@ static void legend(struct cg_rep_doc *d)
     for (size_t i = 0; i < sizeof equivalences / sizeof equivalences[0]; i++) {
         const struct equivalence *e = &equivalences[i];
         cg_rep_buf_printf(&b, "%s%s_%s against", sep, e->collective, e->schedule);
-        for (int k = 0; k < 3 && e->native[k] != NULL; k++) {
+        for (int k = 0; k < 4 && e->native[k] != NULL; k++) {
             cg_rep_buf_printf(&b, "%s%s", (k == 0) ? " " : " or ", e->native[k]);
         }
         sep = "; ";

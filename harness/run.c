@@ -623,13 +623,7 @@ static int append_record(struct run_ctx *c, const struct cg_job *job, int run_id
     const char *name = colon + 1;
     /* The record's kind is the impl's prefix: native, generated or bound. */
     const char *kind = cg_arena_printf(&c->arena, "%.*s", (int)(colon - pt->impl), pt->impl);
-    double factor = 1.0;
-    int p = job->ranks;
-    if (pt->coll == CG_C_ALLREDUCE) {
-        factor = 2.0 * (p - 1) / p;
-    } else if (pt->coll != CG_C_BCAST) {
-        factor = (double)(p - 1) / p;
-    }
+    double factor = cg_point_busbw_factor(pt->coll, job->ranks);
     struct cg_jw w;
     cg_jw_init(&w, f);
     cg_jw_obj(&w, NULL, 1);
@@ -668,7 +662,11 @@ static int append_record(struct run_ctx *c, const struct cg_job *job, int run_id
     cg_jw_obj(&w, "bandwidth", 1);
     cg_jw_null(&w, "algbw_GBps");
     cg_jw_null(&w, "busbw_GBps");
-    cg_jw_num(&w, "busbw_factor", factor);
+    if (factor >= 0.0) {
+        cg_jw_num(&w, "busbw_factor", factor);
+    } else {
+        cg_jw_null(&w, "busbw_factor"); /* barrier: no data, no bandwidth */
+    }
     cg_jw_end(&w);
     cg_jw_null(&w, "check");
     cg_jw_arr(&w, "tags", 1);

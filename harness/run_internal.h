@@ -69,8 +69,12 @@ int cg_plan_build(struct cg_plan *plan, struct cg_arena *a, struct cg_diag *d,
                   const struct cg_test *t, const struct cg_platform *p,
                   const struct cg_registry *reg);
 
-/* nccl-tests' message size for a point at `ranks` processes. */
+/* nccl-tests' message size for a point at `ranks` processes (count x
+ * element size, x ranks for allgather, reduce_scatter_block, gather,
+ * scatter and alltoall; 0 for barrier). */
 int64_t cg_point_size_B(const struct cg_point *pt, int ranks);
+/* busbw = algbw x this (harness/README.md); -1 for barrier (no bandwidth). */
+double cg_point_busbw_factor(enum cg_coll_kind coll, int ranks);
 
 /* ---- templates ---------------------------------------------------------- */
 

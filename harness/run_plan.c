@@ -91,10 +91,35 @@ static char *upper(struct cg_arena *a, const char *s)
 
 int64_t cg_point_size_B(const struct cg_point *pt, int ranks)
 {
-    if (pt->coll == CG_C_ALLGATHER || pt->coll == CG_C_REDUCE_SCATTER_BLOCK) {
+    switch (pt->coll) {
+    case CG_C_ALLGATHER:
+    case CG_C_REDUCE_SCATTER_BLOCK:
+    case CG_C_GATHER:
+    case CG_C_SCATTER:
+    case CG_C_ALLTOALL:
         return pt->bytes * ranks;
+    default:
+        return pt->bytes; /* 0 for barrier */
     }
-    return pt->bytes;
+}
+
+double cg_point_busbw_factor(enum cg_coll_kind coll, int ranks)
+{
+    double p = ranks;
+    switch (coll) {
+    case CG_C_ALLREDUCE:
+        return 2.0 * (p - 1) / p;
+    case CG_C_ALLGATHER:
+    case CG_C_REDUCE_SCATTER_BLOCK:
+    case CG_C_GATHER:
+    case CG_C_SCATTER:
+    case CG_C_ALLTOALL:
+        return (p - 1) / p;
+    case CG_C_BARRIER:
+        return -1.0;
+    default:
+        return 1.0; /* bcast, reduce; scan and exscan by convention */
+    }
 }
 
 /* A growable array of anything, in the arena. */
@@ -249,8 +274,17 @@ static void add_points(struct builder *b, struct cg_job *job, int *pcap,
 {
     const struct cg_coll_info *info = &cg_colls[cr->coll];
     int nops = info->reduces ? cr->nops : 1;
-    for (int s = 0; s < cr->nsizes; s++) {
-        for (int d = 0; d < cr->ndtypes; d++) {
+    /* Barrier moves no data: one point of 0 B with the first datatype,
+     * whatever sizes and datatypes the test lists (descriptors/README.md). */
+    int barrier = cr->coll == CG_C_BARRIER;
+    int nsizes = barrier ? 1 : cr->nsizes;
+    int ndtypes = barrier ? 1 : cr->ndtypes;
+    if (barrier && (cr->nsizes > 1 || cr->ndtypes > 1 || (cr->nsizes == 1 && cr->sizes[0] != 0))) {
+        note(b, "barrier moves no data: it is measured once per library, process count and "
+                "implementation (size 0 B, count 0), whatever the sizes and datatypes listed");
+    }
+    for (int s = 0; s < nsizes; s++) {
+        for (int d = 0; d < ndtypes; d++) {
             for (int o = 0; o < nops; o++) {
                 for (int r = 0; r < cr->nroots; r++) {
                     for (int ip = 0; ip < cr->nin_place; ip++) {
@@ -265,7 +299,7 @@ static void add_points(struct builder *b, struct cg_job *job, int *pcap,
                             pt->op = cr->ops[o];
                             pt->root = cr->roots[r];
                             pt->in_place = cr->in_place[ip];
-                            pt->bytes = cr->sizes[s];
+                            pt->bytes = barrier ? 0 : cr->sizes[s];
                             pt->count = pt->bytes / cg_dtype_sizes[pt->dtype];
                             pt->id = cg_arena_printf(
                                 b->a, "%s-%s-%s-%s-%s-%s-r%d-ip%d-%lldB%s", info->name,

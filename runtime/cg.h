@@ -193,6 +193,30 @@ int cg_copy_typed(const void *src, size_t scount, MPI_Datatype stype, void *dst,
 int cg_reduce_kernel_index(MPI_Datatype dtype, MPI_Op op);
 void cg_reduce_kernel_run(int kernel, void *inout, const void *in, size_t n);
 
+/* ---- call steps (call.c) ------------------------------------------------- */
+
+/* Any generated collective, cast back to its cg_<coll>_fn in call.c. */
+typedef void (*cg_any_fn)(void);
+
+/* A call step: collective `coll` (enum cg_coll) on c->comm, the MPI
+ * library's (fn NULL) or the generated fn, with c's datatype and op, on
+ * views [first, first + n) of the caller's buffers (sb NULL: no "send"
+ * view). Views equal to the callee's in-place form are passed as
+ * MPI_IN_PLACE; uneven blocks make native equal-block collectives their
+ * v-variants. Returns MPI_SUCCESS or an MPI error code. */
+int cg_call_coll(struct cg_call *c, int coll, cg_any_fn fn, int root, const struct cg_buf *sb,
+                 long sfirst, long sn, const struct cg_buf *rb, long rfirst, long rn);
+/* The same on `comm`, a sub-communicator from cg_call_split (root and the
+ * views' groups are in its ranks). */
+int cg_call_coll_in(struct cg_call *c, MPI_Comm comm, int coll, cg_any_fn fn, int root,
+                    const struct cg_buf *sb, long sfirst, long sn, const struct cg_buf *rb,
+                    long rfirst, long rn);
+/* The sub-communicator of this rank's colour for call step `site`
+ * ("<schedule>/<phase>/<step>", a string that lives as long as the program)
+ * in round `instance`: MPI_Comm_split of c->comm (key: rank) on first use,
+ * then cached with the context until the caller's communicator is freed. */
+int cg_call_split(struct cg_call *c, const char *site, long instance, int color, MPI_Comm *sub);
+
 /* ---- errors -------------------------------------------------------------- */
 
 /* The last error the runtime recorded on this thread, "" when none. */

@@ -26,6 +26,18 @@ struct cg_comm {
     int reqs_cap;                     /* entries allocated in reqs and is_recv */
     MPI_Datatype *types;              /* derived types of the current exchange */
     int types_cap;                    /* entries allocated in types */
+    struct cg_split *splits;          /* call steps' sub-communicators (call.c) */
+    int nsplits, splits_cap;          /* used, allocated */
+};
+
+/* A call step's sub-communicator, split once per (site, instance) and kept
+ * with the context: every rank runs every call step instance, so every rank
+ * has it cached, or none has. The site names the schedule too, since every
+ * schedule called on one communicator shares its context. */
+struct cg_split {
+    const char *site; /* the call step, "<schedule>/<phase>/<step>" (a literal) */
+    long instance; /* its round value (0 without rounds) */
+    MPI_Comm comm; /* MPI_Comm_split of the private duplicate */
 };
 
 /* Records "rank R: runtime/FILE:LINE: MPI_Xxx: <MPI_Error_string>" for a

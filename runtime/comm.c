@@ -33,6 +33,7 @@ static void cg_comm_destroy(struct cg_comm *cc)
     free(cc->reqs);
     free(cc->is_recv);
     free(cc->types);
+    free(cc->splits);
     free(cc);
 }
 
@@ -45,6 +46,9 @@ static int cg_comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)comm;
     (void)keyval;
     (void)extra;
+    for (int i = 0; i < cc->nsplits; i++) {
+        CG_CHECK_MPI(MPI_Comm_free(&cc->splits[i].comm));
+    }
     CG_CHECK_MPI(MPI_Comm_free(&cc->comm));
 out:
     cg_comm_destroy(cc);

@@ -750,6 +750,90 @@ static void coll_names_should_name_each_collective(void)
     CHECK(strcmp(cg_coll_name(CG_COLL_COUNT_), "unknown") == 0);
 }
 
+
+/* ---- call steps (call.c) ------------------------------------------------- */
+
+static const void *seen_sendbuf;
+static void *seen_recvbuf;
+static size_t seen_sendcount, seen_recvcount;
+
+/* Stands in for a generated allgather: records what it was given. */
+static int fake_allgather(CG_ALLGATHER_ARGS)
+{
+    seen_sendbuf = sendbuf;
+    seen_recvbuf = recvbuf;
+    seen_sendcount = sendcount;
+    seen_recvcount = recvcount;
+    return MPI_Allgather(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype,
+                         comm);
+}
+
+static void call_should_turn_views_into_pointers_counts_and_in_place(void)
+{
+    int p = 0, rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    struct cg_call c;
+    CHECK(cg_call_begin(&c, MPI_COMM_WORLD, MPI_INT32_T, MPI_OP_NULL, 0) == MPI_SUCCESS);
+    /* Equal blocks of 3: a generated callee, in place. */
+    int32_t *buf = malloc(sizeof(int32_t) * (size_t)(3 * p + 1) * 2);
+    for (int i = 0; i < 3 * p; i++) {
+        buf[i] = (i / 3 == rank) ? i : -1;
+    }
+    struct cg_geom g3 = { (size_t)3 * (size_t)p, p };
+    struct cg_buf out = { (char *)buf, g3, p };
+    CHECK(cg_call_coll(&c, CG_COLL_ALLGATHER, (cg_any_fn)fake_allgather, 0, &out, rank, 1, &out,
+                       0, p) == MPI_SUCCESS);
+    CHECK(seen_sendbuf == MPI_IN_PLACE && seen_recvbuf == buf);
+    CHECK(seen_sendcount == 3 && seen_recvcount == 3);
+    for (int i = 0; i < 3 * p; i++) {
+        CHECKF(buf[i] == i, "buf[%d] = %d", i, (int)buf[i]);
+    }
+    /* Uneven blocks (3p + 1 elements in p blocks): native, MPI_Allgatherv. */
+    struct cg_geom gu = { (size_t)3 * (size_t)p + 1, p };
+    struct cg_buf outu = { (char *)buf, gu, p };
+    size_t off = cg_geom_off(&gu, rank), len = cg_geom_len(&gu, rank);
+    for (int i = 0; i < 3 * p + 1; i++) {
+        buf[i] = ((size_t)i >= off && (size_t)i < off + len) ? 7 * i : -1;
+    }
+    CHECK(cg_call_coll(&c, CG_COLL_ALLGATHER, NULL, 0, &outu, rank, 1, &outu, 0, p) ==
+          MPI_SUCCESS);
+    for (int i = 0; i < 3 * p + 1; i++) {
+        CHECKF(buf[i] == 7 * i, "buf[%d] = %d", i, (int)buf[i]);
+    }
+    /* A wrapping view is refused before anything is called. */
+    if (p > 1) {
+        CHECK(cg_call_coll(&c, CG_COLL_BCAST, NULL, 0, NULL, 0, 0, &out, 1, p) == MPI_ERR_INTERN);
+    }
+    /* Colour groups: split once per (site, instance), then cached. */
+    MPI_Comm a = MPI_COMM_NULL, b = MPI_COMM_NULL, d = MPI_COMM_NULL;
+    CHECK(cg_call_split(&c, "t/a/call", 0, rank % 2, &a) == MPI_SUCCESS);
+    CHECK(cg_call_split(&c, "t/a/call", 0, rank % 2, &b) == MPI_SUCCESS);
+    CHECK(a == b && a != MPI_COMM_NULL);
+    CHECK(cg_call_split(&c, "t/a/call", 1, 0, &d) == MPI_SUCCESS);
+    CHECK(d != a);
+    MPI_Comm e = MPI_COMM_NULL;
+    CHECK(cg_call_split(&c, "u/a/call", 0, 0, &e) == MPI_SUCCESS);
+    CHECK(e != a && e != d);
+    int qa = 0, qd = 0;
+    MPI_Comm_size(a, &qa);
+    MPI_Comm_size(d, &qd);
+    CHECKF(qa == (p + 1 - rank % 2) / 2 && qd == p, "%d %d", qa, qd);
+    int32_t v = rank, sum = 0;
+    struct cg_geom g1 = { 1, 1 };
+    struct cg_buf vb = { (char *)&v, g1, 1 }, sb = { (char *)&sum, g1, 1 };
+    cg_call_end(&c);
+    CHECK(cg_call_begin(&c, MPI_COMM_WORLD, MPI_INT32_T, MPI_SUM, 0) == MPI_SUCCESS);
+    CHECK(cg_call_coll_in(&c, a, CG_COLL_ALLREDUCE, NULL, 0, &vb, 0, 1, &sb, 0, 1) == MPI_SUCCESS);
+    int want = 0;
+    for (int r = rank % 2; r < p; r += 2) {
+        want += r;
+    }
+    CHECKF(sum == want, "%d %d", (int)sum, want);
+    cg_call_end(&c);
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -771,6 +855,7 @@ int main(int argc, char **argv)
     RUN_ALL(tags_should_accumulate_time_and_calls_and_reset);
     RUN_ALL(errors_should_keep_the_last_message_truncated_to_the_buffer);
     RUN_ALL(coll_names_should_name_each_collective);
+    RUN_ALL(call_should_turn_views_into_pointers_counts_and_in_place);
     MPI_Finalize();
     return check_exit();
 }

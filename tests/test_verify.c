@@ -829,6 +829,155 @@ static void sim_should_size_each_buffer_for_its_collective(void)
     CHECKF(strcmp(buf, "in[]") == 0, "%s", buf);
 }
 
+
+/* ---- call steps ---------------------------------------------------------- */
+
+/* Allreduce as native reduce_scatter_block + allgather, B = p (uneven blocks):
+ * the call's reduction merges every rank's contribution, in rank order. */
+static void verify_should_merge_contributions_in_a_reduce_scatter_block_call(void)
+{
+    struct loaded l;
+    load_text(&l, "{\n"
+                  "  \"schedule\": \"allreduce_t\", \"collective\": \"allreduce\", \"summary\": \"s\",\n"
+                  "  \"blocks\": \"p\", \"scratch\": \"p\",\n"
+                  "  \"phases\": [ { \"phase\": \"a\", \"steps\": [\n"
+                  "    { \"step\": \"call\", \"collective\": \"reduce_scatter_block\", \"use\": \"native\",\n"
+                  "      \"send\": { \"buf\": \"out\", \"blocks\": \"all\" },\n"
+                  "      \"recv\": { \"buf\": \"tmp\", \"blocks\": { \"block\": \"rank\" } } },\n"
+                  "    { \"step\": \"call\", \"collective\": \"allgather\", \"use\": \"native\",\n"
+                  "      \"send\": { \"buf\": \"tmp\", \"blocks\": { \"block\": \"rank\" } },\n"
+                  "      \"recv\": { \"buf\": \"out\", \"blocks\": \"all\" } } ] } ]\n"
+                  "}\n");
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    if (l.rc == 0) {
+        set_p_range(&l.opt, 1, 20);
+        CHECKF(cg_verify(&l.g, &l.s, NULL) == 0, "%s", reported(&l));
+    }
+    finish(&l);
+    /* Without the allgather, every block but the own one is still the
+     * rank's own input: the final check names what is missing. */
+    load_text(&l, "{\n"
+                  "  \"schedule\": \"allreduce_t\", \"collective\": \"allreduce\", \"summary\": \"s\",\n"
+                  "  \"blocks\": \"p\", \"scratch\": \"p\",\n"
+                  "  \"phases\": [ { \"phase\": \"a\", \"steps\": [\n"
+                  "    { \"step\": \"call\", \"collective\": \"reduce_scatter_block\", \"use\": \"native\",\n"
+                  "      \"send\": { \"buf\": \"out\", \"blocks\": \"all\" },\n"
+                  "      \"recv\": { \"buf\": \"tmp\", \"blocks\": { \"block\": \"rank\" } } } ] } ]\n"
+                  "}\n");
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    if (l.rc == 0) {
+        CHECK(cg_verify_one(&l.g, &l.s, 2, 0) != 0);
+        CHECKF(strstr(reported(&l), "wrong result: at the end, out block 0 holds block 0 with "
+                                    "the contribution of rank 0; expected block 0 with the "
+                                    "contribution of ranks 0..1") != NULL, "%s", reported(&l));
+    }
+    finish(&l);
+}
+
+/* Ranks 0 and 1 swap inputs, then allreduce them: MPI reduces in rank order,
+ * so rank 1's data would come first; only a commutative op allows that. */
+static const char call_swap_fmt[] =
+    "{\n"
+    "  \"schedule\": \"allreduce_t\", \"collective\": \"allreduce\", \"summary\": \"s\",\n"
+    "  %s\"blocks\": 1, \"scratch\": 1,\n"
+    "  \"phases\": [ { \"phase\": \"a\", \"steps\": [\n"
+    "    { \"step\": \"exchange\", \"send\": { \"to\": \"rank ^ 1\", \"buf\": \"out\", \"blocks\": \"all\" },\n"
+    "      \"recv\": { \"from\": \"rank ^ 1\", \"buf\": \"tmp\", \"blocks\": \"all\" } },\n"
+    "    { \"step\": \"call\", \"collective\": \"allreduce\", \"use\": \"native\",\n"
+    "      \"send\": { \"buf\": \"tmp\", \"blocks\": \"all\" },\n"
+    "      \"recv\": { \"buf\": \"out\", \"blocks\": \"all\" } } ] } ]\n"
+    "}\n";
+
+static void verify_should_check_the_rank_order_of_a_call_s_reduction(void)
+{
+    struct loaded l;
+    char text[2048];
+    snprintf(text, sizeof(text), call_swap_fmt, "");
+    load_text(&l, text);
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    if (l.rc == 0) {
+        CHECK(cg_verify_one(&l.g, &l.s, 2, 0) != 0);
+        CHECKF(reported_at(&l, "7:5: error: p=2 rank 1, phase 'a', step 'call': operand order: "
+                               "the call reduces in rank order, and tmp block 0 holds rank 0, "
+                               "which does not follow rank 1"), "%s", reported(&l));
+    }
+    finish(&l);
+    snprintf(text, sizeof(text), call_swap_fmt, "\"requires\": { \"commutative\": true }, ");
+    load_text(&l, text);
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    if (l.rc == 0) {
+        CHECKF(cg_verify_one(&l.g, &l.s, 2, 0) == 0, "%s", reported(&l));
+        CHECKF(cg_verify_one(&l.g, &l.s, 4, 0) == 0, "%s", reported(&l));
+    }
+    finish(&l);
+}
+
+/* Scan as exscan + a local reduce: the exscan gives rank r ranks 0..r-1 and
+ * rank 0 nothing, so rank 0 must not reduce. */
+static void verify_should_give_an_exscan_call_the_exclusive_prefix(void)
+{
+    struct loaded l;
+    static const char fmt[] =
+        "{\n"
+        "  \"schedule\": \"scan_t\", \"collective\": \"scan\", \"summary\": \"s\",\n"
+        "  \"blocks\": 1, \"scratch\": 1,\n"
+        "  \"phases\": [ { \"phase\": \"a\", \"steps\": [\n"
+        "    { \"step\": \"call\", \"collective\": \"exscan\", \"use\": \"native\",\n"
+        "      \"send\": { \"buf\": \"out\", \"blocks\": \"all\" },\n"
+        "      \"recv\": { \"buf\": \"tmp\", \"blocks\": \"all\" } },\n"
+        "    { \"step\": \"reduce\", \"when\": \"%s\", \"order\": \"from_into\",\n"
+        "      \"into\": { \"buf\": \"out\", \"blocks\": \"all\" }, \"from\": { \"buf\": \"tmp\", \"blocks\": \"all\" } } ] } ]\n"
+        "}\n";
+    char text[2048];
+    snprintf(text, sizeof(text), fmt, "rank > 0");
+    load_text(&l, text);
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    if (l.rc == 0) {
+        set_p_range(&l.opt, 1, 20);
+        CHECKF(cg_verify(&l.g, &l.s, NULL) == 0, "%s", reported(&l));
+    }
+    finish(&l);
+    snprintf(text, sizeof(text), fmt, "rank >= 0");
+    load_text(&l, text);
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    if (l.rc == 0) {
+        CHECK(cg_verify_one(&l.g, &l.s, 2, 0) != 0);
+        CHECKF(strstr(reported(&l), "rank 0, phase 'a', step 'reduce': reads tmp block 0, which "
+                                    "holds no data yet") != NULL, "%s", reported(&l));
+    }
+    finish(&l);
+}
+
+
+/* Allreduce within colour groups rank / 2, then rank % 2: right when every
+ * lane meets every pair (p even), short of rank p-1 on lane 1 otherwise. */
+static void verify_should_apply_a_call_to_each_colour_group_on_its_own(void)
+{
+    struct loaded l;
+    load_text(&l, "{\n"
+                  "  \"schedule\": \"allreduce_t\", \"collective\": \"allreduce\", \"summary\": \"s\",\n"
+                  "  \"blocks\": 1,\n"
+                  "  \"phases\": [ { \"phase\": \"a\", \"steps\": [\n"
+                  "    { \"step\": \"call\", \"collective\": \"allreduce\", \"use\": \"native\",\n"
+                  "      \"group\": { \"color\": \"rank / 2\" },\n"
+                  "      \"send\": { \"buf\": \"out\", \"blocks\": \"all\" }, \"recv\": { \"buf\": \"out\", \"blocks\": \"all\" } },\n"
+                  "    { \"step\": \"call\", \"collective\": \"allreduce\", \"use\": \"native\",\n"
+                  "      \"group\": { \"color\": \"rank % 2\" },\n"
+                  "      \"send\": { \"buf\": \"out\", \"blocks\": \"all\" }, \"recv\": { \"buf\": \"out\", \"blocks\": \"all\" } } ] } ]\n"
+                  "}\n");
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    if (l.rc == 0) {
+        CHECKF(cg_verify_one(&l.g, &l.s, 2, 0) == 0, "%s", reported(&l));
+        CHECKF(cg_verify_one(&l.g, &l.s, 8, 0) == 0, "%s", reported(&l));
+        CHECK(cg_verify_one(&l.g, &l.s, 3, 0) != 0);
+        CHECKF(strstr(reported(&l), "p=3 rank 1: wrong result: at the end, out block 0 holds "
+                                    "block 0 with the contribution of ranks 0..1; expected block "
+                                    "0 with the contribution of ranks 0..2") != NULL,
+               "%s", reported(&l));
+    }
+    finish(&l);
+}
+
 /* ---- analyse.c ----------------------------------------------------------- */
 
 static void analyse_should_count_6_rounds_and_24_messages_for_ring_allreduce_at_p_4(void)
@@ -977,6 +1126,10 @@ int main(void)
     RUN(verify_should_reject_an_alltoall_block_delivered_to_the_wrong_rank);
     RUN(sim_should_stop_beyond_the_round_limit_with_a_clear_error);
     RUN(sim_should_size_each_buffer_for_its_collective);
+    RUN(verify_should_merge_contributions_in_a_reduce_scatter_block_call);
+    RUN(verify_should_check_the_rank_order_of_a_call_s_reduction);
+    RUN(verify_should_give_an_exscan_call_the_exclusive_prefix);
+    RUN(verify_should_apply_a_call_to_each_colour_group_on_its_own);
     RUN(analyse_should_count_6_rounds_and_24_messages_for_ring_allreduce_at_p_4);
     RUN(analyse_should_count_uneven_blocks_by_their_real_size);
     RUN(analyse_should_trace_one_line_per_step_instance_when_compact);

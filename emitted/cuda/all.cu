@@ -23,7 +23,7 @@ static const struct cg_cu_algo algo_allgather_bruck = {
     CG_COLL_ALLGATHER, /* coll */
     "Bruck: ceil(log2 p) rounds for any p; round k sends min(2^k, p - 2^k) blocks to rank - 2^k; wrapping ranges make the final rotation unnecessary.", /* summary */
     "schedules/allgather/bruck.json", /* file */
-    0, /* tag_first */
+    6, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_bruck, /* allgather */
@@ -37,7 +37,7 @@ static const struct cg_cu_algo algo_allgather_recursive_doubling = {
     CG_COLL_ALLGATHER, /* coll */
     "Recursive doubling over pof2(p) virtual ranks; for other p the first 2(p-pof2) ranks pair up, fold one block in first and get all p back last.", /* summary */
     "schedules/allgather/recursive_doubling.json", /* file */
-    4, /* tag_first */
+    15, /* tag_first */
     8, /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_recursive_doubling, /* allgather */
@@ -51,7 +51,7 @@ static const struct cg_cu_algo algo_allgather_ring = {
     CG_COLL_ALLGATHER, /* coll */
     "Ring: p - 1 rounds, each rank passes one block to its right neighbour per round; bandwidth-optimal, any p.", /* summary */
     "schedules/allgather/ring.json", /* file */
-    12, /* tag_first */
+    23, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_ring, /* allgather */
@@ -65,7 +65,7 @@ static const struct cg_cu_algo algo_allreduce_rabenseifner = {
     CG_COLL_ALLREDUCE, /* coll */
     "Rabenseifner: fold p - pof2(p) extra ranks, recursive-halving reduce-scatter and recursive-doubling allgather over pof2(p) ranks, unfold; commutative op.", /* summary */
     "schedules/allreduce/rabenseifner.json", /* file */
-    16, /* tag_first */
+    27, /* tag_first */
     13, /* tag_count */
     cgcu_allreduce_rabenseifner, /* allreduce */
     NULL, /* allgather */
@@ -79,7 +79,7 @@ static const struct cg_cu_algo algo_allreduce_recursive_doubling = {
     CG_COLL_ALLREDUCE, /* coll */
     "Recursive doubling (butterfly) on whole vectors; p - pof2(p) extra ranks fold in first and get the result last; log2(pof2(p)) rounds, +2 if p is not a power of two; any op, commutative or not.", /* summary */
     "schedules/allreduce/recursive_doubling.json", /* file */
-    29, /* tag_first */
+    40, /* tag_first */
     11, /* tag_count */
     cgcu_allreduce_recursive_doubling, /* allreduce */
     NULL, /* allgather */
@@ -93,7 +93,7 @@ static const struct cg_cu_algo algo_allreduce_ring = {
     CG_COLL_ALLREDUCE, /* coll */
     "Reduce-scatter then allgather around a ring; 2(p-1) rounds, bandwidth-optimal.", /* summary */
     "schedules/allreduce/ring.json", /* file */
-    40, /* tag_first */
+    56, /* tag_first */
     8, /* tag_count */
     cgcu_allreduce_ring, /* allreduce */
     NULL, /* allgather */
@@ -107,7 +107,7 @@ static const struct cg_cu_algo algo_alltoall_bruck = {
     CG_COLL_ALLTOALL, /* coll */
     "Bruck: ceil(log2 p) rounds for any p; round k sends every block whose distance has bit k set 2^k ranks on, packed into one message; for short messages.", /* summary */
     "schedules/alltoall/bruck.json", /* file */
-    48, /* tag_first */
+    74, /* tag_first */
     13, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -121,7 +121,7 @@ static const struct cg_cu_algo algo_alltoall_linear = {
     CG_COLL_ALLTOALL, /* coll */
     "Linear: every rank posts its sends to and receives from 8 ranks at once (rank +- 1..8, then +- 9..16, ...): one round for p <= 9, ceil((p - 1) / 8) rounds in all.", /* summary */
     "schedules/alltoall/linear.json", /* file */
-    61, /* tag_first */
+    87, /* tag_first */
     6, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -135,7 +135,7 @@ static const struct cg_cu_algo algo_alltoall_pairwise = {
     CG_COLL_ALLTOALL, /* coll */
     "Pairwise exchange: p - 1 rounds; in round r every rank sends its block for rank + r and receives rank - r's block for it; any p.", /* summary */
     "schedules/alltoall/pairwise.json", /* file */
-    67, /* tag_first */
+    93, /* tag_first */
     6, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -149,7 +149,7 @@ static const struct cg_cu_algo algo_bcast_binomial_doubling = {
     CG_COLL_BCAST, /* coll */
     "Binomial tree, distance doubling: in round k every rank that has the data sends it 2^k ranks further; ceil(log2 p) rounds, whole vector each.", /* summary */
     "schedules/bcast/binomial_doubling.json", /* file */
-    88, /* tag_first */
+    114, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -163,7 +163,7 @@ static const struct cg_cu_algo algo_bcast_binomial_halving = {
     CG_COLL_BCAST, /* coll */
     "Binomial tree, distance halving (MPICH's order): the root first sends half-way across, then each holder halves the distance; ceil(log2 p) rounds.", /* summary */
     "schedules/bcast/binomial_halving.json", /* file */
-    92, /* tag_first */
+    118, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -177,7 +177,7 @@ static const struct cg_cu_algo algo_bcast_scatter_allgather = {
     CG_COLL_BCAST, /* coll */
     "Van de Geijn: binomial scatter of p blocks from the root (distance halving), then a ring allgather; about 2 vectors moved per rank, for long messages.", /* summary */
     "schedules/bcast/scatter_allgather.json", /* file */
-    96, /* tag_first */
+    122, /* tag_first */
     7, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -191,7 +191,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_recursive_halving = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Recursive halving over pof2(p) virtual ranks; for other p the first 2(p-pof2) ranks pair up, one folds its input in and gets its block back last; commutative op.", /* summary */
     "schedules/reduce_scatter_block/recursive_halving.json", /* file */
-    146, /* tag_first */
+    188, /* tag_first */
     14, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -205,7 +205,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_ring = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Ring: p - 1 rounds; partial sums travel right, each rank adds its input block; bandwidth-optimal, two blocks of scratch, commutative op.", /* summary */
     "schedules/reduce_scatter_block/ring.json", /* file */
-    160, /* tag_first */
+    207, /* tag_first */
     8, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
