@@ -150,6 +150,20 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
     return 0;
 }
 
+
+/* The ranks per node a topology schedule is shown with: --ppn when it
+ * divides p, else the default shape. */
+int cg_analyse_ppn(const struct cg_gen *g, const struct cg_schedule *s, int p)
+{
+    if (!s->topology) {
+        return 0;
+    }
+    if (g->opt != NULL && g->opt->ppn > 0 && p % g->opt->ppn == 0) {
+        return g->opt->ppn;
+    }
+    return cg_sim_default_ppn(p);
+}
+
 /* A call step: what each rank passes to the callee. Not costed: the model
  * has no figures for the callee (its own `explain` has them). */
 static int on_call(struct tally *t, const struct cg_sim_where *w, const struct cg_sim_local *ops,
@@ -169,6 +183,10 @@ static int on_call(struct tally *t, const struct cg_sim_where *w, const struct c
         if (st->call_color != NULL) {
             size_t n = strlen(root);
             snprintf(root + n, sizeof(root) - n, " colour %d", ops[k].color);
+        } else if (st->call_group == CG_GROUP_NODE || st->call_group == CG_GROUP_LANE) {
+            size_t n = strlen(root);
+            snprintf(root + n, sizeof(root) - n, " on %s %d",
+                     st->call_group == CG_GROUP_NODE ? "node" : "lane", ops[k].color);
         }
         cg_sim_range_str(&ops[k].dst, t->nb[ops[k].dst.buf], d, sizeof(d));
         if (st->call_has_src) {
@@ -275,7 +293,8 @@ int cg_analyse(struct cg_gen *g, const struct cg_schedule *s, int p, int root, s
     t.step_in = mem + 4 * p;
     struct cg_sim_consumer c = { .arg = &t, .start = on_start, .exchange = on_exchange,
                                   .local = on_local };
-    int rc = cg_sim_run(g, s, p, root, &c);
+    struct cg_sim_cfg cfg = { p, root, cg_analyse_ppn(g, s, p), NULL };
+    int rc = cg_sim_run_cfg(g, s, &cfg, &c);
     for (int r = 0; r < p; r++) {
         a->sent_sum_B += t.sent[r];
         a->sent_max_B = t.sent[r] > a->sent_max_B ? t.sent[r] : a->sent_max_B;
@@ -329,7 +348,8 @@ int cg_tag_counts(struct cg_gen *g, const struct cg_schedule *s, int p, int root
     }
     struct cg_sim_consumer c = { .arg = &t, .phase_ranks = on_phase_ranks,
                                  .round_ranks = on_round_ranks, .step_ranks = on_step_ranks };
-    int rc = cg_sim_run(g, s, p, root, &c);
+    struct cg_sim_cfg cfg = { p, root, cg_analyse_ppn(g, s, p), NULL };
+    int rc = cg_sim_run_cfg(g, s, &cfg, &c);
     const char **paths = calloc((size_t)s->ntags, sizeof(char *));
     char **owned = calloc((size_t)s->ntags, sizeof(char *));
     if (paths == NULL || owned == NULL) {

@@ -53,6 +53,7 @@ struct cg_options {
     const char *out_dir; /* emit: where emitted/ is (default "emitted") */
     const char *depfile; /* emit: write a ninja depfile here, or NULL */
     int quiet;           /* verify: print only failures */
+    int ppn;             /* explain, tags: ranks per node of topology schedules (0: default) */
 };
 
 void cg_options_init(struct cg_options *opt);

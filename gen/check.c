@@ -155,6 +155,10 @@ static void bind_one(struct cg_expr *e, void *arg)
     }
     if (strcmp(e->name, "root") == 0) {
         err(ck, e->pos, "'root' in %s: %s has no root", ck->context, cg_colls[ck->s->coll].name);
+    } else if (!ck->s->topology && (strcmp(e->name, "ppn") == 0 || strcmp(e->name, "nnodes") == 0 ||
+                                    strcmp(e->name, "node") == 0 || strcmp(e->name, "local") == 0)) {
+        err(ck, e->pos, "'%s' in %s: node and lane names need \"topology\": {\"fallback\": ...} "
+            "in the schedule", e->name, ck->context);
     } else if (strcmp(e->name, "count") == 0) {
         err(ck, e->pos, "'count' in %s: schedules are verified for every count, so peers and "
             "blocks may not depend on it", ck->context);
@@ -251,9 +255,22 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
     ck->slot_names[0] = "p";
     ck->slot_names[1] = "rank";
     ck->slot_names[2] = "root";
+    ck->slot_names[CG_SLOT_PPN] = "ppn";
+    ck->slot_names[CG_SLOT_NNODES] = "nnodes";
+    ck->slot_names[CG_SLOT_NODE] = "node";
+    ck->slot_names[CG_SLOT_LOCAL] = "local";
     ck->nvars = 2;
     if (cg_colls[s->coll].rooted) {
         ck->vars[ck->nvars++] = (struct scope_entry){ "root", CG_SLOT_ROOT, none, NULL };
+    }
+    if (s->topology) {
+        ck->vars[ck->nvars++] = (struct scope_entry){ "ppn", CG_SLOT_PPN, none, NULL };
+        ck->vars[ck->nvars++] = (struct scope_entry){ "nnodes", CG_SLOT_NNODES, none, NULL };
+        ck->vars[ck->nvars++] = (struct scope_entry){ "node", CG_SLOT_NODE, none, NULL };
+        ck->vars[ck->nvars++] = (struct scope_entry){ "local", CG_SLOT_LOCAL, none, NULL };
+        if (s->fallback != NULL) {
+            ident_ok(ck, s->fallback, s->fallback_pos, "fallback schedule name");
+        }
     }
     ck->nslots = CG_SLOT_FIRST_FREE;
 
@@ -306,9 +323,21 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
         err(ck, s->pos, "\"requires\": {\"commutative\"} makes no sense for %s, which does "
             "not reduce", cg_colls[s->coll].name);
     }
+    int64_t combos = 1;
     for (int i = 0; i < s->nparams; i++) {
         s->params[i].slot = declare(ck, s->params[i].name, s->params[i].pos, "parameter name",
                                     NULL);
+        int64_t w = s->params[i].hi - s->params[i].lo + 1;
+        combos = (w > 0 && combos <= 1000000 / w) ? combos * w : 1000001;
+    }
+    if (s->nparams > 16) {
+        err(ck, s->pos, "%d params; at most 16 are allowed", s->nparams);
+    }
+    if (combos > CG_MAX_PARAM_COMBOS) {
+        err(ck, s->pos, "the params' ranges allow %s%lld combinations of values; the verifier "
+            "runs each, so at most %d are allowed (narrow \"min\"..\"max\")",
+            combos > 1000000 ? "more than " : "", (long long)(combos > 1000000 ? 1000000 : combos),
+            CG_MAX_PARAM_COMBOS);
     }
     bind(ck, s->blocks, "\"blocks\"");
     bind(ck, s->scratch, "\"scratch\"");
@@ -393,6 +422,12 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
                 }
                 if (cg_colls[st->call_coll].combine == CG_COMBINE_UNION) {
                     err(ck, st->pos, "a call to barrier is not supported (it moves no data)");
+                }
+                if ((st->call_group == CG_GROUP_NODE || st->call_group == CG_GROUP_LANE) &&
+                    !s->topology) {
+                    err(ck, st->pos, "a call on the %s group needs \"topology\": "
+                        "{\"fallback\": ...} in the schedule",
+                        st->call_group == CG_GROUP_NODE ? "node" : "lane");
                 }
             }
         }

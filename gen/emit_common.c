@@ -213,6 +213,10 @@ static void step_comment(struct cg_emitter *em, const struct cg_phase *ph,
             size_t n = strlen(root);
             snprintf(root + n, sizeof(root) - n, " in the group of colour %s",
                      cg_emit_src_expr(st->call_color));
+        } else if (st->call_group == CG_GROUP_NODE || st->call_group == CG_GROUP_LANE) {
+            size_t n = strlen(root);
+            snprintf(root + n, sizeof(root) - n, " on the %s communicator",
+                     st->call_group == CG_GROUP_NODE ? "node" : "lane");
         }
         cg_out_line(o, "/* %s:%d %s: call %s%s%s%s: %s%s%s%s */", em->base, st->pos.line,
                     ph->name, st->call_use ? st->call_use : "native", st->call_use ? "" : " ",
@@ -276,6 +280,15 @@ static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const st
             snprintf(a, sizeof(a), "NULL, 0, 0");
         }
         range_args(&st->dst, b, sizeof(b));
+        if (st->call_group == CG_GROUP_NODE || st->call_group == CG_GROUP_LANE) {
+            /* Split once per communicator by cg_topo (runtime/topo.c). */
+            cg_out_line(o, "CG_TRY(cg_call_coll_in(&c, topo->%s_comm, CG_COLL_%s, %s, %s,",
+                        st->call_group == CG_GROUP_NODE ? "node" : "lane", cu, fn,
+                        st->call_root ? cg_emit_c_expr(st->call_root) : "0");
+            cg_out_line(o, "                       %s,", a);
+            cg_out_line(o, "                       %s));", b);
+            break;
+        }
         if (st->call_color == NULL) {
             cg_out_line(o, "CG_TRY(cg_call_coll(&c, CG_COLL_%s, %s, %s,", cu, fn,
                         st->call_root ? cg_emit_c_expr(st->call_root) : "0");
@@ -425,9 +438,24 @@ void cg_emit_header_comment(struct cg_emitter *em, const struct cg_emit_header *
     cg_out_line(o, " * Blocks:      B = %s%s%s%s", cg_emit_src_expr(s->blocks),
                 s->scratch ? "; scratch tmp of " : "",
                 s->scratch ? cg_emit_src_expr(s->scratch) : "", s->scratch ? " blocks" : "");
+    if (s->topology) {
+        cg_out_line(o, " * Topology:    node and lane communicators of a regular communicator "
+                       "(every node");
+        cg_out_line(o, " *              ppn consecutive ranks; CG_PPN overrides ppn); "
+                       "elsewhere cg_%s", s->fallback);
+    }
+    for (int i = 0; i < s->nparams; i++) {
+        if (s->params[i].ranged) {
+            cg_out_line(o, " * Parameter:   %s = %lld (default; verified %lld..%lld; set with "
+                           "cg_param_set or CG_PARAM_%s_%s)", s->params[i].name,
+                        (long long)s->params[i].value, (long long)s->params[i].lo,
+                        (long long)s->params[i].hi, s->name, s->params[i].name);
+        }
+    }
     cg_out_line(o, " *");
-    cg_out_line(o, " * Worked example, p = 4%s, as simulated by the verifier",
-                cg_colls[s->coll].rooted ? ", root = 0" : "");
+    cg_out_line(o, " * Worked example, p = 4%s%s, as simulated by the verifier",
+                cg_colls[s->coll].rooted ? ", root = 0" : "",
+                s->topology ? ", 2 nodes x 2 ranks" : "");
     cg_out_line(o, " * (a->b buf[i]: rank a sends block i of buf to rank b;");
     cg_out_line(o, " *  r: x op= y: rank r reduces y into x; =op: y op x; =: copy):");
     char *text = NULL;

@@ -64,7 +64,7 @@ int cg_emit_cuda_has(const struct cg_schedule *s)
 {
     /* Why not call steps: the GPU backend has no native collectives of the
      * MPI library to call, and no view arguments; such schedules get no .cu. */
-    return cg_emit_cuda_supports(s->coll) && !cg_has_calls(s);
+    return cg_emit_cuda_supports(s->coll) && !cg_has_calls(s) && !s->topology;
 }
 
 /* The name of the count argument, which is the count == 0 shortcut's. */
@@ -231,8 +231,10 @@ static void prologue(struct cg_emitter *em)
         if (!em->used[s->params[i].slot]) {
             continue;
         }
-        cg_out_line(o, "const int %s = %lld; /* parameter, default */", s->params[i].name,
-                    (long long)s->params[i].value);
+        cg_out_line(o, "const int %s = %lld; /* parameter, %s */", s->params[i].name,
+                    (long long)s->params[i].value,
+                    s->params[i].ranged ? "default (the GPU backend does not read parameters "
+                                          "at run time yet)" : "fixed");
     }
     cg_emit_lets(em, s->lets, s->nlets);
     char tag[200];

@@ -37,6 +37,35 @@ static void args_macro(enum cg_coll_kind c, char *buf, size_t cap)
     snprintf(buf, cap, "CG_%s_ARGS", u);
 }
 
+/* The arguments passed on to a fallback: the function's own. */
+static const char *fallback_args(enum cg_coll_kind c)
+{
+    switch (c) {
+    case CG_C_ALLREDUCE:
+    case CG_C_SCAN:
+    case CG_C_EXSCAN:
+        return "sendbuf, recvbuf, count, datatype, op, comm";
+    case CG_C_ALLGATHER:
+    case CG_C_ALLTOALL:
+        return "sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm";
+    case CG_C_REDUCE_SCATTER_BLOCK:
+        return "sendbuf, recvbuf, recvcount, datatype, op, comm";
+    case CG_C_BCAST:
+        return "buffer, count, datatype, root, comm";
+    case CG_C_REDUCE:
+        return "sendbuf, recvbuf, count, datatype, op, root, comm";
+    case CG_C_GATHER:
+    case CG_C_SCATTER:
+        return "sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm";
+    case CG_C_BARRIER:
+        return "comm";
+    case CG_C_COUNT_:
+        break;
+    }
+    cg_panic("unexpected collective %d", (int)c);
+    return "";
+}
+
 /* From the top of the function to the count == 0 shortcut: cg_call_begin
  * with the datatype that describes this rank's blocks. */
 static void prologue_begin(struct cg_emitter *em)
@@ -119,6 +148,24 @@ static void prologue_begin(struct cg_emitter *em)
     cg_out_open(o, "if (rc != MPI_SUCCESS)");
     cg_out_line(o, "return rc;");
     cg_out_close(o);
+    if (s->topology) {
+        cg_out_line(o, "const struct cg_topo *topo = NULL;");
+        cg_out_line(o, "CG_TRY(cg_topo(&c, &topo));");
+        cg_out_open(o, "if (!topo->regular)");
+        cg_out_line(o, "/* Not every node holds ppn consecutive ranks (topo->why says how): "
+                       "the declared");
+        cg_out_line(o, " * fallback computes the same collective on any communicator. */");
+        cg_out_line(o, "cg_call_end(&c);");
+        cg_out_line(o, "return cg_%s(%s);", s->fallback, fallback_args(s->coll));
+        cg_out_close(o);
+    }
+    for (int i = 0; i < s->nparams; i++) {
+        if (s->params[i].ranged && em->used[s->params[i].slot]) {
+            cg_out_line(o, "int %s = 0;", s->params[i].name);
+            cg_out_line(o, "CG_TRY(cg_param_value(&cg_param_%s_%s, &%s));", s->name,
+                        s->params[i].name, s->params[i].name);
+        }
+    }
     if (count != NULL) {
         cg_out_open(o, "if (0 == %s)", count);
         cg_out_line(o, "goto out;");
@@ -285,11 +332,19 @@ static void prologue(struct cg_emitter *em)
     if ((em->used[CG_SLOT_RANK] || need_rank) && !has_rank) {
         cg_out_line(o, "const int rank = c.rank;");
     }
+    if (s->topology) {
+        static const char *const names[4] = { "ppn", "nnodes", "node", "local" };
+        for (int k = 0; k < 4; k++) {
+            if (em->used[CG_SLOT_PPN + k]) {
+                cg_out_line(o, "const int %s = topo->%s;", names[k], names[k]);
+            }
+        }
+    }
     for (int i = 0; i < s->nparams; i++) {
-        if (!em->used[s->params[i].slot]) {
+        if (!em->used[s->params[i].slot] || s->params[i].ranged) {
             continue;
         }
-        cg_out_line(o, "const int %s = %lld; /* parameter, default */", s->params[i].name,
+        cg_out_line(o, "const int %s = %lld; /* parameter, fixed */", s->params[i].name,
                     (long long)s->params[i].value);
     }
     cg_emit_lets(em, s->lets, s->nlets);
@@ -352,6 +407,18 @@ int cg_emit_mpi(struct cg_gen *g, const struct cg_schedule *s, int tag_base)
     cg_out_blank(&o);
     cg_out_line(&o, "#include \"collgen.h\"");
     cg_out_blank(&o);
+    for (int i = 0; i < s->nparams; i++) {
+        if (s->params[i].ranged) {
+            cg_out_line(&o, "/* Parameter %s: read at run time (cg_param_value), verified for "
+                            "%lld..%lld. */", s->params[i].name, (long long)s->params[i].lo,
+                        (long long)s->params[i].hi);
+            cg_out_line(&o, "static struct cg_param cg_param_%s_%s = { \"%s\", \"%s\", %lld, "
+                            "%lld, %lld, 0, 0 };", s->name, s->params[i].name, s->name,
+                        s->params[i].name, (long long)s->params[i].value,
+                        (long long)s->params[i].lo, (long long)s->params[i].hi);
+            cg_out_blank(&o);
+        }
+    }
     char args[80];
     args_macro(s->coll, args, sizeof(args));
     cg_out_line(&o, "int cg_%s(%s)", s->name, args);

@@ -319,6 +319,22 @@ int cg_emit_registry(struct cg_gen *g, const struct cg_schedule *const *s, int n
     cg_out_line(&o, "#include \"collgen.h\"");
     for (int i = 0; i < n; i++) {
         cg_out_blank(&o);
+        int nranged = 0;
+        for (int k = 0; k < s[i]->nparams; k++) {
+            nranged += s[i]->params[k].ranged;
+        }
+        if (nranged > 0) {
+            cg_out_line(&o, "static const struct cg_param_info params_%s[] = {", s[i]->name);
+            for (int k = 0; k < s[i]->nparams; k++) {
+                if (s[i]->params[k].ranged) {
+                    cg_out_line(&o, "    { \"%s\", %lld, %lld, %lld },", s[i]->params[k].name,
+                                (long long)s[i]->params[k].value, (long long)s[i]->params[k].lo,
+                                (long long)s[i]->params[k].hi);
+                }
+            }
+            cg_out_line(&o, "};");
+            cg_out_blank(&o);
+        }
         cg_out_line(&o, "static const struct cg_algo algo_%s = {", s[i]->name);
         o.indent++;
         cg_out_line(&o, ".name = \"%s\",", s[i]->name);
@@ -333,6 +349,13 @@ int cg_emit_registry(struct cg_gen *g, const struct cg_schedule *const *s, int n
         cg_out_line(&o, ".tag_first = %d,", tag_base[i]);
         cg_out_line(&o, ".tag_count = %d,", s[i]->ntags);
         cg_out_line(&o, ".fn = { .%s = cg_%s },", cg_colls[s[i]->coll].name, s[i]->name);
+        if (nranged > 0) {
+            cg_out_line(&o, ".params = params_%s,", s[i]->name);
+            cg_out_line(&o, ".nparams = %d,", nranged);
+        }
+        if (s[i]->topology) {
+            cg_out_line(&o, ".topo = { 1, \"%s\" },", s[i]->fallback);
+        }
         o.indent--;
         cg_out_line(&o, "};");
     }

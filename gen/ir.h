@@ -112,6 +112,12 @@ struct cg_xfer {
     struct cg_pos pos;    /* the send/recv object */
 };
 
+/* The communicator a call step runs on. */
+#define CG_GROUP_ALL 0   /* the whole communicator */
+#define CG_GROUP_COLOR 1 /* ranks of equal "color" (MPI_Comm_split, per step and round) */
+#define CG_GROUP_NODE 2  /* this node's ranks (topology; split once per communicator) */
+#define CG_GROUP_LANE 3  /* the ranks with this local index, one per node (topology) */
+
 #define CG_ORDER_INTO_FROM 0 /* into = into op from */
 #define CG_ORDER_FROM_INTO 1 /* into = from op into */
 
@@ -134,6 +140,7 @@ struct cg_step {
     const struct cg_schedule *callee; /* generated callee, after resolution */
     struct cg_expr *call_root;        /* rooted callees */
     struct cg_expr *call_color;       /* "group": {"color": e}; NULL: the whole communicator */
+    int call_group;                   /* CG_GROUP_*: which ranks form the callee's communicator */
     int call_has_src, call_has_dst;   /* views present */
     struct cg_pos use_pos;            /* the "use" value */
     struct cg_pos pos;     /* the step object */
@@ -177,16 +184,26 @@ struct cg_phase {
 
 struct cg_param {
     const char *name;  /* identifier */
-    int64_t value;     /* default, used by the verifier */
+    int64_t value;     /* default */
+    int64_t lo, hi;    /* verified range (lo == hi == value: a fixed constant) */
+    int ranged;        /* given as {"default", "min", "max"}: read at run time */
     int slot;          /* environment slot */
     struct cg_pos pos; /* the key */
 };
 
-/* Slots 0..2 of every environment. */
+/* The most combinations of ranged param values a schedule may have (each
+ * is verified for every p, root and ppn). */
+#define CG_MAX_PARAM_COMBOS 16
+
+/* Slots 0..6 of every environment. */
 #define CG_SLOT_P 0
 #define CG_SLOT_RANK 1
 #define CG_SLOT_ROOT 2
-#define CG_SLOT_FIRST_FREE 3
+#define CG_SLOT_PPN 3    /* topology schedules: ranks per node */
+#define CG_SLOT_NNODES 4 /* p / ppn */
+#define CG_SLOT_NODE 5   /* rank / ppn */
+#define CG_SLOT_LOCAL 6  /* rank % ppn */
+#define CG_SLOT_FIRST_FREE 7
 
 struct cg_schedule {
     const char *file;          /* path as given (repository-relative) */
@@ -199,6 +216,10 @@ struct cg_schedule {
     struct cg_expr *scratch;   /* blocks of tmp (NULL: no tmp) */
     struct cg_param *params;   /* tunable knobs with defaults */
     int nparams;               /* how many */
+    int topology;              /* "topology": runs on node and lane communicators */
+    const char *fallback;      /* "topology": {"fallback": name}: for irregular communicators */
+    struct cg_pos fallback_pos;/* the fallback's name */
+    const struct cg_schedule *fallback_s; /* resolved (main.c) */
     struct cg_let *lets;       /* evaluated once per rank, in order */
     int nlets;                 /* how many */
     struct cg_phase *phases;   /* in order */

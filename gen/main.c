@@ -51,6 +51,8 @@ static const char usage[] =
     "                       explain\n"
     "  --all-roots          verify every root at every p (default: every root up to\n"
     "                       p = 64, then roots 0, 1, p/2 and p-1)\n"
+    "  --ppn N              explain, tags: ranks per node for topology schedules (a\n"
+    "                       divisor of p; default the smallest divisor >= sqrt(p))\n"
     "  --root R             explain: the root (default 0)\n"
     "  --count N            explain: elements per rank (default 262144)\n"
     "  --elem-size S        explain: bytes per element (default 8)\n"
@@ -265,6 +267,37 @@ static int resolve_calls(struct cg_gen *g, struct loaded *ls, int n, int i)
             st->callee = callee;
         }
     }
+    if (s->topology && s->fallback != NULL) {
+        const struct cg_schedule *fb = NULL;
+        for (int j = 0; j < n; j++) {
+            if (ls[j].s.checked && strcmp(ls[j].s.name, s->fallback) == 0) {
+                fb = &ls[j].s;
+            }
+        }
+        if (fb == NULL) {
+            fb = find_callee(g, ls, n, s->fallback, s->coll);
+        }
+        if (fb == NULL) {
+            cg_error(&g->diag, s->file, s->fallback_pos,
+                     "fallback: no schedule '%s' (looked under schedules/); it names a %s "
+                     "schedule without \"topology\", run where the communicator is not regular",
+                     s->fallback, cg_colls[s->coll].name);
+        } else if (fb->coll != s->coll) {
+            cg_error(&g->diag, s->file, s->fallback_pos,
+                     "fallback: schedule '%s' is a %s schedule; this one is %s", s->fallback,
+                     cg_colls[fb->coll].name, cg_colls[s->coll].name);
+        } else if (fb->topology) {
+            cg_error(&g->diag, s->file, s->fallback_pos,
+                     "fallback: '%s' needs a topology itself; a fallback must run on any "
+                     "communicator", s->fallback);
+        } else if (fb->commutative && !s->commutative) {
+            cg_error(&g->diag, s->file, s->fallback_pos,
+                     "fallback: '%s' needs a commutative op; add \"requires\": "
+                     "{\"commutative\": true}", s->fallback);
+        } else {
+            s->fallback_s = fb;
+        }
+    }
     return g->diag.errors > before ? -1 : 0;
 }
 
@@ -358,6 +391,13 @@ int main(int argc, char **argv)
                 fprintf(stderr, "collgen: bad --p list '%s' (e.g. 1..64,100)\n", v);
                 return 2;
             }
+        } else if (strcmp(a, "--ppn") == 0 && v) {
+            opt.ppn = atoi(v);
+            if (opt.ppn < 1) {
+                fprintf(stderr, "collgen: bad --ppn '%s' (a positive number of ranks per node)\n",
+                        v);
+                return 2;
+            }
         } else if (strcmp(a, "--root") == 0 && v) {
             root = atoi(v);
         } else if (strcmp(a, "--count") == 0 && v) {
@@ -426,6 +466,13 @@ int main(int argc, char **argv)
         }
     }
     int rc = 0;
+    if ((strcmp(cmd, "explain") == 0 || strcmp(cmd, "tags") == 0) && opt.ppn > 0 &&
+        explain_p >= 1 && explain_p % opt.ppn != 0) {
+        fprintf(stderr, "collgen: --ppn %d does not divide --p %d: such a communicator is not "
+                        "regular, and a topology schedule runs its fallback there (explain the "
+                        "fallback instead)\n", opt.ppn, explain_p);
+        return 2;
+    }
     if (strcmp(cmd, "list") == 0) {
         for (int i = 0; i < nfiles; i++) {
             if (ls[i].s.checked) {
@@ -456,12 +503,18 @@ int main(int argc, char **argv)
             struct cg_analysis a;
             const struct cg_schedule *s = &l->s;
             printf("%s: %s (%s)\n%s\n", s->file, s->name, cg_colls[s->coll].name, s->summary);
-            char rootbuf[32] = "";
+            char rootbuf[96] = "";
             if (cg_colls[s->coll].rooted) {
                 snprintf(rootbuf, sizeof(rootbuf), ", root = %d", root);
             }
+            if (s->topology) {
+                int ppn = cg_analyse_ppn(&g, s, explain_p);
+                size_t n = strlen(rootbuf);
+                snprintf(rootbuf + n, sizeof(rootbuf) - n, ", %d nodes x %d ranks (ppn)",
+                         explain_p / ppn, ppn);
+            }
             if (cg_colls[s->coll].shape == CG_SHAPE_TOKEN) {
-                printf("p = %d, one 1-byte token per message\n\n", explain_p);
+                printf("p = %d%s, one 1-byte token per message\n\n", explain_p, rootbuf);
             } else {
                 printf("p = %d%s, count = %zu elements of %d bytes\n\n", explain_p, rootbuf,
                        count, elem);
@@ -503,8 +556,23 @@ int main(int argc, char **argv)
                 ls[i].s.checked = 0;
                 fprintf(stderr, "%s: FAILED verification\n", files[i]);
             } else if (!opt.quiet) {
-                printf("%s: ok: %s for p = %s%s (%ld runs, %.2f s)\n", files[i], ls[i].s.name,
-                       range, cg_colls[ls[i].s.coll].rooted ? ", every root" : "", st.runs,
+                char extra[400];
+                size_t en = 0;
+                extra[0] = '\0';
+                if (ls[i].s.topology) {
+                    en += (size_t)snprintf(extra + en, sizeof(extra) - en,
+                                           ", every ppn dividing p");
+                }
+                for (int k = 0; k < ls[i].s.nparams && en < sizeof(extra); k++) {
+                    if (ls[i].s.params[k].ranged) {
+                        en += (size_t)snprintf(extra + en, sizeof(extra) - en, ", %s = %lld..%lld",
+                                               ls[i].s.params[k].name,
+                                               (long long)ls[i].s.params[k].lo,
+                                               (long long)ls[i].s.params[k].hi);
+                    }
+                }
+                printf("%s: ok: %s for p = %s%s%s (%ld runs, %.2f s)\n", files[i], ls[i].s.name,
+                       range, cg_colls[ls[i].s.coll].rooted ? ", every root" : "", extra, st.runs,
                        now_s() - t1);
             }
         }

@@ -269,11 +269,19 @@ static void step(struct parser *ps, const struct cg_json *o, struct cg_step *st)
             static const char *const gkeys[] = { "color", NULL };
             cg_json_check_keys(&ps->g->diag, ps->file, group, "\"group\"", gkeys);
             st->call_color = expr(ps, required(ps, group, "color", "\"group\""), "\"color\"");
+            st->call_group = CG_GROUP_COLOR;
         } else {
             const char *gr = string(ps, group, "\"group\"");
-            if (gr != NULL && strcmp(gr, "all") != 0) {
-                err(ps, group->str_pos, "call group '%s' is not supported yet; \"group\" is "
-                    "\"all\" (the whole communicator) or {\"color\": expression}", gr);
+            if (gr == NULL || strcmp(gr, "all") == 0) {
+                st->call_group = CG_GROUP_ALL;
+            } else if (strcmp(gr, "node") == 0) {
+                st->call_group = CG_GROUP_NODE;
+            } else if (strcmp(gr, "lane") == 0) {
+                st->call_group = CG_GROUP_LANE;
+            } else {
+                err(ps, group->str_pos, "unknown call group '%s'; \"group\" is \"all\" (the "
+                    "whole communicator), \"node\", \"lane\" (topology schedules) or "
+                    "{\"color\": expression}", gr);
             }
         }
         if (st->call_coll < 0) {
@@ -418,8 +426,15 @@ int cg_parse(struct cg_gen *g, struct cg_arena *arena, const char *path, struct 
         }
     }
     const struct cg_json *topo = cg_json_get(top, "topology");
-    if (topo != NULL) {
-        err(&ps, topo->pos, "\"topology\" (node and lane schedules) is not supported yet");
+    if (topo != NULL && want(&ps, topo, CG_J_OBJECT, "\"topology\"")) {
+        static const char *const tkeys[] = { "fallback", "comment", NULL };
+        cg_json_check_keys(&g->diag, path, topo, "\"topology\"", tkeys);
+        s->topology = 1;
+        const struct cg_json *fb = required(&ps, topo, "fallback", "\"topology\"");
+        s->fallback = string(&ps, fb, "\"fallback\"");
+        if (fb != NULL) {
+            s->fallback_pos = fb->str_pos;
+        }
     }
     const struct cg_json *blocks = cg_json_get(top, "blocks");
     s->blocks_pos = blocks ? blocks->pos : top->pos;
@@ -434,10 +449,38 @@ int cg_parse(struct cg_gen *g, struct cg_arena *arena, const char *path, struct 
             s->params[i].name = v->key;
             s->params[i].pos = v->key_pos;
             s->params[i].slot = -1;
-            if (v->kind != CG_J_NUMBER || !v->is_int) {
-                err(&ps, v->pos, "parameter '%s' needs an integer default", v->key);
+            if (v->kind == CG_J_OBJECT) {
+                static const char *const pkeys[] = { "default", "min", "max", "comment", NULL };
+                cg_json_check_keys(&g->diag, path, v, "a parameter", pkeys);
+                static const char *const pn[3] = { "default", "min", "max" };
+                int64_t *dst[3] = { &s->params[i].value, &s->params[i].lo, &s->params[i].hi };
+                int ok = 1;
+                for (int k = 0; k < 3; k++) {
+                    const struct cg_json *x = required(&ps, v, pn[k], "a parameter");
+                    if (x == NULL) {
+                        ok = 0;
+                    } else if (x->kind != CG_J_NUMBER || !x->is_int || x->ival < -1000000 ||
+                               x->ival > 1000000) {
+                        err(&ps, x->pos, "parameter '%s': \"%s\" must be an integer in "
+                            "-1000000..1000000", v->key, pn[k]);
+                        ok = 0;
+                    } else {
+                        *dst[k] = x->ival;
+                    }
+                }
+                if (ok && !(s->params[i].lo <= s->params[i].value &&
+                            s->params[i].value <= s->params[i].hi)) {
+                    err(&ps, v->pos, "parameter '%s': min %lld <= default %lld <= max %lld "
+                        "does not hold", v->key, (long long)s->params[i].lo,
+                        (long long)s->params[i].value, (long long)s->params[i].hi);
+                }
+                s->params[i].ranged = 1;
+            } else if (v->kind != CG_J_NUMBER || !v->is_int) {
+                err(&ps, v->pos, "parameter '%s' needs an integer default, or {\"default\", "
+                    "\"min\", \"max\"} for a tunable range", v->key);
             } else {
                 s->params[i].value = v->ival;
+                s->params[i].lo = s->params[i].hi = v->ival;
             }
         }
     }

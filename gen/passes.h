@@ -50,6 +50,8 @@ struct cg_analysis {
 /* Simulates s at (p, root) and fills *a. When trace is not NULL, writes one
  * block per step instance (compact: one line per instance, prefixed by
  * `prefix`). Returns 0, or -1 when the schedule fails at this p. */
+/* Ranks per node used for s at p by explain and tags (0 for flat schedules). */
+int cg_analyse_ppn(const struct cg_gen *g, const struct cg_schedule *s, int p);
 int cg_analyse(struct cg_gen *g, const struct cg_schedule *s, int p, int root, size_t count,
                int elem_size, const struct cg_model *model, FILE *trace, int compact,
                const char *prefix, struct cg_analysis *a);

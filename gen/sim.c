@@ -74,7 +74,16 @@ void cg_sim_error(struct cg_gen *g, const struct cg_schedule *s, const struct cg
     if (cg_colls[s->coll].rooted) {
         n += (size_t)snprintf(where + n, sizeof(where) - n, " root=%d", w->root);
     }
-    if (rank >= 0) {
+    if (s->topology && w->ppn > 0) {
+        n += (size_t)snprintf(where + n, sizeof(where) - n, " ppn=%d", w->ppn);
+    }
+    for (int i = 0; i < s->nparams && w->params != NULL && n < sizeof(where); i++) {
+        if (s->params[i].ranged) {
+            n += (size_t)snprintf(where + n, sizeof(where) - n, " %s=%lld", s->params[i].name,
+                                  (long long)w->params[i]);
+        }
+    }
+    if (rank >= 0 && n < sizeof(where)) {
         n += (size_t)snprintf(where + n, sizeof(where) - n, " rank %d", rank);
     }
     if (w->phase != NULL) {
@@ -271,7 +280,11 @@ static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct
                 }
                 op->root = (int)r;
             }
-            if (st->call_color != NULL) {
+            if (st->call_group == CG_GROUP_NODE) {
+                op->color = rank / m->w.ppn;
+            } else if (st->call_group == CG_GROUP_LANE) {
+                op->color = rank % m->w.ppn;
+            } else if (st->call_color != NULL) {
                 int64_t col = 0;
                 if (eval(m, rank, st->call_color, &col) != 0) {
                     return -1;
@@ -301,7 +314,27 @@ static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct
             }
         }
     }
-    if (st->kind == CG_STEP_CALL) {
+    if (st->kind == CG_STEP_CALL &&
+        (st->call_group == CG_GROUP_NODE || st->call_group == CG_GROUP_LANE)) {
+        /* Why whole groups: the node and lane communicators exist already
+         * (split once per communicator), so a group may sit a call out, but
+         * a callee is a collective on its group: all of it runs, or none. */
+        int ppn = m->w.ppn, node = st->call_group == CG_GROUP_NODE;
+        for (int rank = 0; rank < m->p; rank++) {
+            int first = node ? rank - rank % ppn : rank % ppn;
+            if (m->ran[rank] != m->ran[first]) {
+                int in = m->ran[rank] ? rank : first, out = m->ran[rank] ? first : rank;
+                cg_sim_error(m->g, m->s, &m->w, out, st->pos,
+                             "does not run this call step, but rank %d of the same %s does; a "
+                             "call runs %s on the whole %s (%s), so all of it must run it in "
+                             "the same round, or none", in, node ? "node" : "lane",
+                             cg_colls[st->call_coll].name, node ? "node" : "lane",
+                             node ? "ranks node * ppn .. node * ppn + ppn - 1"
+                                  : "ranks local, local + ppn, ...");
+                return -1;
+            }
+        }
+    } else if (st->kind == CG_STEP_CALL) {
         /* Why every rank: the callee is a collective on the whole
          * communicator; a rank that skips it would deadlock the others. */
         for (int rank = 0; rank < m->p; rank++) {
@@ -454,11 +487,41 @@ static int uniform(struct sim *m, const struct cg_expr *e, const char *what, lon
     return 0;
 }
 
+int cg_sim_default_ppn(int p)
+{
+    for (int d = 1; d <= p; d++) {
+        if (p % d == 0 && (long)d * d >= p) {
+            return d;
+        }
+    }
+    return p;
+}
+
 int cg_sim_run(struct cg_gen *g, const struct cg_schedule *s, int p, int root,
                const struct cg_sim_consumer *c)
 {
+    struct cg_sim_cfg cfg = { p, root, 0, NULL };
+    return cg_sim_run_cfg(g, s, &cfg, c);
+}
+
+int cg_sim_run_cfg(struct cg_gen *g, const struct cg_schedule *s, const struct cg_sim_cfg *cfg,
+                   const struct cg_sim_consumer *c)
+{
     if (!s->checked) {
         cg_panic("cg_sim_run on an unchecked schedule");
+    }
+    int p = cfg->p, root = cfg->root;
+    int ppn = s->topology ? (cfg->ppn > 0 ? cfg->ppn : cg_sim_default_ppn(p)) : 0;
+    if (s->topology && p % ppn != 0) {
+        cg_panic("ppn %d does not divide p %d", ppn, p);
+    }
+    int64_t defaults[64];
+    const int64_t *pv = cfg->params;
+    if (pv == NULL) {
+        for (int i = 0; i < s->nparams && i < 64; i++) {
+            defaults[i] = s->params[i].value;
+        }
+        pv = defaults;
     }
     struct sim m = { 0 };
     m.g = g;
@@ -466,6 +529,8 @@ int cg_sim_run(struct cg_gen *g, const struct cg_schedule *s, int p, int root,
     m.p = p;
     m.w.p = p;
     m.w.root = root;
+    m.w.ppn = ppn;
+    m.w.params = pv;
     m.env = calloc((size_t)p * (size_t)(s->nslots > 0 ? s->nslots : 1), sizeof(int64_t));
     unsigned char *active = calloc((size_t)p, 2);
     int64_t *lo = calloc((size_t)p, sizeof(int64_t) * 2);
@@ -482,8 +547,14 @@ int cg_sim_run(struct cg_gen *g, const struct cg_schedule *s, int p, int root,
         env[CG_SLOT_P] = p;
         env[CG_SLOT_RANK] = rank;
         env[CG_SLOT_ROOT] = root;
+        if (ppn > 0) {
+            env[CG_SLOT_PPN] = ppn;
+            env[CG_SLOT_NNODES] = p / ppn;
+            env[CG_SLOT_NODE] = rank / ppn;
+            env[CG_SLOT_LOCAL] = rank % ppn;
+        }
         for (int i = 0; i < s->nparams; i++) {
-            env[s->params[i].slot] = s->params[i].value;
+            env[s->params[i].slot] = pv[i];
         }
         for (int i = 0; i < s->nlets; i++) {
             if (eval(&m, rank, s->lets[i].expr, &env[s->lets[i].slot]) != 0) {

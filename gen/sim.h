@@ -40,6 +40,8 @@ struct cg_sim_local {
 struct cg_sim_where {
     int p;                        /* communicator size */
     int root;                     /* root (0 for unrooted collectives) */
+    int ppn;                      /* topology schedules: ranks per node (0: flat) */
+    const int64_t *params;        /* every param's value, by index */
     const struct cg_phase *phase; /* NULL before the first phase */
     int has_round;                /* the phase has rounds */
     int64_t round;                /* round variable's value */
@@ -68,10 +70,26 @@ struct cg_sim_consumer {
     int (*finish)(void *arg, const struct cg_sim_where *w);
 };
 
-/* Runs s for (p, root). Returns 0, or -1 after reporting an error (a consumer
- * returning nonzero also stops it, with -1). */
+/* One configuration to simulate. */
+struct cg_sim_cfg {
+    int p;                 /* communicator size */
+    int root;              /* root (0 for unrooted collectives) */
+    int ppn;               /* topology schedules: ranks per node, a divisor of p;
+                            * 0: cg_sim_default_ppn(p). Ignored by flat schedules */
+    const int64_t *params; /* a value per param (ranged ones within min..max); NULL: defaults */
+};
+
+/* Runs s for one configuration. Returns 0, or -1 after reporting an error (a
+ * consumer returning nonzero also stops it, with -1). */
+int cg_sim_run_cfg(struct cg_gen *g, const struct cg_schedule *s, const struct cg_sim_cfg *cfg,
+                   const struct cg_sim_consumer *c);
+/* The same for (p, root) with the default ppn and params. */
 int cg_sim_run(struct cg_gen *g, const struct cg_schedule *s, int p, int root,
                const struct cg_sim_consumer *c);
+
+/* The node shape `explain` and the worked examples show: the smallest divisor
+ * of p that is at least sqrt(p) (p = 4: 2 nodes x 2; p = 8: 2 x 4). */
+int cg_sim_default_ppn(int p);
 
 /* "file:line:col: error: p=5 rank 3, phase 'x' round r=2, step 'y': ..." */
 void cg_sim_error(struct cg_gen *g, const struct cg_schedule *s, const struct cg_sim_where *w,

@@ -830,14 +830,23 @@ static int on_call(struct state *st, const struct cg_sim_where *w, const struct 
 {
     const struct cg_step *step = w->step;
     int p = st->p, rc = 0;
-    if (nops != p) {
-        cg_panic("call step with %d of %d ranks", nops, p);
-    }
+    /* By rank: every rank (whole communicator, colour groups), or the
+     * ranks of the node or lane groups that run the call. */
+    struct cg_sim_local *full = calloc((size_t)p, sizeof(*full));
     int *m = malloc(sizeof(int) * (size_t)p);
-    unsigned char *done = calloc((size_t)p, 1);
-    if (m == NULL || done == NULL) {
+    unsigned char *done = malloc((size_t)p);
+    if (m == NULL || done == NULL || full == NULL) {
         cg_panic("out of memory");
     }
+    memset(done, 1, (size_t)p);
+    for (int k = 0; k < nops; k++) {
+        full[ops[k].rank] = ops[k];
+        done[ops[k].rank] = 0;
+    }
+    if (nops != p && step->call_group != CG_GROUP_NODE && step->call_group != CG_GROUP_LANE) {
+        cg_panic("call step with %d of %d ranks", nops, p);
+    }
+    ops = full;
     for (int first = 0; first < p && rc == 0; first++) {
         if (done[first]) {
             continue;
@@ -870,6 +879,7 @@ static int on_call(struct state *st, const struct cg_sim_where *w, const struct 
     }
     free(m);
     free(done);
+    free(full);
     return rc;
 }
 
@@ -1072,8 +1082,9 @@ static void state_free(struct state *st)
     st->stage_cap = 0;
 }
 
-int cg_verify_one(struct cg_gen *g, const struct cg_schedule *s, int p, int root)
+static int verify_cfg(struct cg_gen *g, const struct cg_schedule *s, const struct cg_sim_cfg *cfg)
 {
+    int p = cfg->p;
     struct state st = { 0 };
     st.g = g;
     st.s = s;
@@ -1084,9 +1095,47 @@ int cg_verify_one(struct cg_gen *g, const struct cg_schedule *s, int p, int root
     st.split = cg_colls[s->coll].shape == CG_SHAPE_SPLIT;
     struct cg_sim_consumer c = { .arg = &st, .start = on_start, .exchange = on_exchange,
                                   .local = on_local, .finish = on_finish };
-    int rc = cg_sim_run(g, s, p, root, &c);
+    int rc = cg_sim_run_cfg(g, s, cfg, &c);
     state_free(&st);
     return rc;
+}
+
+int cg_verify_one(struct cg_gen *g, const struct cg_schedule *s, int p, int root)
+{
+    struct cg_sim_cfg cfg = { p, root, 0, NULL };
+    return verify_cfg(g, s, &cfg);
+}
+
+/* Every configuration of (p, root): each ppn dividing p (topology
+ * schedules), times each combination of the ranged params' values. */
+static int verify_shapes(struct cg_gen *g, const struct cg_schedule *s, int p, int root,
+                         long *runs)
+{
+    int64_t pv[16];
+    for (int i = 0; i < s->nparams && i < 16; i++) {
+        pv[i] = s->params[i].lo;
+    }
+    for (;;) {
+        for (int ppn = 1; ppn <= p; ppn++) {
+            if (s->topology ? (p % ppn != 0) : (ppn != p)) {
+                continue;
+            }
+            struct cg_sim_cfg cfg = { p, root, s->topology ? ppn : 0, pv };
+            if (verify_cfg(g, s, &cfg) != 0) {
+                return -1;
+            }
+            (*runs)++;
+        }
+        int i = 0;
+        while (i < s->nparams && pv[i] == s->params[i].hi) {
+            pv[i] = s->params[i].lo;
+            i++;
+        }
+        if (i == s->nparams) {
+            return 0;
+        }
+        pv[i]++;
+    }
 }
 
 /* Roots verified for p: all up to opt->all_roots_max_p, else 0, 1, p/2, p-1. */
@@ -1127,9 +1176,10 @@ int cg_verify(struct cg_gen *g, const struct cg_schedule *s, struct cg_verify_st
             nroots = roots_for(opt, p, roots);
         }
         for (int r = 0; r < nroots && rc == 0; r++) {
-            rc = cg_verify_one(g, s, p, roots[r]);
+            long runs = 0;
+            rc = verify_shapes(g, s, p, roots[r], &runs);
             if (stats) {
-                stats->runs++;
+                stats->runs += runs;
             }
         }
     }

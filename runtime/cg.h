@@ -217,6 +217,52 @@ int cg_call_coll_in(struct cg_call *c, MPI_Comm comm, int coll, cg_any_fn fn, in
  * then cached with the context until the caller's communicator is freed. */
 int cg_call_split(struct cg_call *c, const char *site, long instance, int color, MPI_Comm *sub);
 
+/* ---- topology (topo.c) --------------------------------------------------- */
+
+/* The node and lane structure of a communicator (topo.c says how it is
+ * found, and how CG_PPN overrides it). Valid while the communicator lives. */
+struct cg_topo {
+    int detected;       /* filled in */
+    int handles;        /* node_comm and lane_comm are valid handles (or NULL) */
+    int regular;        /* every node holds ppn consecutive ranks */
+    int ppn;            /* ranks per node (regular), or this node's ranks */
+    int nnodes;         /* p / ppn (regular) */
+    int node;           /* rank / ppn (regular) */
+    int local;          /* rank % ppn (regular) */
+    MPI_Comm node_comm; /* this node's ranks, by rank (regular; else MPI_COMM_NULL) */
+    MPI_Comm lane_comm; /* the ranks with this local index, by rank (regular) */
+    const char *source; /* "shared_memory" or "CG_PPN" */
+    char why[160];      /* why it is not regular ("" when it is) */
+};
+
+/* The topology of c's communicator, detected on first use (a collective
+ * operation: every rank must ask) and cached with its context. */
+int cg_topo(struct cg_call *c, const struct cg_topo **topo);
+/* The same for any communicator (the harness's lane benchmarks). */
+int cg_topo_of(MPI_Comm comm, const struct cg_topo **topo);
+
+/* ---- tunable parameters (param.c) --------------------------------------- */
+
+/* A schedule's "params" knob with a verified range. The emitted code keeps
+ * one static cg_param per knob and reads its value with cg_param_value. */
+struct cg_param {
+    const char *schedule; /* "bcast_knomial" */
+    const char *name;     /* "radix" */
+    int dflt, lo, hi;     /* default and the verified range lo..hi */
+    unsigned gen;         /* generation of the cached value */
+    int value;            /* cached value */
+};
+
+/* The knob's value: set by cg_param_set, else the environment variable
+ * CG_PARAM_<schedule>_<name> (e.g. CG_PARAM_bcast_knomial_radix=4), else
+ * the default. A value outside lo..hi, or a malformed one, is MPI_ERR_ARG
+ * with cg_last_error() saying which. Every rank must use the same value. */
+int cg_param_value(struct cg_param *k, int *value);
+/* Sets a knob for later calls (schedule and name as in the JSON); value
+ * INT_MIN removes the setting. Not thread-safe. Returns MPI_ERR_ARG when
+ * the table of settings is full (64 entries). */
+int cg_param_set(const char *schedule, const char *name, int value);
+
 /* ---- errors -------------------------------------------------------------- */
 
 /* The last error the runtime recorded on this thread, "" when none. */

@@ -77,6 +77,21 @@ struct cg_tag_info {
     int parent;            /* enclosing tag id, -1 for a call tag */
 };
 
+/* A tunable parameter of a schedule: the emitted code reads it at run time
+ * (cg_param_value in cg.h: cg_param_set, then CG_PARAM_<schedule>_<name>,
+ * then the default); every value lo..hi was verified. lo == hi: fixed. */
+struct cg_param_info {
+    const char *name; /* "radix" */
+    int dflt;         /* default */
+    int lo, hi;       /* verified range */
+};
+
+/* The topology a schedule needs (its "topology" key). */
+struct cg_topo_info {
+    int needed;           /* 1: runs on node and lane communicators */
+    const char *fallback; /* schedule run on a communicator that is not regular */
+};
+
 struct cg_algo {
     const char *name;      /* schedule name, e.g. "allreduce_ring" */
     enum cg_coll coll;     /* which collective */
@@ -98,6 +113,9 @@ struct cg_algo {
         cg_exscan_fn exscan;
         cg_barrier_fn barrier;
     } fn;                  /* the generated function, by collective */
+    const struct cg_param_info *params; /* tunable parameters (NULL when none) */
+    int nparams;           /* entries in params */
+    struct cg_topo_info topo; /* node/lane topology (topo.needed 0: flat) */
 };
 
 extern const struct cg_algo *const cg_algos[]; /* every generated algorithm */

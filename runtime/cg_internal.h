@@ -28,7 +28,11 @@ struct cg_comm {
     int types_cap;                    /* entries allocated in types */
     struct cg_split *splits;          /* call steps' sub-communicators (call.c) */
     int nsplits, splits_cap;          /* used, allocated */
+    struct cg_topo topo;              /* node and lane structure (topo.c) */
 };
+
+/* Frees the topology's communicators (comm.c, when the context goes). */
+void cg_topo_free(struct cg_topo *t);
 
 /* A call step's sub-communicator, split once per (site, instance) and kept
  * with the context: every rank runs every call step instance, so every rank

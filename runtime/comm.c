@@ -49,6 +49,7 @@ static int cg_comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     for (int i = 0; i < cc->nsplits; i++) {
         CG_CHECK_MPI(MPI_Comm_free(&cc->splits[i].comm));
     }
+    cg_topo_free(&cc->topo);
     CG_CHECK_MPI(MPI_Comm_free(&cc->comm));
 out:
     cg_comm_destroy(cc);

@@ -2,6 +2,11 @@
  *
  * usage: tests/mpirun.sh FLAVOUR P build/FLAVOUR/emitted_check [NAME]
  *
+ * Environment: CG_PPN=K runs the topology schedules as p/K nodes of K ranks
+ * (their fallbacks where K does not divide p; the PASS lines then say
+ * "ppn=K" or "ppn=K irregular"); CG_CHECK_TOPOLOGY_ONLY=1 checks only the
+ * schedules with a topology.
+ *
  * For each algorithm in the registry (cg_algos), or only NAME, runs the
  * generated function and the MPI collective it replaces on the same inputs
  * and compares the outputs byte for byte. The cases are the product of
@@ -1133,12 +1138,31 @@ int main(int argc, char **argv)
     MPI_Op_create(affine_compose, 0, &affine);
     setup_types(pair, affine);
 
+    /* Node shape: " ppn=K" when CG_PPN sets one (runtime/topo.c), with
+     * " irregular" when K does not divide p (the topology schedules then run
+     * their fallbacks). CG_CHECK_TOPOLOGY_ONLY=1: only topology schedules. */
+    char shape[64] = "";
+    const char *ppn_env = getenv("CG_PPN");
+    int topo_only = (getenv("CG_CHECK_TOPOLOGY_ONLY") != NULL) &&
+                    (strcmp(getenv("CG_CHECK_TOPOLOGY_ONLY"), "1") == 0);
+    if ((ppn_env != NULL) && (*ppn_env != '\0')) {
+        const struct cg_topo *wt = NULL;
+        if (cg_topo_of(comm, &wt) != MPI_SUCCESS) {
+            fprintf(stderr, "emitted_check: %s\n", cg_last_error());
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        snprintf(shape, sizeof(shape), " ppn=%.20s%s", ppn_env, wt->regular ? "" : " irregular");
+    }
+
     for (int a = 0; a < cg_nalgos; a++) {
         const struct cg_algo *algo = cg_algos[a];
         struct check ck = {.algo = algo, .comm = comm, .rank = rank, .p = p};
         size_t nwrong = 0;
 
         if ((only != NULL) && (strcmp(only, algo->name) != 0)) {
+            continue;
+        }
+        if (topo_only && !algo->topo.needed) {
             continue;
         }
         matched++;
@@ -1165,11 +1189,11 @@ int main(int argc, char **argv)
         }
         if (rank == 0) {
             if (nwrong == 0) {
-                printf("PASS emitted %s %s p=%d (%zu cases)\n", algo->name, CG_FLAVOUR, p,
-                       ck.ncases);
+                printf("PASS emitted %s %s p=%d%s (%zu cases)\n", algo->name, CG_FLAVOUR, p,
+                       shape, ck.ncases);
             } else {
-                printf("FAIL emitted %s %s p=%d (%zu of %zu cases wrong)\n", algo->name,
-                       CG_FLAVOUR, p, nwrong, ck.ncases);
+                printf("FAIL emitted %s %s p=%d%s (%zu of %zu cases wrong)\n", algo->name,
+                       CG_FLAVOUR, p, shape, nwrong, ck.ncases);
             }
             fflush(stdout);
         }

@@ -11,6 +11,8 @@
 #                      launcher runs as NP singletons, each with size 1, and
 #                      passes trivially unless it compares its size with this
 #   CG_MPICH_YIELD_SO  where to build the MPICH yield shim (see below)
+#   CG_PPN             passed on to the ranks when set: ranks per node for the
+#                      topology schedules (runtime/topo.c)
 #
 # Timings below: 2-core VM, Debian 12, 1000 x MPI_Allreduce of one double.
 set -eu
@@ -121,7 +123,7 @@ openmpi)
     # (np=8, 50 x 262147 doubles: 0.113 s vs 0.111 s).
     timeout -k 10 "$limit" mpirun.openmpi --allow-run-as-root --oversubscribe \
         --bind-to none --mca btl self,vader --mca btl_vader_single_copy_mechanism none \
-        --mca mpi_yield_when_idle 1 -x CG_EXPECT_NP -np "$np" "$@" || status=$?
+        --mca mpi_yield_when_idle 1 -x CG_EXPECT_NP ${CG_PPN:+-x CG_PPN} -np "$np" "$@" || status=$?
     ;;
 mpich)
     refuse_other_mpi libmpi.so "Open MPI" "$1"
@@ -129,7 +131,8 @@ mpich)
     preload=${shim}${LD_PRELOAD:+${shim:+:}$LD_PRELOAD}
     # -launcher fork: every rank is local; never try ssh.
     timeout -k 10 "$limit" mpirun.mpich -launcher fork -genv CG_EXPECT_NP "$np" \
-        ${preload:+-genv LD_PRELOAD "$preload"} -n "$np" "$@" || status=$?
+        ${preload:+-genv LD_PRELOAD "$preload"} ${CG_PPN:+-genv CG_PPN "$CG_PPN"} \
+        -n "$np" "$@" || status=$?
     ;;
 *)
     usage

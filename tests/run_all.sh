@@ -76,6 +76,10 @@ for f in openmpi mpich; do
     for np in 1 3 4; do
         run "tags $f p=$np" tests/mpirun.sh $f $np build/$f/test_tags build/collgen
     done
+    # Topology schedules as 2 nodes x 2 ranks, and on a communicator that is
+    # not regular (p = 3 as 2 + 1: their fallbacks run).
+    run "tags $f p=4 ppn=2" env CG_PPN=2 tests/mpirun.sh $f 4 build/$f/test_tags build/collgen
+    run "tags $f p=3 ppn=2" env CG_PPN=2 tests/mpirun.sh $f 3 build/$f/test_tags build/collgen
 done
 [ -x tests/run_emitted.sh ] && run "emitted vs native" tests/run_emitted.sh
 [ -x tests/run_report.sh ] && run "harness: report" tests/run_report.sh

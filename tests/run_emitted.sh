@@ -12,7 +12,8 @@
 # build/FLAVOUR/emitted_check.pP.log.
 #
 # Environment: FLAVOURS (default "openmpi mpich"), NPS (default
-# "1 2 3 4 5 7 8"), CG_BUILD_DIR (default build), and CG_MPIRUN_TIMEOUT,
+# "1 2 3 4 5 7 8"), SHAPES (p:ppn pairs for the topology schedules, default
+# "4:2 6:3 8:2 8:4 7:2 6:4"), CG_BUILD_DIR (default build), and CG_MPIRUN_TIMEOUT,
 # read by tests/mpirun.sh. Exits 1 when anything failed.
 set -u
 
@@ -59,6 +60,36 @@ for flavour in $flavours; do
             failed=$((failed + 1))
         fi
         echo "# emitted_check $flavour p=$p: ${seconds} s, exit status $status"
+    done
+done
+
+# The topology schedules again as virtual nodes (CG_PPN, runtime/topo.c):
+# p:ppn pairs, regular ones and two that are not (7 = 2+2+2+1, 6 = 4+2),
+# where the fallbacks must run and be right.
+shapes=${SHAPES:-4:2 6:3 8:2 8:4 7:2 6:4}
+for flavour in $flavours; do
+    prog=$build/$flavour/emitted_check
+    [ -x "$prog" ] || continue
+    for shape in $shapes; do
+        p=${shape%%:*}
+        k=${shape##*:}
+        log=$build/$flavour/emitted_check.p$p.ppn$k.log
+        start=$(date +%s)
+        CG_PPN=$k CG_CHECK_TOPOLOGY_ONLY=1 tests/mpirun.sh "$flavour" "$p" "$prog" "$@" \
+            >"$log" 2>&1
+        status=$?
+        seconds=$(($(date +%s) - start))
+        grep -E '^(PASS|FAIL) |^  mismatch ' "$log"
+        npass=$(grep -c '^PASS ' "$log")
+        nfail=$(grep -c '^FAIL ' "$log")
+        passed=$((passed + npass))
+        failed=$((failed + nfail))
+        if [ "$status" -ne 0 ] && [ "$nfail" -eq 0 ]; then
+            echo "FAIL emitted emitted_check $flavour p=$p ppn=$k (exit status $status; log: $log)"
+            tail -n 15 "$log" | sed 's/^/  | /'
+            failed=$((failed + 1))
+        fi
+        echo "# emitted_check $flavour p=$p ppn=$k: ${seconds} s, exit status $status"
     done
 done
 

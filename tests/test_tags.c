@@ -79,10 +79,29 @@ out:
 }
 
 /* Reads the generator's prediction: expected[r * ntags + id] = calls. */
-static int predict(const char *collgen, const struct cg_algo *a, int p, long *expected)
+static int predict(const char *collgen, const struct cg_algo *a, int p, const struct cg_topo *wt,
+                   long *expected)
 {
     char cmd[1024], line[512], path[400];
-    snprintf(cmd, sizeof(cmd), "%s tags %s --p %d --root 0", collgen, a->file, p);
+    char ppn[32] = "";
+    /* A topology schedule runs with the communicator's node shape, or, where
+     * it is not regular, is its fallback (whose tags are then entered). */
+    if (a->topo.needed && wt->regular) {
+        snprintf(ppn, sizeof(ppn), " --ppn %d", wt->ppn);
+    } else if (a->topo.needed) {
+        const struct cg_algo *fb = NULL;
+        for (int i = 0; i < cg_nalgos; i++) {
+            if (strcmp(cg_algos[i]->name, a->topo.fallback) == 0) {
+                fb = cg_algos[i];
+            }
+        }
+        if (fb == NULL) {
+            printf("  %s: fallback %s is not in the registry\n", a->name, a->topo.fallback);
+            return -1;
+        }
+        a = fb;
+    }
+    snprintf(cmd, sizeof(cmd), "%s tags %s --p %d --root 0%s", collgen, a->file, p, ppn);
     FILE *f = popen(cmd, "r");
     if (f == NULL) {
         return -1;
@@ -123,6 +142,11 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *collgen = argc > 1 ? argv[1] : "build/collgen";
+    const struct cg_topo *wt = NULL;
+    if (cg_topo_of(MPI_COMM_WORLD, &wt) != MPI_SUCCESS) {
+        fprintf(stderr, "test_tags: cg_topo_of: %s\n", cg_last_error());
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     size_t nt = (size_t)cg_ntags;
     unsigned long long *mine = calloc(nt * 2, sizeof(unsigned long long));
     unsigned long long *all = calloc(nt * 2 * (size_t)p, sizeof(unsigned long long));
@@ -152,7 +176,7 @@ int main(int argc, char **argv)
                 wrong++;
             }
             memset(expected, 0, sizeof(long) * nt * (size_t)p);
-            if (predict(collgen, a, p, expected) != 0) {
+            if (predict(collgen, a, p, wt, expected) != 0) {
                 printf("  %s: could not read the prediction of %s tags\n", a->name, collgen);
                 wrong++;
             }

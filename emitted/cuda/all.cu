@@ -65,7 +65,7 @@ static const struct cg_cu_algo algo_allreduce_rabenseifner = {
     CG_COLL_ALLREDUCE, /* coll */
     "Rabenseifner: fold p - pof2(p) extra ranks, recursive-halving reduce-scatter and recursive-doubling allgather over pof2(p) ranks, unfold; commutative op.", /* summary */
     "schedules/allreduce/rabenseifner.json", /* file */
-    27, /* tag_first */
+    34, /* tag_first */
     13, /* tag_count */
     cgcu_allreduce_rabenseifner, /* allreduce */
     NULL, /* allgather */
@@ -79,7 +79,7 @@ static const struct cg_cu_algo algo_allreduce_recursive_doubling = {
     CG_COLL_ALLREDUCE, /* coll */
     "Recursive doubling (butterfly) on whole vectors; p - pof2(p) extra ranks fold in first and get the result last; log2(pof2(p)) rounds, +2 if p is not a power of two; any op, commutative or not.", /* summary */
     "schedules/allreduce/recursive_doubling.json", /* file */
-    40, /* tag_first */
+    47, /* tag_first */
     11, /* tag_count */
     cgcu_allreduce_recursive_doubling, /* allreduce */
     NULL, /* allgather */
@@ -93,7 +93,7 @@ static const struct cg_cu_algo algo_allreduce_ring = {
     CG_COLL_ALLREDUCE, /* coll */
     "Reduce-scatter then allgather around a ring; 2(p-1) rounds, bandwidth-optimal.", /* summary */
     "schedules/allreduce/ring.json", /* file */
-    56, /* tag_first */
+    63, /* tag_first */
     8, /* tag_count */
     cgcu_allreduce_ring, /* allreduce */
     NULL, /* allgather */
@@ -107,7 +107,7 @@ static const struct cg_cu_algo algo_alltoall_bruck = {
     CG_COLL_ALLTOALL, /* coll */
     "Bruck: ceil(log2 p) rounds for any p; round k sends every block whose distance has bit k set 2^k ranks on, packed into one message; for short messages.", /* summary */
     "schedules/alltoall/bruck.json", /* file */
-    74, /* tag_first */
+    81, /* tag_first */
     13, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -121,7 +121,7 @@ static const struct cg_cu_algo algo_alltoall_linear = {
     CG_COLL_ALLTOALL, /* coll */
     "Linear: every rank posts its sends to and receives from 8 ranks at once (rank +- 1..8, then +- 9..16, ...): one round for p <= 9, ceil((p - 1) / 8) rounds in all.", /* summary */
     "schedules/alltoall/linear.json", /* file */
-    87, /* tag_first */
+    94, /* tag_first */
     6, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -135,7 +135,7 @@ static const struct cg_cu_algo algo_alltoall_pairwise = {
     CG_COLL_ALLTOALL, /* coll */
     "Pairwise exchange: p - 1 rounds; in round r every rank sends its block for rank + r and receives rank - r's block for it; any p.", /* summary */
     "schedules/alltoall/pairwise.json", /* file */
-    93, /* tag_first */
+    100, /* tag_first */
     6, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -149,7 +149,7 @@ static const struct cg_cu_algo algo_bcast_binomial_doubling = {
     CG_COLL_BCAST, /* coll */
     "Binomial tree, distance doubling: in round k every rank that has the data sends it 2^k ranks further; ceil(log2 p) rounds, whole vector each.", /* summary */
     "schedules/bcast/binomial_doubling.json", /* file */
-    114, /* tag_first */
+    121, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -163,7 +163,7 @@ static const struct cg_cu_algo algo_bcast_binomial_halving = {
     CG_COLL_BCAST, /* coll */
     "Binomial tree, distance halving (MPICH's order): the root first sends half-way across, then each holder halves the distance; ceil(log2 p) rounds.", /* summary */
     "schedules/bcast/binomial_halving.json", /* file */
-    118, /* tag_first */
+    125, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -177,7 +177,7 @@ static const struct cg_cu_algo algo_bcast_scatter_allgather = {
     CG_COLL_BCAST, /* coll */
     "Van de Geijn: binomial scatter of p blocks from the root (distance halving), then a ring allgather; about 2 vectors moved per rank, for long messages.", /* summary */
     "schedules/bcast/scatter_allgather.json", /* file */
-    122, /* tag_first */
+    129, /* tag_first */
     7, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -191,7 +191,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_recursive_halving = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Recursive halving over pof2(p) virtual ranks; for other p the first 2(p-pof2) ranks pair up, one folds its input in and gets its block back last; commutative op.", /* summary */
     "schedules/reduce_scatter_block/recursive_halving.json", /* file */
-    188, /* tag_first */
+    195, /* tag_first */
     14, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -205,7 +205,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_ring = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Ring: p - 1 rounds; partial sums travel right, each rank adds its input block; bandwidth-optimal, two blocks of scratch, commutative op.", /* summary */
     "schedules/reduce_scatter_block/ring.json", /* file */
-    207, /* tag_first */
+    214, /* tag_first */
     8, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */

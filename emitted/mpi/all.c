@@ -7,6 +7,7 @@
 #include "allgather_gather_bcast.c"
 #include "allgather_recursive_doubling.c"
 #include "allgather_ring.c"
+#include "allreduce_hier.c"
 #include "allreduce_rabenseifner.c"
 #include "allreduce_recursive_doubling.c"
 #include "allreduce_reduce_bcast.c"
