@@ -37,7 +37,7 @@ static const char *const reserved[] = {
     "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex",
     "_Imaginary", "_Alignas", "_Alignof", "_Atomic", "_Generic", "_Noreturn",
     "_Static_assert", "_Thread_local", "main", "errno", "NULL", "bool", "true", "false",
-    "log2", "ceil_log2", "pof2", "pow", "min", "max", "ceil_div", NULL
+    "log2", "ceil_log2", "pof2", "pow", "min", "max", "ceil_div", "ceil_log", NULL
 };
 
 #define CG_MAX_IDENT 40

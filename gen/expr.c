@@ -275,6 +275,7 @@ static const struct {
     {"min", CG_FN_MIN, 2},
     {"max", CG_FN_MAX, 2},
     {"ceil_div", CG_FN_CEIL_DIV, 2},
+    {"ceil_log", CG_FN_CEIL_LOG, 2},
 };
 
 #define N_FNS (sizeof(fn_table) / sizeof(fn_table[0]))
@@ -635,6 +636,21 @@ static int eval_call(struct eval *ev, const struct cg_expr *e, int64_t *out)
         }
         *out = v[0] / v[1] + ((v[0] % v[1] != 0 && v[0] > 0) ? 1 : 0);
         return 0;
+    case CG_FN_CEIL_LOG: {
+        if (v[0] < 2) {
+            return fail(ev, e, "ceil_log with a base below 2");
+        }
+        if (v[1] < 1) {
+            return fail(ev, e, v[1] == 0 ? "ceil_log of 0" : "ceil_log of a negative number");
+        }
+        int64_t k = 0, b = 1;
+        while (b < v[1]) {
+            b = b > v[1] / v[0] ? v[1] : b * v[0];
+            k++;
+        }
+        *out = k;
+        return 0;
+    }
     }
     return fail(ev, e, "unknown function");
 }

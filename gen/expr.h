@@ -21,7 +21,8 @@
  * (a % b == a - b * floor(a / b), b > 0 required), comparisons and logic give
  * 0 or 1, '&&' '||' '?:' short-circuit. Functions: log2(x) (floor, x >= 1),
  * ceil_log2(x) (x >= 1), pof2(x) (largest power of two <= x, x >= 1),
- * pow(b, e) (e >= 0), min(a, b), max(a, b), ceil_div(a, b) (b > 0).
+ * pow(b, e) (e >= 0), min(a, b), max(a, b), ceil_div(a, b) (b > 0),
+ * ceil_log(b, x) (smallest k with b^k >= x; b >= 2, x >= 1).
  * Errors at evaluation: division or modulo by zero or negative divisor, shift
  * count outside 0..62, log2/ceil_log2/pof2 of x < 1, pow with e < 0, overflow.
  */
@@ -50,7 +51,7 @@ enum cg_expr_op {
 
 enum cg_expr_fn {
     CG_FN_LOG2, CG_FN_CEIL_LOG2, CG_FN_POF2, CG_FN_POW,
-    CG_FN_MIN, CG_FN_MAX, CG_FN_CEIL_DIV
+    CG_FN_MIN, CG_FN_MAX, CG_FN_CEIL_DIV, CG_FN_CEIL_LOG
 };
 
 struct cg_expr {
@@ -87,7 +88,7 @@ int cg_expr_eval(const struct cg_expr *e, const int64_t *env, int64_t *out,
  * cg_div(a, b) and cg_mod(a, b) unless both operands are provably
  * non-negative constants or ...: always use the functions, for simplicity
  * and to keep floor semantics. Functions print as cg_log2(x), cg_ceil_log2,
- * cg_pof2, cg_pow, cg_min, cg_max, cg_ceil_div. Names print as themselves.
+ * cg_pof2, cg_pow, cg_min, cg_max, cg_ceil_div, cg_ceil_log. Names print as themselves.
  * Returns the length it wanted to write. */
 size_t cg_expr_print_c(const struct cg_expr *e, char *buf, size_t cap);
 

@@ -193,7 +193,7 @@ struct cg_param {
 
 /* The most combinations of ranged param values a schedule may have (each
  * is verified for every p, root and ppn). */
-#define CG_MAX_PARAM_COMBOS 16
+#define CG_MAX_PARAM_COMBOS 64
 
 /* Slots 0..6 of every environment. */
 #define CG_SLOT_P 0

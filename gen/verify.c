@@ -1107,13 +1107,20 @@ int cg_verify_one(struct cg_gen *g, const struct cg_schedule *s, int p, int root
 }
 
 /* Every configuration of (p, root): each ppn dividing p (topology
- * schedules), times each combination of the ranged params' values. */
+ * schedules), times each combination of the ranged params' values: every
+ * value up to p = opt->all_roots_max_p (64 by default), and above it each
+ * param's min, default and max (a pipelined chain at p = 1000 runs 1000
+ * rounds per value; the small p exercise every value's boundary cases);
+ * roots other than 0, 1, p/2 and p-1 with the defaults only. */
 static int verify_shapes(struct cg_gen *g, const struct cg_schedule *s, int p, int root,
                          long *runs)
 {
     int64_t pv[16];
+    int every = p <= g->opt->all_roots_max_p;
+    /* Roots other than 0, 1, p/2 and p-1 run the default values only. */
+    int main_root = root == 0 || root == 1 || root == p / 2 || root == p - 1;
     for (int i = 0; i < s->nparams && i < 16; i++) {
-        pv[i] = s->params[i].lo;
+        pv[i] = main_root ? s->params[i].lo : s->params[i].value;
     }
     for (;;) {
         for (int ppn = 1; ppn <= p; ppn++) {
@@ -1126,6 +1133,9 @@ static int verify_shapes(struct cg_gen *g, const struct cg_schedule *s, int p, i
             }
             (*runs)++;
         }
+        if (!main_root) {
+            return 0;
+        }
         int i = 0;
         while (i < s->nparams && pv[i] == s->params[i].hi) {
             pv[i] = s->params[i].lo;
@@ -1134,7 +1144,11 @@ static int verify_shapes(struct cg_gen *g, const struct cg_schedule *s, int p, i
         if (i == s->nparams) {
             return 0;
         }
-        pv[i]++;
+        if (every) {
+            pv[i]++;
+        } else {
+            pv[i] = pv[i] < s->params[i].value ? s->params[i].value : s->params[i].hi;
+        }
     }
 }
 

@@ -74,6 +74,15 @@ static inline int cg_min(long a, long b) { return (int)(a < b ? a : b); }
 static inline int cg_max(long a, long b) { return (int)(a > b ? a : b); }
 static inline int cg_ceil_div(long a, long b) { return cg_div(a + b - 1, b); }
 
+static inline int cg_ceil_log(long b, long x) /* smallest k with b^k >= x; b >= 2, x >= 1 */
+{
+    int k = 0;
+    for (long v = 1; v < x; k++) {
+        v = (v > x / b) ? x : v * b;
+    }
+    return k;
+}
+
 /* ---- block geometry ------------------------------------------------------ */
 
 /* `count` elements split into `nb` near-equal blocks: block i has

@@ -13,7 +13,8 @@
 #
 # Environment: FLAVOURS (default "openmpi mpich"), NPS (default
 # "1 2 3 4 5 7 8"), SHAPES (p:ppn pairs for the topology schedules, default
-# "4:2 6:3 8:2 8:4 7:2 6:4"), CG_BUILD_DIR (default build), and CG_MPIRUN_TIMEOUT,
+# "4:2 6:3 8:2 8:4 7:2 6:4"), PARAMS (schedule:param:value@p runs of ranged
+# params), CG_BUILD_DIR (default build), and CG_MPIRUN_TIMEOUT,
 # read by tests/mpirun.sh. Exits 1 when anything failed.
 set -u
 
@@ -90,6 +91,35 @@ for flavour in $flavours; do
             failed=$((failed + 1))
         fi
         echo "# emitted_check $flavour p=$p ppn=$k: ${seconds} s, exit status $status"
+    done
+done
+
+# Ranged params at values other than the default (CG_PARAM_<schedule>_<name>,
+# runtime/param.c): schedule:param:value@p, including the range's ends.
+params=${PARAMS:-bcast_knomial:radix:2@7 bcast_knomial:radix:3@8 bcast_knomial:radix:8@5 bcast_chain:segments:1@4 bcast_chain:segments:32@5 bcast_chain:segments:3@3}
+for flavour in $flavours; do
+    prog=$build/$flavour/emitted_check
+    [ -x "$prog" ] || continue
+    for spec in $params; do
+        name=${spec%%:*}
+        rest=${spec#*:}
+        param=${rest%%:*}
+        value=${rest#*:}
+        p=${value##*@}
+        value=${value%@*}
+        log=$build/$flavour/emitted_check.$name.$param$value.log
+        env "CG_PARAM_${name}_${param}=$value" tests/mpirun.sh "$flavour" "$p" "$prog" "$name" \
+            >"$log" 2>&1
+        status=$?
+        grep -E '^(PASS|FAIL) |^  mismatch ' "$log" | sed "s/ p=$p / p=$p $param=$value /"
+        npass=$(grep -c '^PASS ' "$log")
+        nfail=$(grep -c '^FAIL ' "$log")
+        passed=$((passed + npass))
+        failed=$((failed + nfail))
+        if [ "$status" -ne 0 ] && [ "$nfail" -eq 0 ]; then
+            echo "FAIL emitted $name $flavour p=$p $param=$value (exit status $status; log: $log)"
+            failed=$((failed + 1))
+        fi
     done
 done
 

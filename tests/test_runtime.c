@@ -8,6 +8,7 @@
  */
 #define CG_TAGS
 
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include "cg.h"
 #include "cg_algo.h"
 #include "check.h"
@@ -834,6 +835,98 @@ static void call_should_turn_views_into_pointers_counts_and_in_place(void)
     free(buf);
 }
 
+/* Topology of a fresh duplicate of MPI_COMM_WORLD with CG_PPN set to ppn
+ * (NULL: unset), detected once and cached. */
+static int topo_with(const char *ppn, MPI_Comm *dup, const struct cg_topo **t)
+{
+    if (ppn != NULL) {
+        setenv("CG_PPN", ppn, 1);
+    } else {
+        unsetenv("CG_PPN");
+    }
+    MPI_Comm_dup(MPI_COMM_WORLD, dup);
+    int rc = cg_topo_of(*dup, t);
+    unsetenv("CG_PPN");
+    return rc;
+}
+
+static void topology_should_follow_cg_ppn_and_detect_irregular_shapes(void)
+{
+    int p = 0, rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm dup;
+    const struct cg_topo *t = NULL;
+
+    /* One machine, no override: one node of p consecutive ranks. */
+    CHECK(topo_with(NULL, &dup, &t) == MPI_SUCCESS);
+    CHECK(t->regular && t->ppn == p && t->nnodes == 1 && t->node == 0 && t->local == rank);
+    CHECK(strcmp(t->source, "shared_memory") == 0);
+    MPI_Comm_free(&dup);
+
+    /* CG_PPN=2: regular when p is even, with node and lane communicators
+     * holding the right ranks in rank order. */
+    CHECK(topo_with("2", &dup, &t) == MPI_SUCCESS);
+    CHECK(t->ppn == 2 && strcmp(t->source, "CG_PPN") == 0);
+    if (p % 2 == 0) {
+        int ns = 0, nr = 0, ls = 0, lr = 0;
+        CHECK(t->regular && t->nnodes == p / 2 && t->node == rank / 2 && t->local == rank % 2);
+        MPI_Comm_size(t->node_comm, &ns);
+        MPI_Comm_rank(t->node_comm, &nr);
+        MPI_Comm_size(t->lane_comm, &ls);
+        MPI_Comm_rank(t->lane_comm, &lr);
+        CHECKF(ns == 2 && nr == rank % 2 && ls == p / 2 && lr == rank / 2,
+               "node %d/%d lane %d/%d", nr, ns, lr, ls);
+        /* The lane holds ranks local, local + 2, ...: their sum says so. */
+        int sum = 0;
+        MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, t->lane_comm);
+        CHECK(sum == (p / 2) * (rank % 2) + 2 * ((p / 2) * (p / 2 - 1) / 2));
+    } else {
+        CHECK(!t->regular && strstr(t->why, "not a multiple of CG_PPN") != NULL);
+        CHECK(t->node_comm == MPI_COMM_NULL && t->lane_comm == MPI_COMM_NULL);
+    }
+    MPI_Comm_free(&dup);
+
+    /* The shape is read once: changing CG_PPN later changes nothing. */
+    CHECK(topo_with("1", &dup, &t) == MPI_SUCCESS);
+    setenv("CG_PPN", "3", 1);
+    const struct cg_topo *again = NULL;
+    CHECK(cg_topo_of(dup, &again) == MPI_SUCCESS && again == t && again->ppn == 1);
+    unsetenv("CG_PPN");
+    MPI_Comm_free(&dup);
+
+    /* A malformed value is an error that names it. */
+    CHECK(topo_with("two", &dup, &t) == MPI_ERR_ARG);
+    CHECK(strstr(cg_last_error(), "CG_PPN='two'") != NULL);
+    MPI_Comm_free(&dup);
+}
+
+static void params_should_come_from_set_then_environment_then_default(void)
+{
+    struct cg_param k = { "bcast_test", "radix", 4, 2, 8, 0, 0 };
+    int v = 0;
+
+    unsetenv("CG_PARAM_bcast_test_radix");
+    CHECK(cg_param_value(&k, &v) == MPI_SUCCESS && v == 4);
+    setenv("CG_PARAM_bcast_test_radix", "3", 1);
+    CHECK(cg_param_set("other", "radix", 5) == MPI_SUCCESS); /* bumps the generation */
+    CHECK(cg_param_value(&k, &v) == MPI_SUCCESS && v == 3);
+    CHECK(cg_param_set("bcast_test", "radix", 8) == MPI_SUCCESS);
+    CHECK(cg_param_value(&k, &v) == MPI_SUCCESS && v == 8);
+    CHECK(cg_param_set("bcast_test", "radix", 9) == MPI_SUCCESS);
+    CHECK(cg_param_value(&k, &v) == MPI_ERR_ARG);
+    CHECK(strstr(cg_last_error(), "outside the verified range 2..8") != NULL);
+    CHECK(cg_param_set("bcast_test", "radix", INT_MIN) == MPI_SUCCESS); /* unset: env again */
+    CHECK(cg_param_value(&k, &v) == MPI_SUCCESS && v == 3);
+    setenv("CG_PARAM_bcast_test_radix", "3x", 1);
+    CHECK(cg_param_set("other", "radix", INT_MIN) == MPI_SUCCESS);
+    CHECK(cg_param_value(&k, &v) == MPI_ERR_ARG);
+    CHECK(strstr(cg_last_error(), "is not an integer") != NULL);
+    unsetenv("CG_PARAM_bcast_test_radix");
+    CHECK(cg_param_set("other", "radix", INT_MIN) == MPI_SUCCESS);
+    CHECK(cg_param_value(&k, &v) == MPI_SUCCESS && v == 4);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -856,6 +949,8 @@ int main(int argc, char **argv)
     RUN_ALL(errors_should_keep_the_last_message_truncated_to_the_buffer);
     RUN_ALL(coll_names_should_name_each_collective);
     RUN_ALL(call_should_turn_views_into_pointers_counts_and_in_place);
+    RUN_ALL(topology_should_follow_cg_ppn_and_detect_irregular_shapes);
+    RUN_ALL(params_should_come_from_set_then_environment_then_default);
     MPI_Finalize();
     return check_exit();
 }

@@ -14,6 +14,8 @@
 #include "alltoall_pairwise.cu"
 #include "bcast_binomial_doubling.cu"
 #include "bcast_binomial_halving.cu"
+#include "bcast_chain.cu"
+#include "bcast_knomial.cu"
 #include "bcast_scatter_allgather.cu"
 #include "reduce_scatter_block_recursive_halving.cu"
 #include "reduce_scatter_block_ring.cu"
@@ -172,12 +174,40 @@ static const struct cg_cu_algo algo_bcast_binomial_halving = {
     NULL /* alltoall */
 };
 
+static const struct cg_cu_algo algo_bcast_chain = {
+    "bcast_chain", /* name */
+    CG_COLL_BCAST, /* coll */
+    "Pipelined chain: the vector in segments blocks flows down the chain root, root+1, ...; p - 2 + segments rounds. segments 1..32 (param).", /* summary */
+    "schedules/bcast/chain.json", /* file */
+    129, /* tag_first */
+    4, /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    cgcu_bcast_chain, /* bcast */
+    NULL /* alltoall */
+};
+
+static const struct cg_cu_algo algo_bcast_knomial = {
+    "bcast_knomial", /* name */
+    CG_COLL_BCAST, /* coll */
+    "k-nomial tree: ceil_log(radix, p) levels; at each level a holder sends the whole vector to radix - 1 children at once. radix 2..8 (param).", /* summary */
+    "schedules/bcast/knomial.json", /* file */
+    138, /* tag_first */
+    4, /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    cgcu_bcast_knomial, /* bcast */
+    NULL /* alltoall */
+};
+
 static const struct cg_cu_algo algo_bcast_scatter_allgather = {
     "bcast_scatter_allgather", /* name */
     CG_COLL_BCAST, /* coll */
     "Van de Geijn: binomial scatter of p blocks from the root (distance halving), then a ring allgather; about 2 vectors moved per rank, for long messages.", /* summary */
     "schedules/bcast/scatter_allgather.json", /* file */
-    129, /* tag_first */
+    149, /* tag_first */
     7, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -191,7 +221,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_recursive_halving = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Recursive halving over pof2(p) virtual ranks; for other p the first 2(p-pof2) ranks pair up, one folds its input in and gets its block back last; commutative op.", /* summary */
     "schedules/reduce_scatter_block/recursive_halving.json", /* file */
-    195, /* tag_first */
+    227, /* tag_first */
     14, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -205,7 +235,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_ring = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Ring: p - 1 rounds; partial sums travel right, each rank adds its input block; bandwidth-optimal, two blocks of scratch, commutative op.", /* summary */
     "schedules/reduce_scatter_block/ring.json", /* file */
-    214, /* tag_first */
+    246, /* tag_first */
     8, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -226,9 +256,11 @@ const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_alltoall_pairwise,
     &algo_bcast_binomial_doubling,
     &algo_bcast_binomial_halving,
+    &algo_bcast_chain,
+    &algo_bcast_knomial,
     &algo_bcast_scatter_allgather,
     &algo_reduce_scatter_block_recursive_halving,
     &algo_reduce_scatter_block_ring,
     NULL
 };
-const int cg_cu_nalgos = 14;
+const int cg_cu_nalgos = 16;
