@@ -561,7 +561,7 @@ int main(int argc, char **argv)
                 extra[0] = '\0';
                 if (ls[i].s.topology) {
                     en += (size_t)snprintf(extra + en, sizeof(extra) - en,
-                                           ", every ppn dividing p");
+                                           ", every ppn dividing p (above p = 64: 1, 2, p/2, p and the squarest)");
                 }
                 for (int k = 0; k < ls[i].s.nparams && en < sizeof(extra); k++) {
                     if (ls[i].s.params[k].ranged) {

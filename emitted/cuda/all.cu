@@ -39,7 +39,7 @@ static const struct cg_cu_algo algo_allgather_recursive_doubling = {
     CG_COLL_ALLGATHER, /* coll */
     "Recursive doubling over pof2(p) virtual ranks; for other p the first 2(p-pof2) ranks pair up, fold one block in first and get all p back last.", /* summary */
     "schedules/allgather/recursive_doubling.json", /* file */
-    15, /* tag_first */
+    30, /* tag_first */
     8, /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_recursive_doubling, /* allgather */
@@ -53,7 +53,7 @@ static const struct cg_cu_algo algo_allgather_ring = {
     CG_COLL_ALLGATHER, /* coll */
     "Ring: p - 1 rounds, each rank passes one block to its right neighbour per round; bandwidth-optimal, any p.", /* summary */
     "schedules/allgather/ring.json", /* file */
-    23, /* tag_first */
+    38, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_ring, /* allgather */
@@ -67,7 +67,7 @@ static const struct cg_cu_algo algo_allreduce_rabenseifner = {
     CG_COLL_ALLREDUCE, /* coll */
     "Rabenseifner: fold p - pof2(p) extra ranks, recursive-halving reduce-scatter and recursive-doubling allgather over pof2(p) ranks, unfold; commutative op.", /* summary */
     "schedules/allreduce/rabenseifner.json", /* file */
-    34, /* tag_first */
+    80, /* tag_first */
     13, /* tag_count */
     cgcu_allreduce_rabenseifner, /* allreduce */
     NULL, /* allgather */
@@ -81,7 +81,7 @@ static const struct cg_cu_algo algo_allreduce_recursive_doubling = {
     CG_COLL_ALLREDUCE, /* coll */
     "Recursive doubling (butterfly) on whole vectors; p - pof2(p) extra ranks fold in first and get the result last; log2(pof2(p)) rounds, +2 if p is not a power of two; any op, commutative or not.", /* summary */
     "schedules/allreduce/recursive_doubling.json", /* file */
-    47, /* tag_first */
+    93, /* tag_first */
     11, /* tag_count */
     cgcu_allreduce_recursive_doubling, /* allreduce */
     NULL, /* allgather */
@@ -95,7 +95,7 @@ static const struct cg_cu_algo algo_allreduce_ring = {
     CG_COLL_ALLREDUCE, /* coll */
     "Reduce-scatter then allgather around a ring; 2(p-1) rounds, bandwidth-optimal.", /* summary */
     "schedules/allreduce/ring.json", /* file */
-    63, /* tag_first */
+    109, /* tag_first */
     8, /* tag_count */
     cgcu_allreduce_ring, /* allreduce */
     NULL, /* allgather */
@@ -109,7 +109,7 @@ static const struct cg_cu_algo algo_alltoall_bruck = {
     CG_COLL_ALLTOALL, /* coll */
     "Bruck: ceil(log2 p) rounds for any p; round k sends every block whose distance has bit k set 2^k ranks on, packed into one message; for short messages.", /* summary */
     "schedules/alltoall/bruck.json", /* file */
-    81, /* tag_first */
+    164, /* tag_first */
     13, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -123,7 +123,7 @@ static const struct cg_cu_algo algo_alltoall_linear = {
     CG_COLL_ALLTOALL, /* coll */
     "Linear: every rank posts its sends to and receives from 8 ranks at once (rank +- 1..8, then +- 9..16, ...): one round for p <= 9, ceil((p - 1) / 8) rounds in all.", /* summary */
     "schedules/alltoall/linear.json", /* file */
-    94, /* tag_first */
+    188, /* tag_first */
     6, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -137,7 +137,7 @@ static const struct cg_cu_algo algo_alltoall_pairwise = {
     CG_COLL_ALLTOALL, /* coll */
     "Pairwise exchange: p - 1 rounds; in round r every rank sends its block for rank + r and receives rank - r's block for it; any p.", /* summary */
     "schedules/alltoall/pairwise.json", /* file */
-    100, /* tag_first */
+    194, /* tag_first */
     6, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -151,7 +151,7 @@ static const struct cg_cu_algo algo_bcast_binomial_doubling = {
     CG_COLL_BCAST, /* coll */
     "Binomial tree, distance doubling: in round k every rank that has the data sends it 2^k ranks further; ceil(log2 p) rounds, whole vector each.", /* summary */
     "schedules/bcast/binomial_doubling.json", /* file */
-    121, /* tag_first */
+    215, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -165,7 +165,7 @@ static const struct cg_cu_algo algo_bcast_binomial_halving = {
     CG_COLL_BCAST, /* coll */
     "Binomial tree, distance halving (MPICH's order): the root first sends half-way across, then each holder halves the distance; ceil(log2 p) rounds.", /* summary */
     "schedules/bcast/binomial_halving.json", /* file */
-    125, /* tag_first */
+    219, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -179,7 +179,7 @@ static const struct cg_cu_algo algo_bcast_chain = {
     CG_COLL_BCAST, /* coll */
     "Pipelined chain: the vector in segments blocks flows down the chain root, root+1, ...; p - 2 + segments rounds. segments 1..32 (param).", /* summary */
     "schedules/bcast/chain.json", /* file */
-    129, /* tag_first */
+    223, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -193,7 +193,7 @@ static const struct cg_cu_algo algo_bcast_knomial = {
     CG_COLL_BCAST, /* coll */
     "k-nomial tree: ceil_log(radix, p) levels; at each level a holder sends the whole vector to radix - 1 children at once. radix 2..8 (param).", /* summary */
     "schedules/bcast/knomial.json", /* file */
-    138, /* tag_first */
+    232, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -207,7 +207,7 @@ static const struct cg_cu_algo algo_bcast_scatter_allgather = {
     CG_COLL_BCAST, /* coll */
     "Van de Geijn: binomial scatter of p blocks from the root (distance halving), then a ring allgather; about 2 vectors moved per rank, for long messages.", /* summary */
     "schedules/bcast/scatter_allgather.json", /* file */
-    149, /* tag_first */
+    243, /* tag_first */
     7, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -221,7 +221,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_recursive_halving = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Recursive halving over pof2(p) virtual ranks; for other p the first 2(p-pof2) ranks pair up, one folds its input in and gets its block back last; commutative op.", /* summary */
     "schedules/reduce_scatter_block/recursive_halving.json", /* file */
-    227, /* tag_first */
+    372, /* tag_first */
     14, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -235,7 +235,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_ring = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Ring: p - 1 rounds; partial sums travel right, each rank adds its input block; bandwidth-optimal, two blocks of scratch, commutative op.", /* summary */
     "schedules/reduce_scatter_block/ring.json", /* file */
-    246, /* tag_first */
+    391, /* tag_first */
     8, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */

@@ -6,15 +6,15 @@
  * Returns:     MPI_SUCCESS or an MPI error code
  * Description: Hierarchical: the library's reduce on every node to its rank on the root's lane, then its reduce of the node sums along that lane to the root.
  * Limitations: none; non-commutative ops are reduced in rank order
- * Blocks:      B = 1
+ * Blocks:      B = 1; scratch tmp of 1 blocks
  * Topology:    node and lane communicators of a regular communicator (every node
  *              ppn consecutive ranks; CG_PPN overrides ppn); elsewhere cg_reduce_binomial
  *
  * Worked example, p = 4, root = 0, 2 nodes x 2 ranks, as simulated by the verifier
  * (a->b buf[i]: rank a sends block i of buf to rank b;
  *  r: x op= y: rank r reduces y into x; =op: y op x; =: copy):
- *   node_reduce call: 0: call native reduce root 0 on node 0 send out[0] recv out[0]; 1: call native reduce root 0 on node 0 send out[0] recv out[0]; 2: call native reduce root 0 on node 1 send out[0] recv out[0]; 3: call native reduce root 0 on node 1 send out[0] recv out[0];
- *   across call: 0: call native reduce root 0 on lane 0 send out[0] recv out[0]; 2: call native reduce root 0 on lane 0 send out[0] recv out[0];
+ *   node_reduce call: 0: call native reduce root 0 on node 0 send out[0] recv tmp[0]; 1: call native reduce root 0 on node 0 send out[0] recv tmp[0]; 2: call native reduce root 0 on node 1 send out[0] recv tmp[0]; 3: call native reduce root 0 on node 1 send out[0] recv tmp[0];
+ *   across call: 0: call native reduce root 0 on lane 0 send tmp[0] recv out[0]; 2: call native reduce root 0 on lane 0 send tmp[0] recv out[0];
  */
 
 #include "collgen.h"
@@ -45,6 +45,7 @@ int cg_reduce_hier(CG_REDUCE_ARGS)
     CG_TAG_BEGIN(CG_TAG_REDUCE_HIER);
     const struct cg_geom geom = { count, 1 };
     struct cg_buf out = { recvbuf, geom, geom.nb };
+    struct cg_buf tmp = { NULL, geom, 1 };
 
     /* recvbuf is significant only at the root: elsewhere the partial results live in scratch. */
     if (rank != root) {
@@ -56,26 +57,30 @@ int cg_reduce_hier(CG_REDUCE_ARGS)
     if (sendbuf != MPI_IN_PLACE) {
         CG_TRY(cg_copy_typed(sendbuf, count, datatype, out.base, count, datatype));
     }
+    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
+    if (rc != MPI_SUCCESS) {
+        goto out;
+    }
 
-    /* hier.json:15 phase node_reduce */
+    /* hier.json:19 phase node_reduce */
     CG_TAG_BEGIN(CG_TAG_REDUCE_HIER__NODE_REDUCE);
 
-    /* hier.json:17 node_reduce: call native reduce root root % ppn on the node communicator: send all of out, receive into all of out */
+    /* hier.json:21 node_reduce: call native reduce root root % ppn on the node communicator: send all of out, receive into all of tmp */
     CG_TAG_BEGIN(CG_TAG_REDUCE_HIER__NODE_REDUCE__CALL);
     CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_REDUCE, NULL, cg_mod(root, ppn),
                            &out, 0, out.nblocks,
-                           &out, 0, out.nblocks));
+                           &tmp, 0, tmp.nblocks));
     CG_TAG_END(CG_TAG_REDUCE_HIER__NODE_REDUCE__CALL);
     CG_TAG_END(CG_TAG_REDUCE_HIER__NODE_REDUCE);
 
-    /* hier.json:19 phase across */
+    /* hier.json:23 phase across */
     CG_TAG_BEGIN(CG_TAG_REDUCE_HIER__ACROSS);
 
-    /* hier.json:21 across: call native reduce root root / ppn on the lane communicator: send all of out, receive into all of out */
+    /* hier.json:25 across: call native reduce root root / ppn on the lane communicator: send all of tmp, receive into all of out */
     if (local == cg_mod(root, ppn)) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_HIER__ACROSS__CALL);
         CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_REDUCE, NULL, cg_div(root, ppn),
-                               &out, 0, out.nblocks,
+                               &tmp, 0, tmp.nblocks,
                                &out, 0, out.nblocks));
         CG_TAG_END(CG_TAG_REDUCE_HIER__ACROSS__CALL);
     }
