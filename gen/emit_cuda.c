@@ -64,7 +64,30 @@ int cg_emit_cuda_has(const struct cg_schedule *s)
 {
     /* Why not call steps: the GPU backend has no native collectives of the
      * MPI library to call, and no view arguments; such schedules get no .cu. */
-    return cg_emit_cuda_supports(s->coll) && !cg_has_calls(s) && !s->topology;
+    /* A topology schedule's fallback must have a GPU twin too. */
+    return cg_emit_cuda_supports(s->coll) && !cg_has_calls(s) &&
+           (!s->topology || (s->fallback_s != NULL && s->fallback_s != s &&
+                             !s->fallback_s->topology && cg_emit_cuda_has(s->fallback_s)));
+}
+
+/* The arguments a fallback gets: the function's own. */
+static const char *fallback_args(enum cg_coll_kind coll)
+{
+    switch (coll) {
+    case CG_C_ALLREDUCE:
+        return "sendbuf, recvbuf, count, datatype, op, comm, stream";
+    case CG_C_ALLGATHER:
+        return "sendbuf, recvbuf, sendcount, datatype, comm, stream";
+    case CG_C_REDUCE_SCATTER_BLOCK:
+        return "sendbuf, recvbuf, recvcount, datatype, op, comm, stream";
+    case CG_C_BCAST:
+        return "sendbuf, recvbuf, count, datatype, root, comm, stream";
+    case CG_C_ALLTOALL:
+        return "sendbuf, recvbuf, count, datatype, comm, stream";
+    default:
+        cg_panic("no GPU fallback call for %s", cg_colls[coll].name);
+    }
+    return "";
 }
 
 /* The name of the count argument, which is the count == 0 shortcut's. */
@@ -111,12 +134,35 @@ static void prologue_begin(struct cg_emitter *em)
     const int reduces = cg_colls[s->coll].reduces;
     cg_out_line(o, "struct cg_cu_call c;");
     cg_out_line(o, "int rc = MPI_SUCCESS;");
+    if (s->topology) {
+        cg_out_line(o, "const struct cg_topo *topo = NULL;");
+    }
+    for (int i = 0; i < s->nparams; i++) {
+        if (s->params[i].ranged && em->used[s->params[i].slot]) {
+            cg_out_line(o, "int %s = 0;", s->params[i].name);
+        }
+    }
     cg_out_blank(o);
     cg_out_line(o, "rc = cg_cu_call_begin(&c, comm, datatype, %s, stream);",
                 reduces ? "op" : "CG_CU_OP_NONE");
     cg_out_open(o, "if (rc != MPI_SUCCESS)");
     cg_out_line(o, "return rc;");
     cg_out_close(o);
+    if (s->topology) {
+        cg_out_line(o, "CG_TRY(cg_cu_topo(&c, &topo));");
+        cg_out_open(o, "if (!topo->regular)");
+        cg_out_line(o, "/* Not every node holds ppn consecutive ranks (topo->why): the "
+                       "declared fallback. */");
+        cg_out_line(o, "cg_cu_call_end(&c);");
+        cg_out_line(o, "return cgcu_%s(%s);", s->fallback, fallback_args(s->coll));
+        cg_out_close(o);
+    }
+    for (int i = 0; i < s->nparams; i++) {
+        if (s->params[i].ranged && em->used[s->params[i].slot]) {
+            cg_out_line(o, "CG_TRY(cg_param_value(&cg_param_%s_%s, &%s));", s->name,
+                        s->params[i].name, s->params[i].name);
+        }
+    }
     if (reduces) {
         cg_out_line(o, "CG_TRY(cg_cu_check_op(&c));");
     }
@@ -227,14 +273,20 @@ static void prologue(struct cg_emitter *em)
     if (em->used[CG_SLOT_RANK] || need_rank) {
         cg_out_line(o, "const int rank = c.rank;");
     }
+    if (s->topology) {
+        static const char *const names[4] = { "ppn", "nnodes", "node", "local" };
+        for (int k = 0; k < 4; k++) {
+            if (em->used[CG_SLOT_PPN + k]) {
+                cg_out_line(o, "const int %s = topo->%s;", names[k], names[k]);
+            }
+        }
+    }
     for (int i = 0; i < s->nparams; i++) {
-        if (!em->used[s->params[i].slot]) {
+        if (!em->used[s->params[i].slot] || s->params[i].ranged) {
             continue;
         }
-        cg_out_line(o, "const int %s = %lld; /* parameter, %s */", s->params[i].name,
-                    (long long)s->params[i].value,
-                    s->params[i].ranged ? "default (the GPU backend does not read parameters "
-                                          "at run time yet)" : "fixed");
+        cg_out_line(o, "const int %s = %lld; /* parameter, fixed */", s->params[i].name,
+                    (long long)s->params[i].value);
     }
     cg_emit_lets(em, s->lets, s->nlets);
     char tag[200];
@@ -265,6 +317,18 @@ int cg_emit_cuda(struct cg_gen *g, const struct cg_schedule *s, int tag_base)
     cg_out_blank(&o);
     cg_out_line(&o, "#include \"collgen_cuda.h\"");
     cg_out_blank(&o);
+    for (int i = 0; i < s->nparams; i++) {
+        if (s->params[i].ranged) {
+            cg_out_line(&o, "/* Parameter %s: read at run time (cg_param_value), verified for "
+                            "%lld..%lld. */", s->params[i].name, (long long)s->params[i].lo,
+                        (long long)s->params[i].hi);
+            cg_out_line(&o, "static struct cg_param cg_param_%s_%s = { \"%s\", \"%s\", %lld, "
+                            "%lld, %lld, 0, 0 };", s->name, s->params[i].name, s->name,
+                        s->params[i].name, (long long)s->params[i].value,
+                        (long long)s->params[i].lo, (long long)s->params[i].hi);
+            cg_out_blank(&o);
+        }
+    }
     char args[80];
     cg_emit_upper(args, sizeof(args), cg_colls[s->coll].name);
     cg_out_line(&o, "int cgcu_%s(CG_CU_%s_ARGS)", s->name, args);

@@ -249,6 +249,12 @@ struct cg_topo {
 int cg_topo(struct cg_call *c, const struct cg_topo **topo);
 /* The same for any communicator (the harness's lane benchmarks). */
 int cg_topo_of(MPI_Comm comm, const struct cg_topo **topo);
+/* Detects the topology of `comm` (rank `rank` of `p`) into *t: a collective
+ * operation; the node and lane communicators are split from comm. Uncached
+ * (cg_topo caches it); freed with cg_topo_free. Used by both runtimes. */
+int cg_topo_detect(MPI_Comm comm, int rank, int p, struct cg_topo *t);
+/* Frees a detected topology's communicators (safe on a zeroed struct). */
+void cg_topo_free(struct cg_topo *t);
 
 /* ---- tunable parameters (param.c) --------------------------------------- */
 

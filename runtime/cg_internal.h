@@ -31,8 +31,6 @@ struct cg_comm {
     struct cg_topo topo;              /* node and lane structure (topo.c) */
 };
 
-/* Frees the topology's communicators (comm.c, when the context goes). */
-void cg_topo_free(struct cg_topo *t);
 
 /* A call step's sub-communicator, split once per (site, instance) and kept
  * with the context: every rank runs every call step instance, so every rank

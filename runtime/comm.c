@@ -262,3 +262,29 @@ size_t cg_buf_bytes(const struct cg_call *c, const struct cg_geom *g, long nbloc
     }
     return bytes;
 }
+
+int cg_topo(struct cg_call *c, const struct cg_topo **topo)
+{
+    int rc = MPI_SUCCESS;
+
+    *topo = NULL;
+    if (!c->cc->topo.detected) {
+        CG_CHECK(cg_topo_detect(c->cc->comm, c->cc->rank, c->cc->p, &c->cc->topo));
+    }
+    *topo = &c->cc->topo;
+out:
+    return rc;
+}
+
+int cg_topo_of(MPI_Comm comm, const struct cg_topo **topo)
+{
+    int rc = MPI_SUCCESS;
+    struct cg_call c;
+
+    *topo = NULL;
+    CG_CHECK(cg_call_begin(&c, comm, MPI_BYTE, MPI_OP_NULL, 0));
+    rc = cg_topo(&c, topo);
+    cg_call_end(&c);
+out:
+    return rc;
+}

@@ -17,6 +17,9 @@
  * schedules run and are tested on one machine (p = 8 as 2 nodes x 4 ranks
  * with CG_PPN=4, or 4 x 2 with CG_PPN=2). CG_PPN must be equal on every rank;
  * it is read when a communicator's topology is first needed.
+ *
+ * Only MPI here (no context), so that the GPU runtime links it too; the
+ * MPI runtime caches the result with its context (cg_topo in comm.c).
  */
 #include "cg_internal.h"
 
@@ -42,11 +45,9 @@ static int cg_topo_env_ppn(void)
     return (int)v;
 }
 
-/* Detects the topology of cc->comm into cc->topo (collective over comm). */
-static int cg_topo_detect(struct cg_comm *cc)
+int cg_topo_detect(MPI_Comm comm, int rank, int p, struct cg_topo *t)
 {
     int rc = MPI_SUCCESS;
-    struct cg_topo *t = &cc->topo;
     int env = cg_topo_env_ppn();
     MPI_Comm shm = MPI_COMM_NULL;
 
@@ -61,28 +62,28 @@ static int cg_topo_detect(struct cg_comm *cc)
     if (env > 0) {
         t->ppn = env;
         t->source = "CG_PPN";
-        t->regular = (cc->p % env) == 0;
+        t->regular = (p % env) == 0;
         if (!t->regular) {
             snprintf(t->why, sizeof(t->why),
                      "p = %d is not a multiple of CG_PPN = %d (the last node holds %d ranks)",
-                     cc->p, env, cc->p % env);
+                     p, env, p % env);
         }
     } else {
         int lsize = 0, lrank = 0, leader = 0, ok = 0, all_ok = 0;
         int sizes[2] = { 0, 0 }, ext[2] = { 0, 0 };
         t->source = "shared_memory";
-        CG_CHECK_MPI(MPI_Comm_split_type(cc->comm, MPI_COMM_TYPE_SHARED, cc->rank,
+        CG_CHECK_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank,
                                          MPI_INFO_NULL, &shm));
         CG_CHECK_MPI(MPI_Comm_size(shm, &lsize));
         CG_CHECK_MPI(MPI_Comm_rank(shm, &lrank));
-        leader = cc->rank;
+        leader = rank;
         CG_CHECK_MPI(MPI_Bcast(&leader, 1, MPI_INT, 0, shm));
         /* Min and max of the node sizes in one reduction: (-size, size). */
         sizes[0] = -lsize;
         sizes[1] = lsize;
-        CG_CHECK_MPI(MPI_Allreduce(sizes, ext, 2, MPI_INT, MPI_MAX, cc->comm));
-        ok = (-ext[0] == ext[1]) && (lrank == cc->rank % lsize) && (leader == cc->rank - lrank);
-        CG_CHECK_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, cc->comm));
+        CG_CHECK_MPI(MPI_Allreduce(sizes, ext, 2, MPI_INT, MPI_MAX, comm));
+        ok = (-ext[0] == ext[1]) && (lrank == rank % lsize) && (leader == rank - lrank);
+        CG_CHECK_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm));
         t->ppn = lsize;
         t->regular = all_ok;
         if (!all_ok) {
@@ -96,43 +97,17 @@ static int cg_topo_detect(struct cg_comm *cc)
         }
     }
     if (t->regular) {
-        t->nnodes = cc->p / t->ppn;
-        t->node = cc->rank / t->ppn;
-        t->local = cc->rank % t->ppn;
-        CG_CHECK_MPI(MPI_Comm_split(cc->comm, t->node, cc->rank, &t->node_comm));
-        CG_CHECK_MPI(MPI_Comm_split(cc->comm, t->local, cc->rank, &t->lane_comm));
+        t->nnodes = p / t->ppn;
+        t->node = rank / t->ppn;
+        t->local = rank % t->ppn;
+        CG_CHECK_MPI(MPI_Comm_split(comm, t->node, rank, &t->node_comm));
+        CG_CHECK_MPI(MPI_Comm_split(comm, t->local, rank, &t->lane_comm));
     }
     t->detected = 1;
 out:
     if (shm != MPI_COMM_NULL) {
         (void)MPI_Comm_free(&shm);
     }
-    return rc;
-}
-
-int cg_topo(struct cg_call *c, const struct cg_topo **topo)
-{
-    int rc = MPI_SUCCESS;
-
-    *topo = NULL;
-    if (!c->cc->topo.detected) {
-        CG_CHECK(cg_topo_detect(c->cc));
-    }
-    *topo = &c->cc->topo;
-out:
-    return rc;
-}
-
-int cg_topo_of(MPI_Comm comm, const struct cg_topo **topo)
-{
-    int rc = MPI_SUCCESS;
-    struct cg_call c;
-
-    *topo = NULL;
-    CG_CHECK(cg_call_begin(&c, comm, MPI_BYTE, MPI_OP_NULL, 0));
-    rc = cg_topo(&c, topo);
-    cg_call_end(&c);
-out:
     return rc;
 }
 

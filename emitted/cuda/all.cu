@@ -6,9 +6,13 @@
 #include "allgather_bruck.cu"
 #include "allgather_recursive_doubling.cu"
 #include "allgather_ring.cu"
+#include "allgather_two_level_bruck.cu"
+#include "allgather_two_level_ring.cu"
 #include "allreduce_rabenseifner.cu"
 #include "allreduce_recursive_doubling.cu"
 #include "allreduce_ring.cu"
+#include "allreduce_two_level_halving.cu"
+#include "allreduce_two_level_ring.cu"
 #include "alltoall_bruck.cu"
 #include "alltoall_linear.cu"
 #include "alltoall_pairwise.cu"
@@ -19,6 +23,8 @@
 #include "bcast_scatter_allgather.cu"
 #include "reduce_scatter_block_recursive_halving.cu"
 #include "reduce_scatter_block_ring.cu"
+#include "reduce_scatter_block_two_level_halving.cu"
+#include "reduce_scatter_block_two_level_ring.cu"
 
 static const struct cg_cu_algo algo_allgather_bruck = {
     "allgather_bruck", /* name */
@@ -62,6 +68,34 @@ static const struct cg_cu_algo algo_allgather_ring = {
     NULL /* alltoall */
 };
 
+static const struct cg_cu_algo algo_allgather_two_level_bruck = {
+    "allgather_two_level_bruck", /* name */
+    CG_COLL_ALLGATHER, /* coll */
+    "Two-level (GPU era): Bruck allgathers on every lane at once (ceil(log2 nnodes) rounds, any nnodes), a ring allgather of lane chunks per node, a local transpose.", /* summary */
+    "schedules/allgather/two_level_bruck.json", /* file */
+    42, /* tag_first */
+    12, /* tag_count */
+    NULL, /* allreduce */
+    cgcu_allgather_two_level_bruck, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL /* alltoall */
+};
+
+static const struct cg_cu_algo algo_allgather_two_level_ring = {
+    "allgather_two_level_ring", /* name */
+    CG_COLL_ALLGATHER, /* coll */
+    "Two-level (GPU era): ring allgathers on every lane at once (one per NIC), a ring allgather of the lane chunks on each node, then a local transpose into rank order.", /* summary */
+    "schedules/allgather/two_level_ring.json", /* file */
+    54, /* tag_first */
+    12, /* tag_count */
+    NULL, /* allreduce */
+    cgcu_allgather_two_level_ring, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL /* alltoall */
+};
+
 static const struct cg_cu_algo algo_allreduce_rabenseifner = {
     "allreduce_rabenseifner", /* name */
     CG_COLL_ALLREDUCE, /* coll */
@@ -98,6 +132,34 @@ static const struct cg_cu_algo algo_allreduce_ring = {
     109, /* tag_first */
     8, /* tag_count */
     cgcu_allreduce_ring, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL /* alltoall */
+};
+
+static const struct cg_cu_algo algo_allreduce_two_level_halving = {
+    "allreduce_two_level_halving", /* name */
+    CG_COLL_ALLREDUCE, /* coll */
+    "Two-level (GPU era): ring reduce-scatter per node, recursive halving + doubling on every lane (ring when nnodes is not a power of two), ring allgather per node.", /* summary */
+    "schedules/allreduce/two_level_halving.json", /* file */
+    127, /* tag_first */
+    22, /* tag_count */
+    cgcu_allreduce_two_level_halving, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL /* alltoall */
+};
+
+static const struct cg_cu_algo algo_allreduce_two_level_ring = {
+    "allreduce_two_level_ring", /* name */
+    CG_COLL_ALLREDUCE, /* coll */
+    "Two-level (GPU era): ring reduce-scatter on each node, ring reduce-scatter + allgather on every lane at once, ring allgather on each node.", /* summary */
+    "schedules/allreduce/two_level_ring.json", /* file */
+    149, /* tag_first */
+    15, /* tag_count */
+    cgcu_allreduce_two_level_ring, /* allreduce */
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
@@ -244,13 +306,45 @@ static const struct cg_cu_algo algo_reduce_scatter_block_ring = {
     NULL /* alltoall */
 };
 
+static const struct cg_cu_algo algo_reduce_scatter_block_two_level_halving = {
+    "reduce_scatter_block_two_level_halving", /* name */
+    CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
+    "Two-level (GPU era): local transpose, ring reduce-scatter of lane chunks per node, then recursive halving on every lane (ring when nnodes is not a power of two).", /* summary */
+    "schedules/reduce_scatter_block/two_level_halving.json", /* file */
+    399, /* tag_first */
+    18, /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    cgcu_reduce_scatter_block_two_level_halving, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL /* alltoall */
+};
+
+static const struct cg_cu_algo algo_reduce_scatter_block_two_level_ring = {
+    "reduce_scatter_block_two_level_ring", /* name */
+    CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
+    "Two-level (GPU era): local transpose to lane-major, ring reduce-scatter of lane chunks on each node, then ring reduce-scatters on every lane at once.", /* summary */
+    "schedules/reduce_scatter_block/two_level_ring.json", /* file */
+    417, /* tag_first */
+    14, /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    cgcu_reduce_scatter_block_two_level_ring, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL /* alltoall */
+};
+
 const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_allgather_bruck,
     &algo_allgather_recursive_doubling,
     &algo_allgather_ring,
+    &algo_allgather_two_level_bruck,
+    &algo_allgather_two_level_ring,
     &algo_allreduce_rabenseifner,
     &algo_allreduce_recursive_doubling,
     &algo_allreduce_ring,
+    &algo_allreduce_two_level_halving,
+    &algo_allreduce_two_level_ring,
     &algo_alltoall_bruck,
     &algo_alltoall_linear,
     &algo_alltoall_pairwise,
@@ -261,6 +355,8 @@ const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_bcast_scatter_allgather,
     &algo_reduce_scatter_block_recursive_halving,
     &algo_reduce_scatter_block_ring,
+    &algo_reduce_scatter_block_two_level_halving,
+    &algo_reduce_scatter_block_two_level_ring,
     NULL
 };
-const int cg_cu_nalgos = 16;
+const int cg_cu_nalgos = 22;

@@ -25,15 +25,20 @@
 
 #include "collgen_cuda.h"
 
+/* Parameter segments: read at run time (cg_param_value), verified for 1..32. */
+static struct cg_param cg_param_bcast_chain_segments = { "bcast_chain", "segments", 8, 1, 32, 0, 0 };
+
 int cgcu_bcast_chain(CG_CU_BCAST_ARGS)
 {
     struct cg_cu_call c;
     int rc = MPI_SUCCESS;
+    int segments = 0;
 
     rc = cg_cu_call_begin(&c, comm, datatype, CG_CU_OP_NONE, stream);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    CG_TRY(cg_param_value(&cg_param_bcast_chain_segments, &segments));
     CG_TRY(cg_cu_check_root(&c, root));
     if (0 == count) {
         goto out;
@@ -42,7 +47,6 @@ int cgcu_bcast_chain(CG_CU_BCAST_ARGS)
     {
         const int p = c.p;
         const int rank = c.rank;
-        const int segments = 8; /* parameter, default (the GPU backend does not read parameters at run time yet) */
         const int v = cg_mod(rank - root, p);
         CG_CU_TAG_BEGIN(CG_TAG_BCAST_CHAIN);
         const struct cg_geom geom = { count, segments };

@@ -16,15 +16,20 @@
 
 #include "collgen_cuda.h"
 
+/* Parameter radix: read at run time (cg_param_value), verified for 2..8. */
+static struct cg_param cg_param_bcast_knomial_radix = { "bcast_knomial", "radix", 4, 2, 8, 0, 0 };
+
 int cgcu_bcast_knomial(CG_CU_BCAST_ARGS)
 {
     struct cg_cu_call c;
     int rc = MPI_SUCCESS;
+    int radix = 0;
 
     rc = cg_cu_call_begin(&c, comm, datatype, CG_CU_OP_NONE, stream);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    CG_TRY(cg_param_value(&cg_param_bcast_knomial_radix, &radix));
     CG_TRY(cg_cu_check_root(&c, root));
     if (0 == count) {
         goto out;
@@ -33,7 +38,6 @@ int cgcu_bcast_knomial(CG_CU_BCAST_ARGS)
     {
         const int p = c.p;
         const int rank = c.rank;
-        const int radix = 4; /* parameter, default (the GPU backend does not read parameters at run time yet) */
         const int v = cg_mod(rank - root, p);
         const int levels = cg_ceil_log(radix, p);
         CG_CU_TAG_BEGIN(CG_TAG_BCAST_KNOMIAL);

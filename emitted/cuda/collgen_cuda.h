@@ -19,9 +19,13 @@ extern "C" {
 int cgcu_allgather_bruck(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/bruck.json */
 int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/recursive_doubling.json */
 int cgcu_allgather_ring(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/ring.json */
+int cgcu_allgather_two_level_bruck(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/two_level_bruck.json */
+int cgcu_allgather_two_level_ring(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/two_level_ring.json */
 int cgcu_allreduce_rabenseifner(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/rabenseifner.json */
 int cgcu_allreduce_recursive_doubling(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/recursive_doubling.json */
 int cgcu_allreduce_ring(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/ring.json */
+int cgcu_allreduce_two_level_halving(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/two_level_halving.json */
+int cgcu_allreduce_two_level_ring(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/two_level_ring.json */
 int cgcu_alltoall_bruck(CG_CU_ALLTOALL_ARGS); /* schedules/alltoall/bruck.json */
 int cgcu_alltoall_linear(CG_CU_ALLTOALL_ARGS); /* schedules/alltoall/linear.json */
 int cgcu_alltoall_pairwise(CG_CU_ALLTOALL_ARGS); /* schedules/alltoall/pairwise.json */
@@ -32,6 +36,8 @@ int cgcu_bcast_knomial(CG_CU_BCAST_ARGS); /* schedules/bcast/knomial.json */
 int cgcu_bcast_scatter_allgather(CG_CU_BCAST_ARGS); /* schedules/bcast/scatter_allgather.json */
 int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/recursive_halving.json */
 int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/ring.json */
+int cgcu_reduce_scatter_block_two_level_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/two_level_halving.json */
+int cgcu_reduce_scatter_block_two_level_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/two_level_ring.json */
 
 #ifdef __cplusplus
 }

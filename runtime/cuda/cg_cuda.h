@@ -139,6 +139,11 @@ int cg_cu_call_begin(struct cg_cu_call *c, MPI_Comm comm, cg_cu_dtype dtype, cg_
 /* Ends the call: releases what an error left posted. */
 void cg_cu_call_end(struct cg_cu_call *c);
 
+/* The node and lane structure of the call's communicator (runtime/topo.c:
+ * shared memory or CG_PPN), detected on first use (collective) and cached
+ * with the context; the topology schedules' fallback test. */
+int cg_cu_topo(struct cg_cu_call *c, const struct cg_topo **topo);
+
 /* Argument checks of generated collectives, after cg_cu_call_begin, with the
  * same answer on every rank when every rank passes the same arguments:
  * MPI_ERR_OP when a reducing collective is given CG_CU_OP_NONE;

@@ -86,6 +86,7 @@ struct cg_cu_comm {
     struct cg_cu_import imports[CG_CU_IMPORT_CAP];
     struct cg_cu_export exports[CG_CU_EXPORT_CAP];
     uint64_t clock;                    /* LRU clock of imports and exports */
+    struct cg_topo topo;               /* node and lane structure (cg_cu_topo) */
 #ifndef CG_CUDA_NO_NCCL
     ncclComm_t nccl;                   /* NCCL transport */
 #endif

@@ -115,6 +115,7 @@ static int cg_cu_comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
             rc = mrc;
         }
     }
+    cg_topo_free(&cc->topo);
     mrc = MPI_Comm_free(&cc->comm);
     if ((mrc != MPI_SUCCESS) && (rc == MPI_SUCCESS)) {
         cg_cu_error_mpi(mrc, __FILE__, __LINE__, "MPI_Comm_free");
@@ -382,4 +383,19 @@ out:
 size_t cg_cu_buf_bytes(const struct cg_cu_call *c, const struct cg_geom *g, long nblocks)
 {
     return ((nblocks > 0) ? cg_geom_off(g, nblocks) : 0) * c->esize;
+}
+
+int cg_cu_topo(struct cg_cu_call *c, const struct cg_topo **topo)
+{
+    int rc = MPI_SUCCESS;
+
+    *topo = NULL;
+    if (!c->cc->topo.detected) {
+        rc = cg_topo_detect(c->cc->comm, c->cc->rank, c->cc->p, &c->cc->topo);
+        if (rc != MPI_SUCCESS) {
+            return rc;
+        }
+    }
+    *topo = &c->cc->topo;
+    return rc;
 }
