@@ -194,8 +194,9 @@ static int on_call(struct tally *t, const struct cg_sim_where *w, const struct c
         }
         /* "call native gather root 0 ...", "call gather_linear root 0 ..." */
         char what[120];
-        snprintf(what, sizeof(what), "%s%s%s", st->call_use ? st->call_use : "native",
-                 st->call_use ? "" : " ", st->call_use ? "" : cg_colls[st->call_coll].name);
+        snprintf(what, sizeof(what), "%s%s%s%s", st->call_use ? st->call_use : "native",
+                 st->call_use ? "" : " ", st->call_use ? "" : cg_colls[st->call_coll].name,
+                 st->call_bor ? " op bor" : "");
         fprintf(t->trace, t->compact ? " %d: call %s%s %s%s%s%s;" : "  rank %d: call %s%s %s%s%s%s\n",
                 ops[k].rank, what, root, st->call_has_src ? "send " : "on ",
                 st->call_has_src ? f : d, st->call_has_src ? " recv " : "",
@@ -216,6 +217,7 @@ static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim
         return on_call(t, w, ops, nops);
     }
     int reduce = w->step->kind == CG_STEP_REDUCE;
+    int fill = w->step->kind == CG_STEP_FILL;
     /* A barrier's token merge moves no data: the emitted code does nothing. */
     int counted = cg_colls[t->s->coll].combine != CG_COMBINE_UNION;
     double most = 0;
@@ -237,6 +239,10 @@ static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim
     char d[96], f[96];
     for (int k = 0; k < nops; k++) {
         cg_sim_range_str(&ops[k].dst, t->nb[ops[k].dst.buf], d, sizeof(d));
+        if (fill) {
+            fprintf(t->trace, t->compact ? " %d: %s = 0;" : "  rank %d: %s = 0\n", ops[k].rank, d);
+            continue;
+        }
         cg_sim_range_str(&ops[k].src, t->nb[ops[k].src.buf], f, sizeof(f));
         const char *how = !reduce ? "=" : w->step->order == CG_ORDER_INTO_FROM ? "op=" : "=op";
         if (t->compact) {

@@ -220,6 +220,19 @@ int cg_has_calls(const struct cg_schedule *s)
     return 0;
 }
 
+int cg_zero_fills(const struct cg_schedule *s)
+{
+    for (int i = 0; i < s->nphases; i++) {
+        for (int k = 0; k < s->phases[i].nsteps; k++) {
+            const struct cg_step *st = &s->phases[i].steps[k];
+            if (st->kind == CG_STEP_FILL || (st->kind == CG_STEP_CALL && st->call_bor)) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 static void lets(struct checker *ck, struct cg_let *l, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -241,6 +254,15 @@ static const char *step_default_name(const struct cg_phase *ph, int i, struct cg
         }
     }
     return total == 1 ? base : cg_arena_printf(a, "%s_%d", base, before + 1);
+}
+
+/* Zero-filled blocks and bitwise-or calls: only where blocks are p equal
+ * blocks (bytes of a block are then the same in any datatype view) and the
+ * collective has no op of its own. */
+static int zero_fill_ok(const struct cg_schedule *s)
+{
+    return cg_colls[s->coll].combine == CG_COMBINE_NONE &&
+           (cg_colls[s->coll].shape == CG_SHAPE_UNIFORM || cg_colls[s->coll].shape == CG_SHAPE_ONE);
 }
 
 int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
@@ -404,6 +426,14 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
                         a_coll(s->coll), cg_colls[s->coll].name, cg_colls[s->coll].name);
                 }
             }
+            if (st->kind == CG_STEP_FILL) {
+                ref(ck, &st->dst, 1, "a fill step");
+                if (!zero_fill_ok(s)) {
+                    err(ck, st->pos, "a fill step in %s %s schedule: zero-filling is for "
+                        "allgather, gather, scatter and alltoall (p equal blocks, no op), feeding "
+                        "a call with \"op\": \"bor\"", a_coll(s->coll), cg_colls[s->coll].name);
+                }
+            }
             if (st->kind == CG_STEP_CALL) {
                 const char *cn = cg_colls[st->call_coll].name;
                 bind(ck, st->call_root, "a call's \"root\"");
@@ -415,7 +445,12 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
                     ref(ck, &st->dst, 1, st->call_coll == CG_C_BCAST ? "a call's \"buffer\""
                                                                      : "a call's \"recv\"");
                 }
-                if (cg_colls[st->call_coll].reduces && !cg_colls[s->coll].reduces) {
+                if (st->call_bor && (!cg_colls[st->call_coll].reduces || !zero_fill_ok(s))) {
+                    err(ck, st->pos, "\"op\": \"bor\" is for a call to a reducing collective "
+                        "(allreduce, reduce, ...) in an allgather, gather, scatter or alltoall "
+                        "schedule, which has no op of its own");
+                } else if (cg_colls[st->call_coll].reduces && !cg_colls[s->coll].reduces &&
+                           !st->call_bor) {
                     err(ck, st->pos, "a call to %s in %s %s schedule: %s needs an op, and %s has "
                         "none", cn, a_coll(s->coll), cg_colls[s->coll].name, cn,
                         cg_colls[s->coll].name);

@@ -195,6 +195,10 @@ static void step_comment(struct cg_emitter *em, const struct cg_phase *ph,
                     st->order == CG_ORDER_INTO_FROM ? a : b,
                     st->order == CG_ORDER_INTO_FROM ? b : a);
         break;
+    case CG_STEP_FILL:
+        range_words(&st->dst, a, sizeof(a));
+        cg_out_line(o, "/* %s:%d %s: zero the bytes of %s */", em->base, st->pos.line, ph->name, a);
+        break;
     case CG_STEP_COPY:
         range_words(&st->dst, a, sizeof(a));
         range_words(&st->src, b, sizeof(b));
@@ -217,6 +221,10 @@ static void step_comment(struct cg_emitter *em, const struct cg_phase *ph,
             size_t n = strlen(root);
             snprintf(root + n, sizeof(root) - n, " on the %s communicator",
                      st->call_group == CG_GROUP_NODE ? "node" : "lane");
+        }
+        if (st->call_bor) {
+            size_t n = strlen(root);
+            snprintf(root + n, sizeof(root) - n, " with MPI_BOR over the bytes");
         }
         cg_out_line(o, "/* %s:%d %s: call %s%s%s%s: %s%s%s%s */", em->base, st->pos.line,
                     ph->name, st->call_use ? st->call_use : "native", st->call_use ? "" : " ",
@@ -282,7 +290,8 @@ static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const st
         range_args(&st->dst, b, sizeof(b));
         if (st->call_group == CG_GROUP_NODE || st->call_group == CG_GROUP_LANE) {
             /* Split once per communicator by cg_topo (runtime/topo.c). */
-            cg_out_line(o, "CG_TRY(cg_call_coll_in(&c, topo->%s_comm, CG_COLL_%s, %s, %s,",
+            cg_out_line(o, "CG_TRY(cg_call_coll%s_in(&c, topo->%s_comm, CG_COLL_%s, %s, %s,",
+                        st->call_bor ? "_bor" : "",
                         st->call_group == CG_GROUP_NODE ? "node" : "lane", cu, fn,
                         st->call_root ? cg_emit_c_expr(st->call_root) : "0");
             cg_out_line(o, "                       %s,", a);
@@ -290,7 +299,8 @@ static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const st
             break;
         }
         if (st->call_color == NULL) {
-            cg_out_line(o, "CG_TRY(cg_call_coll(&c, CG_COLL_%s, %s, %s,", cu, fn,
+            cg_out_line(o, "CG_TRY(cg_call_coll%s(&c, CG_COLL_%s, %s, %s,", st->call_bor ? "_bor" : "",
+                        cu, fn,
                         st->call_root ? cg_emit_c_expr(st->call_root) : "0");
             cg_out_line(o, "                    %s,", a);
             cg_out_line(o, "                    %s));", b);
@@ -304,7 +314,8 @@ static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const st
         cg_out_line(o, "CG_TRY(cg_call_split(&c, \"%s/%s/%s\", %s, %s, &cg_sub));", em->s->name,
                     ph->name, st->name, ph->rounds != CG_ROUNDS_NONE ? ph->var : "0",
                     cg_emit_c_expr(st->call_color));
-        cg_out_line(o, "CG_TRY(cg_call_coll_in(&c, cg_sub, CG_COLL_%s, %s, %s,", cu, fn,
+        cg_out_line(o, "CG_TRY(cg_call_coll%s_in(&c, cg_sub, CG_COLL_%s, %s, %s,",
+                    st->call_bor ? "_bor" : "", cu, fn,
                     st->call_root ? cg_emit_c_expr(st->call_root) : "0");
         cg_out_line(o, "                       %s,", a);
         cg_out_line(o, "                       %s));", b);
@@ -312,6 +323,10 @@ static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const st
         cg_out_line(o, "}");
         break;
     }
+    case CG_STEP_FILL:
+        range_args(&st->dst, a, sizeof(a));
+        cg_out_line(o, "CG_TRY(cg_fill(&c, %s));", a);
+        break;
     case CG_STEP_REDUCE:
     case CG_STEP_COPY: {
         /* (buffer, first) of each side, then the count of blocks: the

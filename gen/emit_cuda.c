@@ -65,6 +65,7 @@ int cg_emit_cuda_has(const struct cg_schedule *s)
     /* Why not call steps: the GPU backend has no native collectives of the
      * MPI library to call, and no view arguments; such schedules get no .cu. */
     /* A topology schedule's fallback must have a GPU twin too. */
+    /* (fill steps exist only beside bitwise-or calls, so never get here.) */
     return cg_emit_cuda_supports(s->coll) && !cg_has_calls(s) &&
            (!s->topology || (s->fallback_s != NULL && s->fallback_s != s &&
                              !s->fallback_s->topology && cg_emit_cuda_has(s->fallback_s)));

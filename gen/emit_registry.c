@@ -346,6 +346,9 @@ int cg_emit_registry(struct cg_gen *g, const struct cg_schedule *const *s, int n
         cg_out_raw(&o, ",\n");
         cg_out_line(&o, ".file = \"%s\",", s[i]->file);
         cg_out_line(&o, ".commutative_only = %d,", s[i]->commutative);
+        if (cg_zero_fills(s[i])) {
+            cg_out_line(&o, ".contiguous_only = 1,");
+        }
         cg_out_line(&o, ".tag_first = %d,", tag_base[i]);
         cg_out_line(&o, ".tag_count = %d,", s[i]->ntags);
         cg_out_line(&o, ".fn = { .%s = cg_%s },", cg_colls[s[i]->coll].name, s[i]->name);

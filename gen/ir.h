@@ -18,7 +18,8 @@
     X(EXCHANGE, "exchange", "post this step's sends and receives, then wait for all") \
     X(REDUCE, "reduce", "into[i] = into[i] op from[i] (or from op into), order stated") \
     X(COPY, "copy", "to[i] = from[i]")                                     \
-    X(CALL, "call", "run another collective (native or generated) on the whole communicator, on views of the buffers")
+    X(CALL, "call", "run another collective (native or generated) on the whole communicator, on views of the buffers") \
+    X(FILL, "fill", "to[i] = zero bytes (what a bitwise-or call leaves unchanged)")
 
 enum cg_op_kind {
 #define X(id, name, doc) CG_STEP_##id,
@@ -112,6 +113,9 @@ struct cg_xfer {
     struct cg_pos pos;    /* the send/recv object */
 };
 
+/* The value of a zero-filled block in the verifier (struct val's lb). */
+#define CG_LB_ZERO 0x7fffffff
+
 /* The communicator a call step runs on. */
 #define CG_GROUP_ALL 0   /* the whole communicator */
 #define CG_GROUP_COLOR 1 /* ranks of equal "color" (MPI_Comm_split, per step and round) */
@@ -141,6 +145,7 @@ struct cg_step {
     struct cg_expr *call_root;        /* rooted callees */
     struct cg_expr *call_color;       /* "group": {"color": e}; NULL: the whole communicator */
     int call_group;                   /* CG_GROUP_*: which ranks form the callee's communicator */
+    int call_bor;                     /* "op": "bor": the callee reduces bytes with MPI_BOR */
     int call_has_src, call_has_dst;   /* views present */
     struct cg_pos use_pos;            /* the "use" value */
     struct cg_pos pos;     /* the step object */
@@ -241,5 +246,7 @@ int cg_call_views(enum cg_coll_kind coll);
 
 /* Whether s has a call step. */
 int cg_has_calls(const struct cg_schedule *s);
+/* Whether s zero-fills (fill steps, bitwise-or calls): contiguous datatypes only. */
+int cg_zero_fills(const struct cg_schedule *s);
 
 #endif

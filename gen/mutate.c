@@ -105,7 +105,7 @@ int cg_mutate(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s, F
                 }
             }
             if (st->kind == CG_STEP_REDUCE || st->kind == CG_STEP_COPY ||
-                st->kind == CG_STEP_CALL) {
+                st->kind == CG_STEP_CALL || st->kind == CG_STEP_FILL) {
                 struct cg_ref *refs[2] = { &st->dst, &st->src };
                 for (int k = 0; k < 2; k++) {
                     struct cg_expr *first = refs[k]->first;

@@ -203,7 +203,8 @@ static void step(struct parser *ps, const struct cg_json *o, struct cg_step *st)
         }
     }
     if (!found) {
-        err(ps, kind->str_pos, "unknown step '%s'; expected exchange, reduce, copy or call", k);
+        err(ps, kind->str_pos, "unknown step '%s'; expected exchange, reduce, copy, call or fill",
+            k);
         return;
     }
     st->name = string(ps, cg_json_get(o, "name"), "\"name\"");
@@ -234,6 +235,12 @@ static void step(struct parser *ps, const struct cg_json *o, struct cg_step *st)
         }
         break;
     }
+    case CG_STEP_FILL: {
+        static const char *const keys[] = { "step", "name", "when", "comment", "to", NULL };
+        cg_json_check_keys(&ps->g->diag, ps->file, o, "a fill step", keys);
+        ref_object(ps, required(ps, o, "to", "a fill step"), "\"to\"", &st->dst);
+        break;
+    }
     case CG_STEP_COPY: {
         static const char *const keys[] = { "step", "name", "when", "comment", "to", "from", NULL };
         cg_json_check_keys(&ps->g->diag, ps->file, o, "a copy step", keys);
@@ -244,7 +251,7 @@ static void step(struct parser *ps, const struct cg_json *o, struct cg_step *st)
     case CG_STEP_CALL: {
         static const char *const keys[] = { "step", "name", "when", "comment", "collective",
                                             "use", "group", "root", "send", "recv", "buffer",
-                                            NULL };
+                                            "op", NULL };
         cg_json_check_keys(&ps->g->diag, ps->file, o, "a call step", keys);
         const struct cg_json *coll = required(ps, o, "collective", "a call step");
         const char *c = string(ps, coll, "\"collective\"");
@@ -263,6 +270,14 @@ static void step(struct parser *ps, const struct cg_json *o, struct cg_step *st)
         if (u != NULL) {
             st->use_pos = use->str_pos;
             st->call_use = strcmp(u, "native") == 0 ? NULL : u;
+        }
+        const struct cg_json *cop = cg_json_get(o, "op");
+        const char *copn = string(ps, cop, "\"op\"");
+        if (copn != NULL && strcmp(copn, "bor") == 0) {
+            st->call_bor = 1;
+        } else if (copn != NULL) {
+            err(ps, cop->str_pos, "unknown call op '%s'; the one op a call may name is \"bor\" "
+                "(bitwise or over the bytes, for zero-filled mock-ups)", copn);
         }
         const struct cg_json *group = cg_json_get(o, "group");
         if (group != NULL && group->kind == CG_J_OBJECT) {

@@ -297,6 +297,13 @@ static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct
                 }
                 op->color = (int)col;
             }
+        } else if (st->kind == CG_STEP_FILL) {
+            struct cg_sim_local *op = &m->locals[nlocal++];
+            memset(op, 0, sizeof(*op));
+            op->rank = rank;
+            if (resolve(m, rank, &st->dst, &op->dst) != 0) {
+                return -1;
+            }
         } else {
             struct cg_sim_local *op = &m->locals[nlocal++];
             op->rank = rank;

@@ -115,6 +115,10 @@ static void val_str(const struct state *st, const struct val *v, const uint64_t 
         snprintf(buf, cap, "no data");
         return;
     }
+    if (v->lb == CG_LB_ZERO) {
+        snprintf(buf, cap, "zeros (from a fill step)");
+        return;
+    }
     char set[160];
     set_str(st, w, set, sizeof(set));
     snprintf(buf, cap, "block %d with the contribution of %s", v->lb, set);
@@ -478,6 +482,26 @@ static int call_fold(struct call_ctx *cx, int *lb, uint64_t *w, int srank, enum 
         *lb = v->lb;
         memcpy(w, vw, sizeof(uint64_t) * (size_t)st->nwords);
         return 0;
+    }
+    if (cx->step->call_bor) {
+        /* Bitwise or of bytes: exact when at most one rank brings data to a
+         * position and every other brings zeros. */
+        if (v->lb == CG_LB_ZERO) {
+            return 0;
+        }
+        if (*lb == CG_LB_ZERO) {
+            *lb = v->lb;
+            memcpy(w, vw, sizeof(uint64_t) * (size_t)st->nwords);
+            return 0;
+        }
+        set_str(st, w, a, sizeof(a));
+        set_str(st, vw, b, sizeof(b));
+        cg_sim_error(st->g, st->s, cx->w, srank, cx->step->pos,
+                     "the call ORs %s block %ld (block %d of the result, %s) with data the "
+                     "ranks before it give (block %d, %s): a bitwise-or call is exact only when "
+                     "one rank brings data to a position and every other brings zeros (fill "
+                     "steps)", cg_buf_names[sb], js, v->lb, b, *lb, a);
+        return -1;
     }
     if (*lb != v->lb) {
         cg_sim_error(st->g, st->s, cx->w, srank, cx->step->pos,
@@ -894,6 +918,20 @@ static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim
     }
     int reduce = step->kind == CG_STEP_REDUCE;
     char a[160], b[160];
+    if (step->kind == CG_STEP_FILL) {
+        for (int k = 0; k < nops; k++) {
+            for (long i = 0; i < ops[k].dst.n; i++) {
+                long jd = blk(st, &ops[k].dst, i);
+                struct val *d = val_at(st, ops[k].dst.buf, ops[k].rank, jd);
+                d->lb = CG_LB_ZERO;
+                d->stamp = 0;
+                d->pos = step->pos;
+                memset(bits_at(st, ops[k].dst.buf, ops[k].rank, jd), 0,
+                       sizeof(uint64_t) * (size_t)st->nwords);
+            }
+        }
+        return 0;
+    }
     for (int k = 0; k < nops; k++) {
         const struct cg_sim_local *op = &ops[k];
         int rank = op->rank;

@@ -267,3 +267,55 @@ out:
     free(counts);
     return rc;
 }
+
+/* b seen as bytes: the same blocks, each extent times as long. Exact only
+ * for equal blocks (the split of count * extent bytes into nb blocks is the
+ * split of count elements, scaled, only when nb divides count). */
+static int bytes_of(const struct cg_call *c, const struct cg_buf *b, struct cg_buf *out)
+{
+    if (b == NULL) {
+        return MPI_SUCCESS;
+    }
+    if (b->geom.count % (size_t)b->geom.nb != 0) {
+        cg_set_error("collgen: a bitwise-or call needs equal blocks (%zu elements in %ld blocks)",
+                     b->geom.count, b->geom.nb);
+        return MPI_ERR_ARG;
+    }
+    *out = *b;
+    out->geom.count = b->geom.count * (size_t)c->extent;
+    return MPI_SUCCESS;
+}
+
+int cg_call_coll_bor_in(struct cg_call *c, MPI_Comm comm, int coll, cg_any_fn fn, int root,
+                        const struct cg_buf *sb, long sfirst, long sn, const struct cg_buf *rb,
+                        long rfirst, long rn)
+{
+    int rc = MPI_SUCCESS;
+    int contiguous = 0;
+    struct cg_call bc = *c;
+    struct cg_buf sbb, rbb;
+
+    CG_CHECK(cg_type_is_contiguous(c->dtype, &contiguous));
+    if (!contiguous) {
+        cg_set_error("collgen: a bitwise-or call (zero-filled mock-up) needs a contiguous "
+                     "datatype");
+        rc = MPI_ERR_TYPE;
+        goto out;
+    }
+    CG_CHECK(bytes_of(c, sb, &sbb));
+    CG_CHECK(bytes_of(c, rb, &rbb));
+    bc.dtype = MPI_BYTE;
+    bc.extent = 1;
+    bc.op = MPI_BOR;
+    bc.kernel = -1;
+    rc = cg_call_coll_in(&bc, comm, coll, fn, root, (sb != NULL) ? &sbb : NULL, sfirst, sn,
+                         (rb != NULL) ? &rbb : NULL, rfirst, rn);
+out:
+    return rc;
+}
+
+int cg_call_coll_bor(struct cg_call *c, int coll, cg_any_fn fn, int root, const struct cg_buf *sb,
+                     long sfirst, long sn, const struct cg_buf *rb, long rfirst, long rn)
+{
+    return cg_call_coll_bor_in(c, c->comm, coll, fn, root, sb, sfirst, sn, rb, rfirst, rn);
+}

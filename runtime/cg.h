@@ -191,6 +191,11 @@ int cg_reduce(struct cg_call *c, const struct cg_buf *into, long ifirst,
 int cg_copy(struct cg_call *c, const struct cg_buf *to, long tfirst,
             const struct cg_buf *from, long ffirst, long n);
 
+/* Zeroes the bytes of n blocks of b from block first (wrapping): a fill
+ * step. The datatype must be contiguous (MPI_ERR_TYPE otherwise), since
+ * zeros are written over whole extents. */
+int cg_fill(struct cg_call *c, const struct cg_buf *b, long first, long n);
+
 /* Copies scount x stype at src to dcount x dtype at dst (the MPI type
  * signatures must match): memcpy when both are the same contiguous type,
  * otherwise through MPI_Sendrecv on MPI_COMM_SELF. */
@@ -220,6 +225,16 @@ int cg_call_coll(struct cg_call *c, int coll, cg_any_fn fn, int root, const stru
 int cg_call_coll_in(struct cg_call *c, MPI_Comm comm, int coll, cg_any_fn fn, int root,
                     const struct cg_buf *sb, long sfirst, long sn, const struct cg_buf *rb,
                     long rfirst, long rn);
+/* The same with "op": "bor": the callee reduces the views as bytes
+ * (MPI_BYTE, MPI_BOR), which is exact when every position holds one rank's
+ * data and zeros elsewhere (zero-filled mock-ups). Needs a contiguous
+ * datatype and views of equal blocks (MPI_ERR_TYPE / MPI_ERR_ARG). */
+int cg_call_coll_bor(struct cg_call *c, int coll, cg_any_fn fn, int root,
+                     const struct cg_buf *sb, long sfirst, long sn, const struct cg_buf *rb,
+                     long rfirst, long rn);
+int cg_call_coll_bor_in(struct cg_call *c, MPI_Comm comm, int coll, cg_any_fn fn, int root,
+                        const struct cg_buf *sb, long sfirst, long sn, const struct cg_buf *rb,
+                        long rfirst, long rn);
 /* The sub-communicator of this rank's colour for call step `site`
  * ("<schedule>/<phase>/<step>", a string that lives as long as the program)
  * in round `instance`: MPI_Comm_split of c->comm (key: rank) on first use,

@@ -300,3 +300,24 @@ int cg_copy_typed(const void *src, size_t scount, MPI_Datatype stype, void *dst,
 out:
     return rc;
 }
+
+int cg_fill(struct cg_call *c, const struct cg_buf *b, long first, long n)
+{
+    int rc = MPI_SUCCESS;
+    int contiguous = 0, nseg = 0;
+    struct cg_seg seg[2];
+
+    CG_CHECK(cg_type_is_contiguous(c->dtype, &contiguous));
+    if (!contiguous) {
+        cg_set_error("collgen: a fill step (zero-filled mock-up) needs a contiguous datatype: "
+                     "zeros are written over whole extents");
+        rc = MPI_ERR_TYPE;
+        goto out;
+    }
+    CG_CHECK(cg_range_segs(b, first, n, seg, &nseg));
+    for (int i = 0; i < nseg; i++) {
+        memset(b->base + seg[i].off * (size_t)c->extent, 0, seg[i].len * (size_t)c->extent);
+    }
+out:
+    return rc;
+}

@@ -31,7 +31,7 @@ static const struct cg_cu_algo algo_allgather_bruck = {
     CG_COLL_ALLGATHER, /* coll */
     "Bruck: ceil(log2 p) rounds for any p; round k sends min(2^k, p - 2^k) blocks to rank - 2^k; wrapping ranges make the final rotation unnecessary.", /* summary */
     "schedules/allgather/bruck.json", /* file */
-    6, /* tag_first */
+    11, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_bruck, /* allgather */
@@ -45,7 +45,7 @@ static const struct cg_cu_algo algo_allgather_recursive_doubling = {
     CG_COLL_ALLGATHER, /* coll */
     "Recursive doubling over pof2(p) virtual ranks; for other p the first 2(p-pof2) ranks pair up, fold one block in first and get all p back last.", /* summary */
     "schedules/allgather/recursive_doubling.json", /* file */
-    30, /* tag_first */
+    35, /* tag_first */
     8, /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_recursive_doubling, /* allgather */
@@ -59,7 +59,7 @@ static const struct cg_cu_algo algo_allgather_ring = {
     CG_COLL_ALLGATHER, /* coll */
     "Ring: p - 1 rounds, each rank passes one block to its right neighbour per round; bandwidth-optimal, any p.", /* summary */
     "schedules/allgather/ring.json", /* file */
-    38, /* tag_first */
+    43, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_ring, /* allgather */
@@ -73,7 +73,7 @@ static const struct cg_cu_algo algo_allgather_two_level_bruck = {
     CG_COLL_ALLGATHER, /* coll */
     "Two-level (GPU era): Bruck allgathers on every lane at once (ceil(log2 nnodes) rounds, any nnodes), a ring allgather of lane chunks per node, a local transpose.", /* summary */
     "schedules/allgather/two_level_bruck.json", /* file */
-    42, /* tag_first */
+    47, /* tag_first */
     12, /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_two_level_bruck, /* allgather */
@@ -87,7 +87,7 @@ static const struct cg_cu_algo algo_allgather_two_level_ring = {
     CG_COLL_ALLGATHER, /* coll */
     "Two-level (GPU era): ring allgathers on every lane at once (one per NIC), a ring allgather of the lane chunks on each node, then a local transpose into rank order.", /* summary */
     "schedules/allgather/two_level_ring.json", /* file */
-    54, /* tag_first */
+    59, /* tag_first */
     12, /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_two_level_ring, /* allgather */
@@ -101,7 +101,7 @@ static const struct cg_cu_algo algo_allreduce_rabenseifner = {
     CG_COLL_ALLREDUCE, /* coll */
     "Rabenseifner: fold p - pof2(p) extra ranks, recursive-halving reduce-scatter and recursive-doubling allgather over pof2(p) ranks, unfold; commutative op.", /* summary */
     "schedules/allreduce/rabenseifner.json", /* file */
-    80, /* tag_first */
+    85, /* tag_first */
     13, /* tag_count */
     cgcu_allreduce_rabenseifner, /* allreduce */
     NULL, /* allgather */
@@ -115,7 +115,7 @@ static const struct cg_cu_algo algo_allreduce_recursive_doubling = {
     CG_COLL_ALLREDUCE, /* coll */
     "Recursive doubling (butterfly) on whole vectors; p - pof2(p) extra ranks fold in first and get the result last; log2(pof2(p)) rounds, +2 if p is not a power of two; any op, commutative or not.", /* summary */
     "schedules/allreduce/recursive_doubling.json", /* file */
-    93, /* tag_first */
+    98, /* tag_first */
     11, /* tag_count */
     cgcu_allreduce_recursive_doubling, /* allreduce */
     NULL, /* allgather */
@@ -129,7 +129,7 @@ static const struct cg_cu_algo algo_allreduce_ring = {
     CG_COLL_ALLREDUCE, /* coll */
     "Reduce-scatter then allgather around a ring; 2(p-1) rounds, bandwidth-optimal.", /* summary */
     "schedules/allreduce/ring.json", /* file */
-    109, /* tag_first */
+    114, /* tag_first */
     8, /* tag_count */
     cgcu_allreduce_ring, /* allreduce */
     NULL, /* allgather */
@@ -143,7 +143,7 @@ static const struct cg_cu_algo algo_allreduce_two_level_halving = {
     CG_COLL_ALLREDUCE, /* coll */
     "Two-level (GPU era): ring reduce-scatter per node, recursive halving + doubling on every lane (ring when nnodes is not a power of two), ring allgather per node.", /* summary */
     "schedules/allreduce/two_level_halving.json", /* file */
-    127, /* tag_first */
+    132, /* tag_first */
     22, /* tag_count */
     cgcu_allreduce_two_level_halving, /* allreduce */
     NULL, /* allgather */
@@ -157,7 +157,7 @@ static const struct cg_cu_algo algo_allreduce_two_level_ring = {
     CG_COLL_ALLREDUCE, /* coll */
     "Two-level (GPU era): ring reduce-scatter on each node, ring reduce-scatter + allgather on every lane at once, ring allgather on each node.", /* summary */
     "schedules/allreduce/two_level_ring.json", /* file */
-    149, /* tag_first */
+    154, /* tag_first */
     15, /* tag_count */
     cgcu_allreduce_two_level_ring, /* allreduce */
     NULL, /* allgather */
@@ -171,7 +171,7 @@ static const struct cg_cu_algo algo_alltoall_bruck = {
     CG_COLL_ALLTOALL, /* coll */
     "Bruck: ceil(log2 p) rounds for any p; round k sends every block whose distance has bit k set 2^k ranks on, packed into one message; for short messages.", /* summary */
     "schedules/alltoall/bruck.json", /* file */
-    164, /* tag_first */
+    169, /* tag_first */
     13, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -185,7 +185,7 @@ static const struct cg_cu_algo algo_alltoall_linear = {
     CG_COLL_ALLTOALL, /* coll */
     "Linear: every rank posts its sends to and receives from 8 ranks at once (rank +- 1..8, then +- 9..16, ...): one round for p <= 9, ceil((p - 1) / 8) rounds in all.", /* summary */
     "schedules/alltoall/linear.json", /* file */
-    188, /* tag_first */
+    193, /* tag_first */
     6, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -199,7 +199,7 @@ static const struct cg_cu_algo algo_alltoall_pairwise = {
     CG_COLL_ALLTOALL, /* coll */
     "Pairwise exchange: p - 1 rounds; in round r every rank sends its block for rank + r and receives rank - r's block for it; any p.", /* summary */
     "schedules/alltoall/pairwise.json", /* file */
-    194, /* tag_first */
+    199, /* tag_first */
     6, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -213,7 +213,7 @@ static const struct cg_cu_algo algo_bcast_binomial_doubling = {
     CG_COLL_BCAST, /* coll */
     "Binomial tree, distance doubling: in round k every rank that has the data sends it 2^k ranks further; ceil(log2 p) rounds, whole vector each.", /* summary */
     "schedules/bcast/binomial_doubling.json", /* file */
-    215, /* tag_first */
+    220, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -227,7 +227,7 @@ static const struct cg_cu_algo algo_bcast_binomial_halving = {
     CG_COLL_BCAST, /* coll */
     "Binomial tree, distance halving (MPICH's order): the root first sends half-way across, then each holder halves the distance; ceil(log2 p) rounds.", /* summary */
     "schedules/bcast/binomial_halving.json", /* file */
-    219, /* tag_first */
+    224, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -241,7 +241,7 @@ static const struct cg_cu_algo algo_bcast_chain = {
     CG_COLL_BCAST, /* coll */
     "Pipelined chain: the vector in segments blocks flows down the chain root, root+1, ...; p - 2 + segments rounds. segments 1..32 (param).", /* summary */
     "schedules/bcast/chain.json", /* file */
-    223, /* tag_first */
+    228, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -255,7 +255,7 @@ static const struct cg_cu_algo algo_bcast_knomial = {
     CG_COLL_BCAST, /* coll */
     "k-nomial tree: ceil_log(radix, p) levels; at each level a holder sends the whole vector to radix - 1 children at once. radix 2..8 (param).", /* summary */
     "schedules/bcast/knomial.json", /* file */
-    232, /* tag_first */
+    237, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -269,7 +269,7 @@ static const struct cg_cu_algo algo_bcast_scatter_allgather = {
     CG_COLL_BCAST, /* coll */
     "Van de Geijn: binomial scatter of p blocks from the root (distance halving), then a ring allgather; about 2 vectors moved per rank, for long messages.", /* summary */
     "schedules/bcast/scatter_allgather.json", /* file */
-    243, /* tag_first */
+    248, /* tag_first */
     7, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -283,7 +283,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_recursive_halving = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Recursive halving over pof2(p) virtual ranks; for other p the first 2(p-pof2) ranks pair up, one folds its input in and gets its block back last; commutative op.", /* summary */
     "schedules/reduce_scatter_block/recursive_halving.json", /* file */
-    372, /* tag_first */
+    384, /* tag_first */
     14, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -297,7 +297,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_ring = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Ring: p - 1 rounds; partial sums travel right, each rank adds its input block; bandwidth-optimal, two blocks of scratch, commutative op.", /* summary */
     "schedules/reduce_scatter_block/ring.json", /* file */
-    391, /* tag_first */
+    403, /* tag_first */
     8, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -311,7 +311,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_two_level_halving = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Two-level (GPU era): local transpose, ring reduce-scatter of lane chunks per node, then recursive halving on every lane (ring when nnodes is not a power of two).", /* summary */
     "schedules/reduce_scatter_block/two_level_halving.json", /* file */
-    399, /* tag_first */
+    411, /* tag_first */
     18, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -325,7 +325,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_two_level_ring = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Two-level (GPU era): local transpose to lane-major, ring reduce-scatter of lane chunks on each node, then ring reduce-scatters on every lane at once.", /* summary */
     "schedules/reduce_scatter_block/two_level_ring.json", /* file */
-    417, /* tag_first */
+    429, /* tag_first */
     14, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */

@@ -2,6 +2,7 @@
 
 /* Every generated collective in one translation unit, so that the build
  * needs no edit when a schedule is added. Each file also compiles alone. */
+#include "allgather_allreduce.c"
 #include "allgather_alltoall.c"
 #include "allgather_bruck.c"
 #include "allgather_gather_bcast.c"
@@ -44,6 +45,7 @@
 #include "gather_hier.c"
 #include "gather_lane.c"
 #include "gather_linear.c"
+#include "gather_reduce.c"
 #include "reduce_allreduce.c"
 #include "reduce_binomial.c"
 #include "reduce_hier.c"
