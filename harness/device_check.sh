@@ -7,9 +7,12 @@
 # off and on: the transport with the hand-written rings, and every generated
 # collective against a host reference), a short benchmark (the reduction
 # kernel against a device-to-device copy; the ring allreduce and allgather
-# over IPC at 8 processes, 1 MiB to 1 GiB), and writes $OUT/summary.txt,
-# printed last. Meant to finish within 7 minutes: every stage has a time
-# limit taken from one overall budget.
+# over IPC at 8 processes, 1 MiB to 1 GiB), the harness's GPU mode
+# (build/cuda/bench_cuda, harness/gpu/: NCCL against the generated
+# collectives at p = 1, the generated ones over IPC at p = 4, 64 KiB to
+# 8 MiB, checked and timed, records as `collgen run` writes them), and
+# writes $OUT/summary.txt, printed last. Meant to finish within 7 minutes:
+# every stage has a time limit taken from one overall budget.
 #
 # Before: harness/pack_device.sh here (it fetches the Open MPI that travels
 # in build/device/). Then the device run:
@@ -24,10 +27,13 @@
 # Environment: OUT (results; default build/device-out), CG_CU_ARCH
 # (default sm_90), CG_DEVICE_BUDGET (seconds, default 400: the stages' limits
 # come out of it, so that the run ends within 7 minutes even when a stage hangs;
-# build 150 s at most, tests 250 s, benchmark 40 + 100 s, whatever is left).
+# build 150 s at most, tests 250 s, GPU mode 80 s, benchmark 40 + 100 s,
+# whatever is left).
 #
 # Files in $OUT (at most 8 come back): summary.txt, env.txt, build.log,
-# tests.log, bench.txt.
+# tests.log, bench.txt, gpu_bench.txt (bench_cuda's output), gpu_bench.tgz
+# (the GPU mode's campaign directory: `tar xzf gpu_bench.tgz` here, then
+# `build/collgen report device-gpu-bench`).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
@@ -128,6 +134,16 @@ else
     nccl_desc="not found: built without NCCL (CG_CUDA_NO_NCCL)"
 fi
 
+# cJSON, for bench_cuda (harness/gpu/): the carried copy (the dry run uses it
+# too), else the system's. Without either, everything else is built.
+cjson_desc="not found: build/cuda/bench_cuda not built (run harness/pack_device.sh)"
+if [ -f build/device/fallback/include/cjson/cJSON.h ] && [ -e build/device/fallback/lib/libcjson.so.1 ]; then
+    export CG_CJSON_HOME=$root/build/device/fallback
+    cjson_desc="carried (build/device/fallback)"
+elif [ -f /usr/include/cjson/cJSON.h ]; then
+    cjson_desc="the system's"
+fi
+
 mpi_desc="not found"
 if [ -x build/device/openmpi/bin/mpirun ]; then
     mpi_desc="carried Open MPI $(cat build/device/openmpi/.version 2>/dev/null) (build/device)"
@@ -141,6 +157,7 @@ fi
     echo "# nvcc: $(nvcc --version | tail -1)"
     echo "# CUDA_HOME: $CUDA_HOME"
     echo "# NCCL: $nccl_desc"
+    echo "# cJSON: $cjson_desc"
     echo "# MPI: $mpi_desc"
     echo "# gcc: $(gcc --version | head -1)"
     echo "# ninja: $(command -v ninja) $(ninja --version 2>/dev/null)"
@@ -162,7 +179,16 @@ fi
 
 t0=$(date +%s)
 lim=$(limit 150)
-if timeout -k 5 "$lim" ninja -f runtime/cuda.ninja -j "$(nproc)" >"$OUT/build.log" 2>&1; then
+targets=
+case $cjson_desc in
+"not found"*)
+    # Every output but the GPU mode's (tests/run_cuda.sh then fails it).
+    targets=$(ninja -f runtime/cuda.ninja -t targets all 2>/dev/null | sed -n 's/: .*//p' |
+        grep -v '^build/cuda/all$\|bench_cuda\|^build/cuda/harness/' | tr '\n' ' ')
+    ;;
+esac
+# shellcheck disable=SC2086 # targets: several words, or none (everything)
+if timeout -k 5 "$lim" ninja -f runtime/cuda.ninja -j "$(nproc)" $targets >"$OUT/build.log" 2>&1; then
     say "PASS build ($(($(date +%s) - t0)) s, -arch=$CG_CU_ARCH)"
 else
     say "FAIL build ($(($(date +%s) - t0)) s, limit $lim s): last lines of build.log:"
@@ -189,6 +215,144 @@ grep '^FAIL \|^SKIP \|^# cuda \|^# emitted_cuda_check' "$OUT/tests.log" | head -
 grep -A3 '^  .*check failed' "$OUT/tests.log" | head -20 | sed 's/^/  /' | tee -a "$summary"
 # emitted_cuda_check's failures: "  rank R: SCHEDULE: CASE: what differs"
 grep '^  rank [0-9]*: [a-z0-9_]*: ' "$OUT/tests.log" | head -20 | sed 's/^/  /' | tee -a "$summary"
+
+# ---- the harness's GPU mode: bench_cuda ----------------------------------------
+#
+# Job files as `collgen run` would write them (harness/gpu/job.sh), started
+# as the runner would: NCCL (native:default) against every generated
+# allreduce and allgather at p = 1 (NCCL refuses two ranks on one GPU), then
+# every generated schedule of the five collectives over the CUDA runtime's
+# IPC transport at p = 4 processes sharing the GPU (NCCL's default too:
+# recorded skipped on one GPU), at 64 KiB, 1 MiB and 8 MiB: one point per
+# implementation and size (36 and 81 with the schedules of this writing).
+# Each point is checked against the formula before it is timed (CUDA
+# events, the slowest rank per repetition, bench's stopping rule: 10 to 100
+# repetitions, 0.1 s).
+
+gb=$root/build/device-gpu-bench
+gb_timing='{ "sync": "barrier", "warmup": 3, "min_reps": 10, "max_reps": 100, "rse_target": 0.02, "budget_s": 0.1 }'
+rm -rf "$gb"
+: >"$OUT/gpu_bench.txt"
+# shellcheck source=harness/gpu/job.sh
+. harness/gpu/job.sh
+gb_points() { # NP COLLECTIVE...: native:default and every generated schedule of each
+    local np=$1 seq=0 coll dt op es impls impl bytes
+    shift
+    for coll in "$@"; do
+        case $coll in
+        allreduce | reduce_scatter_block) dt=double op=sum es=8 ;;
+        *) dt=float op=- es=4 ;;
+        esac
+        impls="native:default $(sed -n 's/^ *"\([a-z_]*\)", \/\* name \*\/$/\1/p' emitted/cuda/all.cu |
+            grep "^${coll}_" | sed 's/^/generated:/')"
+        for bytes in 65536 1048576 8388608; do
+            for impl in $impls; do
+                bc_point "$(bc_id "$coll" "$np" "$impl" "$dt" "$op" 0 false "$bytes")" "$seq" "$coll" \
+                    "$impl" $((bytes / es)) "$dt" "$op" 0 false
+                seq=$((seq + 1))
+            done
+        done
+    done
+}
+# gb_check NP: PASS/FAIL line of the job at NP ranks from its records and exit status.
+gb_check() {
+    local np=$1 rc=$2 planned recs n_ok n_bad n_skip
+    planned=$(grep -c '"id":' "$gb/jobs/job-$np.json")
+    recs=$(grep -c "\"run_id\":$np," "$gb/points.jsonl" 2>/dev/null)
+    recs=${recs:-0}
+    n_ok=$(grep "\"run_id\":$np," "$gb/points.jsonl" 2>/dev/null | grep -c '"status":"ok"')
+    n_skip=$(grep "\"run_id\":$np," "$gb/points.jsonl" 2>/dev/null | grep -c '"status":"skipped"')
+    n_bad=$((recs - n_ok - n_skip))
+    if [ "$rc" -eq 0 ] && [ "$recs" -eq "$planned" ] && [ "$n_bad" -eq 0 ]; then
+        say "PASS gpu bench p=$np: $recs points ($n_ok ok, $n_skip skipped)"
+    else
+        say "FAIL gpu bench p=$np: exit $rc, $recs of $planned points recorded ($n_ok ok, $n_skip skipped, $n_bad error or failed_check)"
+    fi
+}
+t0=$(date +%s)
+case $probe in
+"gpus "*)
+    lim=$(limit 80)
+    if [ ! -x build/cuda/bench_cuda ]; then
+        say "FAIL gpu bench: build/cuda/bench_cuda was not built (cJSON: $cjson_desc)"
+    elif [ "$lim" -lt 30 ]; then
+        say "SKIP gpu bench: only $lim s left"
+    else
+        gb_points 1 allreduce allgather | bc_job "$gb/jobs/job-1.json" "$gb" 1 1 device-gpu-bench "$gb_timing"
+        gb_points 4 allreduce allgather reduce_scatter_block bcast alltoall |
+            bc_job "$gb/jobs/job-4.json" "$gb" 4 4 device-gpu-bench "$gb_timing"
+        for np in 1 4; do
+            # What is left of the stage (p = 1: 30 s at most), within the budget.
+            l=$((lim - ($(date +%s) - t0)))
+            [ "$np" = 1 ] && [ "$l" -gt 30 ] && l=30
+            l=$(limit "$l")
+            if [ "$l" -lt 10 ]; then
+                say "SKIP gpu bench p=$np: only $l s left"
+                continue
+            fi
+            echo "== bench_cuda p=$np (limit $l s)" >>"$OUT/gpu_bench.txt"
+            CG_MPIRUN_TIMEOUT=$l bash tests/mpirun.sh openmpi "$np" build/cuda/bench_cuda \
+                "$gb/jobs/job-$np.json" >>"$OUT/gpu_bench.txt" 2>&1
+            gb_check "$np" $?
+        done
+    fi
+    say "# gpu bench: $(($(date +%s) - t0)) s (gpu_bench.txt, gpu_bench.tgz)"
+    {
+        # One line per process count, collective and size from bench_cuda's
+        # POINT lines (every point is in gpu_bench.txt and gpu_bench.tgz).
+        echo "GPU mode (bench_cuda): GPU time in us, median of the slowest rank per repetition:"
+        awk '/^POINT / {
+            st = $2; split($3, f, "-"); np = substr(f[3], 2); impl = f[4]; b = f[9]; sub(/B$/, "", b)
+            med = ""; bw = ""
+            for (i = 4; i <= NF; i++) {
+                if ($i ~ /^median_us=/) med = substr($i, 11)
+                if ($i ~ /^busbw_GBps=/) bw = substr($i, 12)
+            }
+            k = np " " f[1] " " b
+            if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
+            if (st != "ok") next
+            if (impl == "native_default") nccl[k] = med
+            else if (impl ~ /^generated_/ && (!(k in best) || med + 0 < best[k] + 0)) {
+                best[k] = med; bestn[k] = substr(impl, 11); bestbw[k] = bw
+            }
+        }
+        END {
+            printf "  %2s  %-21s %8s  %9s  %-38s %9s  %8s  %9s\n", "p", "collective", "size",
+                "NCCL us", "best generated", "gen us", "gen/NCCL", "gen busbw"
+            for (i = 1; i <= nk; i++) {
+                split(order[i], a, " "); k = order[i]; sz = a[3] + 0
+                size = (sz >= 1048576) ? sprintf("%d MiB", sz / 1048576) : sprintf("%d KiB", sz / 1024)
+                ratio = ((k in nccl) && (k in best) && nccl[k] > 0) ? sprintf("%.3f", best[k] / nccl[k]) : "-"
+                printf "  %2s  %-21s %8s  %9s  %-38s %9s  %8s  %9s\n", a[1], a[2], size,
+                    (k in nccl) ? nccl[k] : "-", (k in best) ? bestn[k] : "-",
+                    (k in best) ? best[k] : "-", ratio, (k in best) ? bestbw[k] : "-"
+            }
+        }' "$OUT/gpu_bench.txt"
+        grep '^POINT \(error\|failed_check\|skipped\) ' "$OUT/gpu_bench.txt" | grep -v 'Duplicate GPU' |
+            head -20 | cut -c1-200 | sed 's/^/  /'
+    } | tee -a "$summary"
+    ;;
+*)
+    # No GPU (the dry run): bench_cuda must say so, exit 5 and record every
+    # point as skipped.
+    if [ -x build/cuda/bench_cuda ]; then
+        gb_points 1 allreduce allgather | bc_job "$gb/jobs/job-1.json" "$gb" 1 1 device-gpu-bench "$gb_timing"
+        CG_MPIRUN_TIMEOUT=$(limit 30) bash tests/mpirun.sh openmpi 1 build/cuda/bench_cuda \
+            "$gb/jobs/job-1.json" >>"$OUT/gpu_bench.txt" 2>&1
+        rc=$?
+        n=$(grep -c '"status":"skipped","reason":"no GPU' "$gb/points.jsonl" 2>/dev/null)
+        n=${n:-0}
+        if [ "$rc" -eq 5 ] && [ "$n" -eq "$(grep -c '"id":' "$gb/jobs/job-1.json")" ]; then
+            say "SKIP gpu bench: no GPU (${probe#none: }); bench_cuda exited 5 and recorded all $n points as skipped"
+        else
+            say "FAIL gpu bench without a GPU: bench_cuda exit $rc (want 5), $n points recorded skipped"
+        fi
+    else
+        say "FAIL gpu bench: build/cuda/bench_cuda was not built (cJSON: $cjson_desc)"
+    fi
+    ;;
+esac
+[ -d "$gb" ] && tar -C "$root/build" -czf "$OUT/gpu_bench.tgz" device-gpu-bench 2>/dev/null
 
 # ---- benchmark ---------------------------------------------------------------
 

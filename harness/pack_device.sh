@@ -11,7 +11,11 @@
 #                           the names runtime/cuda.ninja and tests/mpirun.sh
 #                           use, pointing at the carried Open MPI
 #   build/device/fallback/  used only when the machine lacks them: ninja
-#                           (this machine's), include/nccl.h (this CUDA's)
+#                           (this machine's), include/nccl.h (this CUDA's);
+#                           and cJSON (include/cjson/cJSON.h, lib/libcjson.so.1,
+#                           Debian's, needing only libc), which
+#                           build/cuda/bench_cuda reads job files with: the
+#                           device check always uses this copy
 #
 # Why Open MPI from a wheel: the GPU machine has no MPI and no registry, the
 # tests and the runtime use MPI (context as an attribute, bootstrap of IPC
@@ -80,6 +84,24 @@ for h in "$cuda_home/include/nccl.h" /usr/local/include/nccl.h /usr/include/nccl
         break
     fi
 done
+
+# cJSON for build/cuda/bench_cuda (harness/gpu/): bench's job reader uses it.
+# Why carried: a bare machine has no libcjson, and without it the GPU mode
+# cannot be built there.
+if [ -f /usr/include/cjson/cJSON.h ]; then
+    cjson_lib=$(gcc -print-file-name=libcjson.so.1 2>/dev/null || true)
+    case $cjson_lib in
+    /*) ;;
+    *) cjson_lib=$(ldconfig -p 2>/dev/null | awk '/libcjson\.so\.1 / { print $NF; exit }') ;;
+    esac
+    if [ -n "$cjson_lib" ] && [ -e "$cjson_lib" ]; then
+        mkdir -p "$dst/fallback/include/cjson" "$dst/fallback/lib"
+        cp -f /usr/include/cjson/cJSON.h "$dst/fallback/include/cjson/cJSON.h"
+        cp -fL "$cjson_lib" "$dst/fallback/lib/libcjson.so.1"
+    fi
+fi
+[ -e "$dst/fallback/lib/libcjson.so.1" ] ||
+    echo "pack_device: no cJSON here (apt-get install libcjson-dev): bench_cuda will not build on the device" >&2
 
 # What travels: tracked and untracked-not-ignored files, plus build/device.
 tree_bytes=$(git ls-files -co --exclude-standard -z | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
