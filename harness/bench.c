@@ -22,6 +22,9 @@
  *  3. for generated points, the schedule's timing tags per repetition;
  *  4. rank 0 writes raw/<point_id>.txt, then appends one record line to
  *     points.jsonl (one write, O_APPEND, fsync).
+ * Generated points with parameters (generated:bcast_knomial(radix=4)) set
+ * them first (set_params); micro-benchmarks (bench_micro.c) go through the
+ * same steps, on their lanes.
  * An MPI error in a point is recorded as status "error" and the job goes on.
  * The harness's own traffic (agreements, the slowest rank, the stop
  * decision) is point-to-point (bench_comm.c), so that the job's knobs,
@@ -40,7 +43,9 @@
  * that generated implementation's check call, so that the tests can see a
  * wrong implementation caught as failed_check; for a barrier schedule, rank
  * 0 takes its leaving time before the first checked call, as if it had
- * left at once. It never touches timed calls.
+ * left at once. CG_BENCH_CORRUPT=lane_pattern or multi_collective does the
+ * same to rank 0's result of that micro-benchmark. It never touches timed
+ * calls.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
@@ -84,6 +89,14 @@ struct point_run {
     int ntags;            /* tags of the schedule (0 for native) */
     char said[BENCH_REASON_LEN]; /* rank 0, forced MPICH algorithm: what the library wrote
                            * on stderr about not using it at the checked call ("" none) */
+    const struct bench_ctx *dctx; /* where the implementation runs: ctx, or for
+                           * micro:multi_collective the lane (micro.lane) */
+    const struct bench_point *dpt; /* the point it runs: pt, or micro.lpt */
+    struct bench_micro_run micro; /* micro-benchmarks: this rank's part */
+    struct bench_param eff[BENCH_MAX_PARAMS]; /* generated: each ranged parameter of the
+                           * schedule and the value its code reads (cg_param_value) */
+    int eff_ok[BENCH_MAX_PARAMS]; /* that value is valid (else null) */
+    int neff;             /* entries in eff */
 };
 
 /* Buffers of one point. */
@@ -121,7 +134,7 @@ static const char *tag_kind_name(enum cg_tag_kind k)
 static const struct cg_algo *find_algo(const struct bench_point *pt)
 {
     for (int i = 0; i < cg_nalgos; i++) {
-        if (strcmp(cg_algos[i]->name, pt->name) == 0) {
+        if (strcmp(cg_algos[i]->name, pt->base) == 0) {
             return cg_algos[i];
         }
     }
@@ -356,6 +369,25 @@ static int call_native_ref(const struct bench_ctx *ctx, const struct bench_point
         break;
     }
     return MPI_ERR_OTHER;
+}
+
+/* Runs the point's implementation once on this rank: call_impl on the
+ * context it runs in (a lane, for micro:multi_collective), the lane
+ * pattern's exchange, or nothing on a rank a micro-benchmark leaves idle
+ * (it still takes part in the synchronisation and the harness's
+ * agreements, and its time, about 0, never is the slowest). */
+static int run_impl(const struct bench_ctx *ctx, const struct bench_point *pt,
+                    const struct point_run *run, const void *send, void *out)
+{
+    if (pt->kind == BENCH_MICRO) {
+        if (run->micro.idle) {
+            return MPI_SUCCESS;
+        }
+        if (pt->micro == BENCH_MICRO_LANE_PATTERN) {
+            return bench_lane_exchange(ctx, pt, &run->micro, send, out);
+        }
+    }
+    return call_impl(run->dctx, run->dpt, run->algo, send, out);
 }
 
 /* Puts the implementation's input where it reads it: the in-place part of
@@ -720,10 +752,15 @@ static int check_point(const struct bench_ctx *ctx, const struct bench_point *pt
             run->status = "error";
             return -1;
         }
+    } else if (pt->kind == BENCH_MICRO && pt->micro == BENCH_MICRO_LANE_PATTERN) {
+        bench_lane_expected(ctx, pt, &run->micro, b->ref);
     } else {
-        bench_expected(pt, ctx->p, ctx->rank, b->ref, b->res_elems);
+        /* A lane's collective: its ranks, size and salted inputs. */
+        bench_expected(run->dpt, run->dctx->p, run->dctx->rank, b->ref, b->res_elems);
     }
-    prepare_out(ctx, pt, b, 1);
+    if (!run->micro.idle) {
+        prepare_out(run->dctx, run->dpt, b, 1);
+    }
     cg_set_error("%s", "");
     {
         struct stderr_capture cap;
@@ -732,7 +769,7 @@ static int check_point(const struct bench_ctx *ctx, const struct bench_point *pt
         if (capture) {
             capture_begin(&cap);
         }
-        rc = call_impl(ctx, pt, run->algo, b->send, b->out);
+        rc = run_impl(ctx, pt, run, b->send, b->out);
         if (capture) {
             capture_end(&cap, run->said, sizeof(run->said));
         }
@@ -744,9 +781,13 @@ static int check_point(const struct bench_ctx *ctx, const struct bench_point *pt
         run->status = "error";
         return -1;
     }
-    /* Test hook (see the top of the file). */
+    /* Test hook (see the top of the file); a micro-benchmark's on rank 0,
+     * which takes part in every one. */
     if (ctx->corrupt != NULL && run->algo != NULL && strcmp(ctx->corrupt, run->algo->name) == 0 &&
         ctx->rank == corrupt_rank(ctx, pt) && b->res_elems > 0) {
+        b->res[size - 1] ^= 0x40; /* the most significant byte: sign/exponent or high bits */
+    } else if (ctx->corrupt != NULL && pt->kind == BENCH_MICRO &&
+               strcmp(ctx->corrupt, pt->base) == 0 && ctx->rank == 0 && b->res_elems > 0) {
         b->res[size - 1] ^= 0x40; /* the most significant byte: sign/exponent or high bits */
     }
     bench_compare(pt->dtype, b->res, b->ref, b->res_elems, &wrong, &max_error);
@@ -843,7 +884,7 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
         if (refresh) {
             memcpy(b->out, b->send, b->in_elems * size);
         }
-        rc = call_impl(ctx, pt, run->algo, b->send, b->out);
+        rc = run_impl(ctx, pt, run, b->send, b->out);
     }
     if (rc != MPI_SUCCESS) {
         describe_rc(rc, pt->impl, ctx->rank, run->algo != NULL, reason, sizeof(reason));
@@ -876,7 +917,7 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
          * MPI_Barrier gave 5 to 10 us (harness/README.md). */
         src = bench_sync(ctx);
         t0 = MPI_Wtime();
-        rc = call_impl(ctx, pt, run->algo, b->send, b->out);
+        rc = run_impl(ctx, pt, run, b->send, b->out);
         t1 = MPI_Wtime();
         local[0] = (t1 > t0) ? (uint64_t)llround((t1 - t0) * 1e9) : 0;
         local[1] = (rc != MPI_SUCCESS || src != MPI_SUCCESS);
@@ -934,6 +975,75 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
     return 0;
 }
 
+/* Generated points: sets every ranged parameter of the schedule for the
+ * calls to come, to the point's value ("(radix=4)" in its name) or, for one
+ * it does not name, to nothing, so that the code takes the schedule's own
+ * (CG_PARAM_<schedule>_<name>, else the default); and notes the value the
+ * emitted code will read, through the runtime's own lookup
+ * (cg_param_value). The same on every rank: a failure needs no agreement. */
+static int set_params(const struct bench_point *pt, struct point_run *run)
+{
+    const struct cg_algo *a = run->algo;
+
+    for (int i = 0; i < pt->nparams; i++) {
+        const struct cg_param_info *pi = NULL;
+        char names[256] = "";
+        size_t n = 0;
+        for (int k = 0; k < a->nparams; k++) {
+            if (strcmp(a->params[k].name, pt->params[i].name) == 0) {
+                pi = &a->params[k];
+            }
+            n += (size_t)snprintf(names + n, (n < sizeof(names)) ? sizeof(names) - n : 0, "%s%s",
+                                  (k > 0) ? ", " : "", a->params[k].name);
+        }
+        if (pi == NULL) {
+            run->status = "error";
+            bench_fmt(run->reason, sizeof(run->reason),
+                      "schedule %s has no tunable parameter \"%s\" in this build (it has: %s)",
+                      a->name, pt->params[i].name, (a->nparams > 0) ? names : "none");
+            return -1;
+        }
+        if (pt->params[i].value < pi->lo || pt->params[i].value > pi->hi) {
+            run->status = "error";
+            bench_fmt(run->reason, sizeof(run->reason),
+                      "%s=%d is outside the range %s was verified for, %d..%d", pi->name,
+                      pt->params[i].value, a->name, pi->lo, pi->hi);
+            return -1;
+        }
+    }
+    run->neff = 0;
+    for (int k = 0; k < a->nparams && k < BENCH_MAX_PARAMS; k++) {
+        const struct cg_param_info *pi = &a->params[k];
+        struct cg_param probe = {.schedule = a->name, .name = pi->name, .dflt = pi->dflt,
+                                 .lo = pi->lo, .hi = pi->hi, .gen = 0, .value = 0};
+        int value = INT_MIN; /* removes any setting */
+        int v = 0;
+        for (int i = 0; i < pt->nparams; i++) {
+            if (strcmp(pt->params[i].name, pi->name) == 0) {
+                value = pt->params[i].value;
+            }
+        }
+        if (cg_param_set(a->name, pi->name, value) != MPI_SUCCESS) {
+            run->status = "error";
+            bench_fmt(run->reason, sizeof(run->reason), "cg_param_set: %s", cg_last_error());
+            return -1;
+        }
+        run->eff_ok[k] = (cg_param_value(&probe, &v) == MPI_SUCCESS);
+        bench_fmt(run->eff[k].name, sizeof(run->eff[k].name), "%s", pi->name);
+        run->eff[k].value = v;
+        run->neff++;
+    }
+    return 0;
+}
+
+/* Removes the settings set_params made. */
+static void clear_params(const struct point_run *run)
+{
+    for (int k = 0; run->algo != NULL && k < run->algo->nparams; k++) {
+        (void)cg_param_set(run->algo->name, run->algo->params[k].name, INT_MIN);
+    }
+}
+
 static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
                       struct point_run *run)
 {
@@ -943,6 +1053,8 @@ static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
 
     memset(&b, 0, sizeof(b));
     run->status = "ok";
+    run->dctx = ctx;
+    run->dpt = pt;
     if (pt->kind == BENCH_GENERATED) {
         run->algo = find_algo(pt);
         if (run->algo == NULL) {
@@ -958,6 +1070,21 @@ static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
                      pt->name, cg_coll_name(run->algo->coll), cg_coll_name(pt->coll));
             run->algo = NULL;
             return;
+        }
+        if (set_params(pt, run) != 0) {
+            return;
+        }
+    }
+    if (pt->kind == BENCH_MICRO) {
+        char local[BENCH_REASON_LEN] = "";
+        bad = (bench_micro_prepare(ctx, pt, &run->micro, local, sizeof(local)) != 0);
+        if (agree(ctx, bad, local, run->reason)) {
+            run->status = "error";
+            return;
+        }
+        if (pt->micro == BENCH_MICRO_MULTI_COLLECTIVE) {
+            run->dctx = &run->micro.lane;
+            run->dpt = &run->micro.lpt;
         }
     }
     if (pt->kind == BENCH_BOUND) {
@@ -983,11 +1110,18 @@ static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
         snprintf(run->reason, sizeof(run->reason),
                  "count %zu is above INT_MAX, which MPI's native collectives cannot take",
                  pt->count);
+        clear_params(run);
         return;
     }
-    if (size_bufs(ctx, pt, &b) != 0) {
+    if (pt->kind == BENCH_MICRO && (run->micro.idle || pt->micro == BENCH_MICRO_LANE_PATTERN)) {
+        /* An idle rank has nothing; a lane sends and receives its part. */
+        b.in_elems = run->micro.n;
+        b.out_elems = run->micro.n;
+        b.res_elems = run->micro.n;
+    } else if (size_bufs(run->dctx, run->dpt, &b) != 0) {
         run->status = "error";
         snprintf(run->reason, sizeof(run->reason), "count %zu: buffer sizes overflow", pt->count);
+        clear_params(run);
         return;
     }
     b.send = malloc((b.in_elems > 0) ? b.in_elems * size : 1);
@@ -999,29 +1133,39 @@ static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
     if (agree(ctx, bad, "out of memory for the buffers", run->reason)) {
         run->status = "error";
         free_bufs(&b);
+        clear_params(run);
         return;
     }
-    b.res = b.out;
-    if (pt->coll == CG_COLL_SCATTER && pt->in_place && ctx->rank == pt->root) {
-        /* In place, the root's block stays in sendbuf: that is its result. */
-        b.res = b.send + ((size_t)pt->root * pt->count * size);
-    }
-    if (pt->coll == CG_COLL_BCAST || pt->coll == CG_COLL_SCATTER) {
-        /* The root's data (in_elems is 0 elsewhere for scatter). */
-        if (ctx->rank == pt->root) {
-            for (size_t i = 0; i < b.in_elems; i++) {
-                bench_value(pt, ctx->p, pt->root, i, b.send + (i * size));
-            }
+    {
+        /* The data side: ctx and pt, or a lane of micro:multi_collective. */
+        const struct bench_ctx *dc = run->dctx;
+        const struct bench_point *dp = run->dpt;
+        b.res = b.out;
+        if (dp->coll == CG_COLL_SCATTER && dp->in_place && dc->rank == dp->root &&
+            !run->micro.idle) {
+            /* In place, the root's block stays in sendbuf: that is its result. */
+            b.res = b.send + ((size_t)dp->root * dp->count * size);
         }
-    } else {
-        for (size_t i = 0; i < b.in_elems; i++) {
-            bench_value(pt, ctx->p, ctx->rank, i, b.send + (i * size));
+        if (pt->kind == BENCH_MICRO && pt->micro == BENCH_MICRO_LANE_PATTERN) {
+            bench_lane_input(ctx, pt, &run->micro, b.send);
+        } else if (dp->coll == CG_COLL_BCAST || dp->coll == CG_COLL_SCATTER) {
+            /* The root's data (in_elems is 0 elsewhere for scatter). */
+            if (dc->rank == dp->root) {
+                for (size_t i = 0; i < b.in_elems; i++) {
+                    bench_value(dp, dc->p, dp->root, i, b.send + (i * size));
+                }
+            }
+        } else {
+            for (size_t i = 0; i < b.in_elems; i++) {
+                bench_value(dp, dc->p, dc->rank, i, b.send + (i * size));
+            }
         }
     }
     if (check_point(ctx, pt, &b, run) == 0) {
         time_point(ctx, pt, &b, run);
     }
     free_bufs(&b);
+    clear_params(run);
 }
 
 /* ---- the record ------------------------------------------------------------------ */
@@ -1082,6 +1226,45 @@ static cJSON *str_or_null(const char *s)
     return (s != NULL && s[0] != '\0') ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
+/* "params": generated points, each ranged parameter of the schedule with
+ * its value, requested (the point's, else the default) or effective (what
+ * the code reads: set_params); micro-benchmarks, {"k": lanes}; null for
+ * native points and the bound, which have none. */
+static cJSON *params_block(const struct bench_point *pt, const struct point_run *run,
+                           int effective)
+{
+    cJSON *o;
+
+    if (pt->kind == BENCH_MICRO) {
+        o = cJSON_CreateObject();
+        cJSON_AddItemToObject(o, "k", cJSON_CreateNumber(pt->lanes));
+        return o;
+    }
+    if (pt->kind != BENCH_GENERATED || (run->algo == NULL && pt->nparams == 0)) {
+        return cJSON_CreateNull();
+    }
+    o = cJSON_CreateObject();
+    if (effective) {
+        for (int k = 0; k < run->neff; k++) {
+            cJSON_AddItemToObject(o, run->eff[k].name,
+                                  run->eff_ok[k] ? cJSON_CreateNumber(run->eff[k].value)
+                                                 : cJSON_CreateNull());
+        }
+        return o;
+    }
+    /* Requested: the point's values, then the defaults of the others. */
+    for (int i = 0; i < pt->nparams; i++) {
+        cJSON_AddItemToObject(o, pt->params[i].name, cJSON_CreateNumber(pt->params[i].value));
+    }
+    for (int k = 0; run->algo != NULL && k < run->algo->nparams; k++) {
+        if (cJSON_GetObjectItemCaseSensitive(o, run->algo->params[k].name) == NULL) {
+            cJSON_AddItemToObject(o, run->algo->params[k].name,
+                                  cJSON_CreateNumber(run->algo->params[k].dflt));
+        }
+    }
+    return o;
+}
+
 /* The requested block, or the effective one when eff is given. */
 static cJSON *block(const struct bench_ctx *ctx, const struct bench_point *pt,
                     const struct bench_effective *eff, const struct point_run *run)
@@ -1107,9 +1290,31 @@ static cJSON *block(const struct bench_ctx *ctx, const struct bench_point *pt,
     cJSON_AddItemToObject(o, "in_place", cJSON_CreateBool(pt->in_place));
     cJSON_AddItemToObject(o, "ranks",
                           cJSON_CreateNumber((eff != NULL) ? ctx->p : job->ranks));
-    cJSON_AddItemToObject(o, "ranks_per_node",
-                          cJSON_CreateNumber((eff != NULL) ? ctx->ranks_per_node
-                                                           : job->ranks_per_node));
+    if (eff == NULL) {
+        int vppn = job->virtual_ranks_per_node;
+        int ppn = (vppn > 0) ? vppn : job->ranks_per_node;
+        cJSON_AddItemToObject(o, "ranks_per_node", cJSON_CreateNumber(ppn));
+        cJSON_AddItemToObject(o, "node_shape",
+                              cJSON_CreateString((vppn > 0) ? "virtual (CG_PPN)" : "real"));
+        cJSON_AddItemToObject(o, "regular", cJSON_CreateBool(job->ranks % ppn == 0));
+    } else {
+        /* What the runtime's topology (cg_topo_of, as the generated topology
+         * schedules see it) says, not a copy of the request. */
+        const struct cg_topo *t = ctx->topo;
+        int virt = (t != NULL) ? (strcmp(t->source, "CG_PPN") == 0)
+                               : (getenv("CG_PPN") != NULL && getenv("CG_PPN")[0] != '\0');
+        cJSON_AddItemToObject(o, "ranks_per_node",
+                              (t != NULL && virt) ? cJSON_CreateNumber(t->ppn)
+                              : virt              ? cJSON_CreateNull()
+                                                  : cJSON_CreateNumber(ctx->ranks_per_node));
+        cJSON_AddItemToObject(o, "node_shape",
+                              cJSON_CreateString(virt ? "virtual (CG_PPN)" : "real"));
+        cJSON_AddItemToObject(o, "regular",
+                              (t != NULL) ? cJSON_CreateBool(t->regular) : cJSON_CreateNull());
+        cJSON_AddItemToObject(o, "irregular_why",
+                              (t == NULL) ? str_or_null(ctx->topo_error) : str_or_null(t->why));
+    }
+    cJSON_AddItemToObject(o, "params", params_block(pt, run, eff != NULL));
     if (eff == NULL) {
         cJSON_AddItemToObject(o, "knobs", (job->knobs != NULL) ? cJSON_Duplicate(job->knobs, 1)
                                                                : cJSON_CreateObject());
@@ -1247,7 +1452,7 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
     jw_key(&w, "reason");
     jw_str(&w, (strcmp(run->status, "ok") != 0) ? run->reason : NULL);
     jw_key(&w, "collective");
-    jw_str(&w, cg_coll_name(pt->coll));
+    jw_str(&w, bench_coll_name(pt->coll));
     jw_key(&w, "backend");
     jw_str(&w, "mpi");
     jw_key(&w, "library");
@@ -1255,6 +1460,7 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
     jw_key(&w, "kind");
     jw_str(&w, (pt->kind == BENCH_GENERATED) ? "generated"
                : (pt->kind == BENCH_BOUND)      ? "bound"
+               : (pt->kind == BENCH_MICRO)      ? "micro"
                                                 : "native");
     jw_key(&w, "name");
     jw_str(&w, pt->name);
@@ -1278,8 +1484,9 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
         }
     }
     jw_arr_end(&w);
+    /* A lane's collective's size (micro:multi_collective: p is the lane's). */
     jw_key(&w, "size_B");
-    jw_uint(&w, size_B(ctx, pt));
+    jw_uint(&w, size_B(run->dctx, pt));
     jw_key(&w, "timing");
     if (timed) {
         jw_obj(&w);
@@ -1331,8 +1538,8 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
         jw_null(&w);
         jw_obj_end(&w);
     } else if (timed && st.median_ns > 0.0) {
-        double algbw = (double)size_B(ctx, pt) / st.median_ns; /* bytes per ns = GB/s */
-        double factor = busbw_factor(ctx, pt->coll);
+        double algbw = (double)size_B(run->dctx, pt) / st.median_ns; /* bytes per ns = GB/s */
+        double factor = busbw_factor(run->dctx, pt->coll);
         jw_obj(&w);
         jw_key(&w, "algbw_GBps");
         jw_num(&w, algbw);
@@ -1573,6 +1780,21 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench: %s\n", msg);
             }
             status = EXIT_OUTPUT;
+        }
+    }
+
+    if (status == 0) {
+        /* The node and lane structure of ctx.comm as the runtime sees it
+         * (CG_PPN, else shared memory): the records' effective node shape,
+         * and the lanes of the micro-benchmarks. Collective; a failure is
+         * recorded in every point's effective block, not fatal. */
+        char local[BENCH_REASON_LEN] = "";
+        int trc = cg_topo_of(ctx.comm, &ctx.topo);
+        if (trc != MPI_SUCCESS) {
+            describe_rc(trc, "cg_topo_of (the topology)", ctx.rank, 1, local, sizeof(local));
+        }
+        if (agree(&ctx, trc != MPI_SUCCESS, local, ctx.topo_error)) {
+            ctx.topo = NULL;
         }
     }
 

@@ -10,6 +10,7 @@
  *   bench_time.c   synchronisation, the timed loop and its statistics
  *   bench_mpit.c   what the library says it runs (MPI_T), known fallbacks
  *   bench_meta.c   run-<n>.json
+ *   bench_micro.c  the micro-benchmarks (micro:lane_pattern, micro:multi_collective)
  *
  * Every part is called by every rank unless its comment says "rank 0".
  */
@@ -31,9 +32,28 @@
 enum bench_dtype { BENCH_INT32, BENCH_INT64, BENCH_FLOAT, BENCH_DOUBLE };
 enum bench_op { BENCH_SUM, BENCH_PROD, BENCH_MIN, BENCH_MAX };
 enum bench_sync { BENCH_SYNC_BARRIER, BENCH_SYNC_DISSEMINATION };
-/* native:<algorithm>, generated:<schedule>, or bound:sendrecv_reduce (the
- * transport bound of allreduce at p = 2, the harness's own code: bench.c). */
-enum bench_kind { BENCH_NATIVE, BENCH_GENERATED, BENCH_BOUND };
+/* native:<algorithm>, generated:<schedule>, bound:sendrecv_reduce (the
+ * transport bound of allreduce at p = 2, the harness's own code: bench.c),
+ * or micro:<benchmark>(k=<lanes>) (bench_micro.c). */
+enum bench_kind { BENCH_NATIVE, BENCH_GENERATED, BENCH_BOUND, BENCH_MICRO };
+/* The micro-benchmarks (harness/README.md, "Micro-benchmarks"). */
+enum bench_micro { BENCH_MICRO_LANE_PATTERN, BENCH_MICRO_MULTI_COLLECTIVE };
+
+/* The collective of a micro:lane_pattern point, which is none: its job
+ * file and records say "lane_pattern" (bench_coll_name). */
+#define BENCH_COLL_LANE_PATTERN ((enum cg_coll)CG_COLL_COUNT_)
+/* cg_coll_name, and "lane_pattern" for BENCH_COLL_LANE_PATTERN. */
+const char *bench_coll_name(enum cg_coll coll);
+
+#define BENCH_MAX_PARAMS 8 /* name=value pairs in one implementation's name */
+
+/* One name=value of an implementation's name: a schedule parameter
+ * (generated:bcast_knomial(radix=4)) or a micro-benchmark's lane count
+ * (micro:lane_pattern(k=2)). */
+struct bench_param {
+    char name[48];        /* "radix", "k" */
+    int value;            /* its value */
+};
 
 struct bench_timing {
     enum bench_sync sync; /* how repetitions are started together */
@@ -50,8 +70,16 @@ struct bench_point {
     enum cg_coll coll;    /* which collective */
     const char *impl;     /* "native:default", "native:ring", "generated:allreduce_ring",
                            * "bound:sendrecv_reduce" */
-    enum bench_kind kind; /* native or generated */
-    const char *name;     /* "default", the algorithm, or the schedule name */
+    enum bench_kind kind; /* native, generated, bound or micro */
+    const char *name;     /* "default", the algorithm, the schedule or micro-benchmark
+                           * with its parameters ("bcast_knomial(radix=4)") */
+    char base[64];        /* the name without "(...)": the schedule, or the benchmark */
+    struct bench_param params[BENCH_MAX_PARAMS]; /* the name's "(...)", in order */
+    int nparams;          /* entries in params */
+    enum bench_micro micro; /* BENCH_MICRO: which benchmark */
+    int lanes;            /* BENCH_MICRO: k, the lanes that take part */
+    uint64_t salt;        /* mixed into the inputs (bench_value); 0 but for the lanes
+                           * of micro:multi_collective, whose data differ by lane */
     size_t count;         /* MPI's count for the collective (per rank for allgather,
                            * gather, scatter, alltoall, reduce_scatter_block; 0 for
                            * barrier) */
@@ -71,7 +99,8 @@ struct bench_job {
     long run_id;          /* n of run-<n>.json */
     const char *library;  /* "openmpi" or "mpich" */
     int ranks;            /* MPI_Comm_size the runner launched */
-    int ranks_per_node;   /* as requested */
+    int ranks_per_node;   /* as requested (the real placement) */
+    int virtual_ranks_per_node; /* CG_PPN of the job's virtual node shape, 0: real */
     cJSON *knobs;         /* the knobs object (NULL when absent) */
     const char *knobs_algorithm; /* knobs.algorithm, NULL when none */
     const char *knobs_forced_by; /* knobs.forced_by, NULL when none */
@@ -91,6 +120,8 @@ void bench_job_free(struct bench_job *job);
 
 /* ---- shared state of one run -------------------------------------------- */
 
+struct cg_topo; /* runtime/cg.h */
+
 struct bench_ctx {
     const struct bench_job *job; /* the job */
     MPI_Comm comm;        /* dup of MPI_COMM_WORLD, MPI_ERRORS_RETURN: the collectives */
@@ -102,6 +133,9 @@ struct bench_ctx {
     int is_mpich;         /* from MPI_Get_library_version */
     int mpit_ok;          /* MPI_T initialised (rank 0) */
     const char *corrupt;  /* CG_BENCH_CORRUPT, NULL when unset */
+    const struct cg_topo *topo; /* comm's node and lane structure (cg_topo_of), NULL
+                           * when it could not be found (topo_error says why) */
+    char topo_error[BENCH_REASON_LEN]; /* why topo is NULL */
 };
 
 /* ---- the harness's own collectives (bench_comm.c) ------------------------ */
@@ -222,6 +256,36 @@ struct bench_effective {
 /* Rank 0: fills eff for a point. */
 void bench_effective_for(const struct bench_ctx *ctx, const struct bench_point *pt,
                          struct bench_effective *eff);
+
+/* ---- micro-benchmarks (bench_micro.c) ----------------------------------- */
+
+/* What one rank does in a micro-benchmark point. */
+struct bench_micro_run {
+    int idle;             /* this rank takes no part (its local index is >= k) */
+    struct bench_ctx lane; /* multi_collective: the context its collective runs in (the
+                           * lane communicator; rank and p within it) */
+    struct bench_point lpt; /* multi_collective: the point, salted per lane */
+    size_t first;         /* lane_pattern: this rank's first element of the node's count */
+    size_t n;             /* lane_pattern: elements it sends (and receives) */
+    int to;               /* lane_pattern: rank of comm it sends to (next node, same
+                           * local index) */
+    int from;             /* lane_pattern: rank of comm it receives from (previous node) */
+};
+
+/* Sets m up for pt on this rank. Local: returns 0, or -1 with the reason
+ * (a topology that is not regular, k above the ranks per node); the
+ * caller agrees on it with the other ranks. */
+int bench_micro_prepare(const struct bench_ctx *ctx, const struct bench_point *pt,
+                        struct bench_micro_run *m, char *reason, size_t len);
+/* micro:lane_pattern: one exchange, send -> m->to, m->from -> out. */
+int bench_lane_exchange(const struct bench_ctx *ctx, const struct bench_point *pt,
+                        const struct bench_micro_run *m, const void *send, void *out);
+/* micro:lane_pattern: this rank's input (m->n elements) and what it must
+ * receive (the previous node's lane's input). */
+void bench_lane_input(const struct bench_ctx *ctx, const struct bench_point *pt,
+                      const struct bench_micro_run *m, void *dst);
+void bench_lane_expected(const struct bench_ctx *ctx, const struct bench_point *pt,
+                         const struct bench_micro_run *m, void *dst);
 
 /* ---- run metadata (bench_meta.c) ---------------------------------------- */
 

@@ -104,12 +104,14 @@ void bench_value(const struct bench_point *pt, int p, int rank, size_t i, void *
     int neg;
     uint64_t u;
 
+    /* pt->salt (0 but for the lanes of micro:multi_collective) shifts the
+     * values so that two lanes' data differ. */
     if (bench_coll_reduces(pt->coll) && pt->op == BENCH_PROD) {
-        u = (((r * 7) + ii) % 5 == 0) ? 2 : 1;
-        neg = ((r + (2 * ii)) % 3) == 0;
+        u = (((r * 7) + ii + pt->salt) % 5 == 0) ? 2 : 1;
+        neg = ((r + (2 * ii) + pt->salt) % 3) == 0;
     } else {
         uint64_t m = magnitude_bound(pt->dtype, p);
-        uint64_t base = (r * 1000003ULL) + (ii * 7);
+        uint64_t base = (r * 1000003ULL) + (ii * 7) + (pt->salt * 7919ULL);
         if (pt->dtype == BENCH_INT64) {
             base += (r + 1) << 32;
         }

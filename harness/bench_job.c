@@ -162,6 +162,60 @@ static int id_is_safe(const char *id)
     return 1;
 }
 
+/* Splits an implementation's name into its base and "(name=value,...)":
+ * "bcast_knomial(radix=4,segments=2)", "lane_pattern(k=2)". A name without
+ * "(" has no parameters. Returns 0, or -1 when malformed. */
+static int split_params(const char *name, struct bench_point *pt)
+{
+    const char *open = strchr(name, '(');
+    size_t n = (open != NULL) ? (size_t)(open - name) : strlen(name);
+    const char *c;
+
+    if (n == 0 || n >= sizeof(pt->base)) {
+        return -1;
+    }
+    memcpy(pt->base, name, n);
+    pt->base[n] = '\0';
+    pt->nparams = 0;
+    if (open == NULL) {
+        return 0;
+    }
+    c = open + 1;
+    for (;;) {
+        struct bench_param *bp;
+        size_t k = strcspn(c, "=");
+        char *end = NULL;
+        long v;
+        if (pt->nparams == BENCH_MAX_PARAMS || k == 0 || k >= sizeof(bp->name) ||
+            c[k] != '=') {
+            return -1;
+        }
+        bp = &pt->params[pt->nparams++];
+        memcpy(bp->name, c, k);
+        bp->name[k] = '\0';
+        for (size_t q = 0; q < k; q++) {
+            char ch = bp->name[q];
+            if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' ||
+                  (q > 0 && ch >= '0' && ch <= '9'))) {
+                return -1;
+            }
+        }
+        errno = 0;
+        v = strtol(c + k + 1, &end, 10);
+        if (errno != 0 || end == c + k + 1 || v < INT_MIN || v > INT_MAX) {
+            return -1;
+        }
+        bp->value = (int)v;
+        if (*end == ')' && end[1] == '\0') {
+            return 0;
+        }
+        if (*end != ',') {
+            return -1;
+        }
+        c = end + 1;
+    }
+}
+
 static int load_point(struct loader *ld, const cJSON *it, int index, struct bench_point *pt)
 {
     static const char *const keys[] = {"id",       "seq", "collective", "impl",    "count",
@@ -199,10 +253,13 @@ static int load_point(struct loader *ld, const cJSON *it, int index, struct benc
         return -1;
     }
     c = lookup(coll, colls);
+    if (c < 0 && strcmp(coll, "lane_pattern") == 0) {
+        c = (int)BENCH_COLL_LANE_PATTERN;
+    }
     if (c < 0) {
         return fail(ld, "%scollective \"%s\" is not one of allreduce, allgather, "
                         "reduce_scatter_block, bcast, reduce, gather, scatter, alltoall, scan, "
-                        "exscan, barrier", where, coll);
+                        "exscan, barrier (or lane_pattern, of micro:lane_pattern)", where, coll);
     }
     /* Why a table rather than cg_coll_name: the file's names are the
      * contract, and they happen to be cg_coll's; the order matches enum
@@ -250,6 +307,27 @@ static int load_point(struct loader *ld, const cJSON *it, int index, struct benc
                strcmp(pt->impl + 10, "*") != 0) {
         pt->kind = BENCH_GENERATED;
         pt->name = pt->impl + 10;
+        if (split_params(pt->name, pt) != 0) {
+            return fail(ld, "%simpl \"%s\" is not generated:<schedule> or "
+                            "generated:<schedule>(<param>=<integer>,...)", where, pt->impl);
+        }
+    } else if (strncmp(pt->impl, "micro:", 6) == 0) {
+        pt->kind = BENCH_MICRO;
+        pt->name = pt->impl + 6;
+        if (split_params(pt->name, pt) != 0 || pt->nparams != 1 ||
+            strcmp(pt->params[0].name, "k") != 0 || pt->params[0].value < 1 ||
+            (strcmp(pt->base, "lane_pattern") != 0 && strcmp(pt->base, "multi_collective") != 0)) {
+            return fail(ld, "%simpl \"%s\" is not micro:lane_pattern(k=<lanes>) or "
+                            "micro:multi_collective(k=<lanes>)", where, pt->impl);
+        }
+        pt->micro = (pt->base[0] == 'l') ? BENCH_MICRO_LANE_PATTERN : BENCH_MICRO_MULTI_COLLECTIVE;
+        pt->lanes = pt->params[0].value;
+        if ((pt->micro == BENCH_MICRO_LANE_PATTERN) != (pt->coll == BENCH_COLL_LANE_PATTERN) ||
+            pt->coll == CG_COLL_BARRIER ||
+            (pt->micro == BENCH_MICRO_LANE_PATTERN && pt->in_place)) {
+            return fail(ld, "%s%s does not go with collective \"%s\"%s", where, pt->impl, coll,
+                        pt->in_place ? " in place" : "");
+        }
     } else if (strncmp(pt->impl, "bound:", 6) == 0 && pt->impl[6] != '\0') {
         /* Which bounds exist, and where they apply, is checked per point
          * (bench.c), so that a wrong one is a record, not a lost job. */
@@ -257,8 +335,15 @@ static int load_point(struct loader *ld, const cJSON *it, int index, struct benc
         pt->name = pt->impl + 6;
     } else {
         return fail(ld, "%simpl \"%s\" is not native:default, native:<algorithm>, "
-                        "generated:<schedule> or bound:<name> (the runner expands generated:*)",
+                        "generated:<schedule>, bound:<name> or micro:<name>(k=<lanes>) (the "
+                        "runner expands generated:*)",
                     where, pt->impl);
+    }
+    if (pt->base[0] == '\0') {
+        snprintf(pt->base, sizeof(pt->base), "%.63s", pt->name);
+    }
+    if (pt->coll == BENCH_COLL_LANE_PATTERN && pt->kind != BENCH_MICRO) {
+        return fail(ld, "%scollective \"lane_pattern\" is micro:lane_pattern's only", where);
     }
     return 0;
 }
@@ -354,7 +439,8 @@ int bench_job_load(const char *path, struct bench_job *job, char *msg, size_t ms
 {
     static const char *const keys[] = {"schema_version", "campaign",  "run_id", "library",
                                        "ranks",          "ranks_per_node", "knobs", "timing",
-                                       "verbosity",      "points",    "out",    NULL};
+                                       "verbosity",      "points",    "out",
+                                       "virtual_ranks_per_node", NULL};
     static const char *const out_keys[] = {"points", "raw_dir", "run_meta", NULL};
     struct loader ld = {msg, msglen, path};
     FILE *f;
@@ -449,6 +535,12 @@ int bench_job_load(const char *path, struct bench_job *job, char *msg, size_t ms
         return -1;
     }
     job->ranks_per_node = (int)v;
+    v = 0;
+    if (!cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(job->doc, "virtual_ranks_per_node")) &&
+        get_int(&ld, job->doc, "", "virtual_ranks_per_node", 0, 1, 1000000, &v) != 0) {
+        return -1;
+    }
+    job->virtual_ranks_per_node = (int)v;
     job->knobs = cJSON_GetObjectItemCaseSensitive(job->doc, "knobs");
     if (load_knobs(&ld, job) != 0 ||
         load_timing(&ld, cJSON_GetObjectItemCaseSensitive(job->doc, "timing"), &job->timing) != 0 ||

@@ -663,6 +663,12 @@ void bench_effective_for(const struct bench_ctx *ctx, const struct bench_point *
         eff->source = "bound";
         set_str(eff->algorithm, sizeof(eff->algorithm), pt->name);
         set_str(eff->forced_by, sizeof(eff->forced_by), req_forced_by);
+    } else if (pt->kind == BENCH_MICRO) {
+        /* The harness's own pattern, or the library's default collective
+         * on the lanes (no knob is forced in their jobs). */
+        eff->source = "micro";
+        set_str(eff->algorithm, sizeof(eff->algorithm), pt->name);
+        set_str(eff->forced_by, sizeof(eff->forced_by), req_forced_by);
     } else if (pt->kind == BENCH_GENERATED) {
         eff->source = "generated";
         set_str(eff->algorithm, sizeof(eff->algorithm), pt->name);

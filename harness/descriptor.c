@@ -7,6 +7,7 @@
  * diagnostic limit), so one run shows every mistake in a file.
  */
 #include "descriptor.h"
+#include "../gen/passes.h" /* cg_emit_cuda_supports */
 
 #include <ctype.h>
 #include <dirent.h>
@@ -20,6 +21,7 @@
 const char *const cg_dtype_names[CG_DT_COUNT_] = { "int32", "int64", "float", "double" };
 const int cg_dtype_sizes[CG_DT_COUNT_] = { 4, 8, 4, 8 };
 const char *const cg_redop_names[CG_OP_COUNT_] = { "sum", "prod", "min", "max" };
+const char *const cg_micro_names[CG_MICRO_COUNT_] = { "lane_pattern", "multi_collective" };
 
 /* Placeholders a job's templates may use (descriptors/README.md). */
 static const char *const ph_job[] = { "ranks",     "ranks_per_node", "nodes",  "program",
@@ -924,9 +926,20 @@ int cg_registry_load(struct cg_registry *r, struct cg_arena *arena, const char *
         struct cg_schedule s;
         memset(&s, 0, sizeof(s));
         if (cg_parse(&g, &sa, files[i], &s) == 0 && cg_check(&g, &sa, &s) == 0) {
-            r->s[r->n].name = cg_arena_strdup(arena, s.name);
-            r->s[r->n].coll = s.coll;
-            r->s[r->n].file = files[i];
+            struct cg_sched_entry *se = &r->s[r->n];
+            se->name = cg_arena_strdup(arena, s.name);
+            se->coll = s.coll;
+            se->file = files[i];
+            se->params = cg_arena_alloc(arena, sizeof(*se->params) * (size_t)(s.nparams + 1));
+            for (int k = 0; k < s.nparams; k++) {
+                se->params[k].name = cg_arena_strdup(arena, s.params[k].name);
+                se->params[k].dflt = (int)s.params[k].value;
+                se->params[k].lo = (int)s.params[k].lo;
+                se->params[k].hi = (int)s.params[k].hi;
+                se->params[k].ranged = s.params[k].ranged;
+            }
+            se->nparams = s.nparams;
+            se->gpu = cg_emit_cuda_supports(s.coll) && !cg_has_calls(&s);
             r->n++;
         } else {
             r->failed++;
@@ -948,6 +961,11 @@ static const struct cg_sched_entry *registry_find(const struct cg_registry *r, c
         }
     }
     return NULL;
+}
+
+const struct cg_sched_entry *cg_registry_find(const struct cg_registry *r, const char *name)
+{
+    return registry_find(r, name);
 }
 
 /* ---- test descriptor ---------------------------------------------------- */
@@ -1515,9 +1533,16 @@ static void check_coll(struct vctx *v, const struct cg_test *t, const struct cg_
                 break;
             }
             for (int k = 0; k < t->nlibs; k++) {
-                if (strcmp(t->libs[k]->backend, "mpi") != 0) {
-                    verr(v, im->pos, "%s: generated code runs over MPI, and library %s is %s",
-                         im->text, t->libs[k]->name, t->libs[k]->backend);
+                /* Generated code runs over MPI, or, for a library whose
+                 * backend is nccl, as the GPU backend's twin (bench_cuda). */
+                if (strcmp(t->libs[k]->backend, "nccl") == 0 &&
+                    !cg_emit_cuda_supports((enum cg_coll_kind)c)) {
+                    verr(v, im->pos, "%s: the GPU backend has no generated %s (library %s is "
+                         "nccl)", im->text, info->name, t->libs[k]->name);
+                } else if (strcmp(t->libs[k]->backend, "mpi") != 0 &&
+                           strcmp(t->libs[k]->backend, "nccl") != 0) {
+                    verr(v, im->pos, "%s: generated code runs over MPI or NCCL, and library %s "
+                         "is %s", im->text, t->libs[k]->name, t->libs[k]->backend);
                 }
             }
             if (im->kind == CG_IMPL_GENERATED_ALL) {
@@ -1860,6 +1885,354 @@ static int parse_knob_sweeps(struct vctx *v, const struct cg_json *j, struct cg_
     return bad ? -1 : 0;
 }
 
+/* "virtual_ranks_per_node": node shapes run on this machine's ranks through
+ * CG_PPN (runtime/topo.c): an integer, or an array of integers and "real"
+ * (the real topology, no CG_PPN). A shape need not divide the process
+ * count: the topology is then irregular and topology schedules take their
+ * fallback, which is worth measuring too (the plan notes it). */
+static int parse_vppn(struct vctx *v, const struct cg_json *j, struct cg_test *t)
+{
+    int count = j->kind == CG_J_ARRAY ? j->nitems : 1;
+    if (j->kind != CG_J_ARRAY && j->kind != CG_J_NUMBER && j->kind != CG_J_STRING) {
+        verr(v, j->pos,
+             "'virtual_ranks_per_node' must be ranks per node (an integer >= 1), \"real\" or an "
+             "array of them, not %s",
+             kind_article(j));
+        return -1;
+    }
+    if (count == 0) {
+        verr(v, j->pos, "'virtual_ranks_per_node' must not be empty");
+        return -1;
+    }
+    t->vppn = cg_arena_alloc(v->a, sizeof(int) * (size_t)count);
+    t->nvppn = 0;
+    int bad = 0;
+    for (int i = 0; i < count; i++) {
+        const struct cg_json *e = j->kind == CG_J_ARRAY ? j->items[i] : j;
+        int64_t k = 0;
+        if (e->kind == CG_J_STRING) {
+            if (strcmp(e->str, "real") != 0) {
+                verr(v, e->str_pos,
+                     "'virtual_ranks_per_node' holds ranks per node (integers >= 1) or \"real\", "
+                     "not '%s'",
+                     e->str);
+                bad++;
+                continue;
+            }
+        } else if (get_int(v, e, "virtual_ranks_per_node", 1, 1000000, &k) != 0) {
+            bad++;
+            continue;
+        }
+        for (int m = 0; m < t->nvppn; m++) {
+            if (t->vppn[m] == (int)k) {
+                verr(v, e->pos, "%s is listed twice in 'virtual_ranks_per_node'",
+                     k ? cg_arena_printf(v->a, "%lld", (long long)k) : "\"real\"");
+                bad++;
+                k = -1;
+            }
+        }
+        if (k >= 0) {
+            t->vppn[t->nvppn++] = (int)k;
+        }
+    }
+    return bad ? -1 : 0;
+}
+
+/* Whether the test measures generated schedule se in some collective. */
+static int measures_schedule(const struct cg_test *t, const struct cg_sched_entry *se)
+{
+    for (int c = 0; c < t->ncolls; c++) {
+        const struct cg_coll_req *cr = &t->colls[c];
+        if (cr->coll != se->coll) {
+            continue;
+        }
+        for (int i = 0; i < cr->nimpls; i++) {
+            const struct cg_impl_req *im = &cr->impls[i];
+            if (im->kind == CG_IMPL_GENERATED_ALL ||
+                (im->kind == CG_IMPL_GENERATED && strcmp(im->name, se->name) == 0)) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* "params": { "<schedule>": { "<param>": [values] } }: sweeps of ranged
+ * schedule parameters, each value within the range the generator verified.
+ * Needs the collectives (the schedule must be measured). */
+static int parse_param_sweeps(struct vctx *v, const struct cg_json *j, struct cg_test *t,
+                              const struct cg_registry *reg)
+{
+    if (want(v, j, CG_J_OBJECT, "params") != 0) {
+        return -1;
+    }
+    int bad = 0, total = 0;
+    for (int i = 0; i < j->nitems; i++) {
+        total += j->items[i]->kind == CG_J_OBJECT ? j->items[i]->nitems : 0;
+    }
+    t->psweeps = cg_arena_alloc(v->a, sizeof(*t->psweeps) * (size_t)(total + 1));
+    for (int i = 0; i < j->nitems; i++) {
+        const struct cg_json *sj = j->items[i];
+        const struct cg_sched_entry *se = registry_find(reg, sj->key);
+        if (se == NULL) {
+            verr(v, sj->key_pos,
+                 "'params' names schedule '%s', which is not under schedules/ (collgen list "
+                 "shows the schedules)",
+                 sj->key);
+            bad++;
+            continue;
+        }
+        if (want(v, sj, CG_J_OBJECT, sj->key) != 0) {
+            bad++;
+            continue;
+        }
+        if (!measures_schedule(t, se)) {
+            verr(v, sj->key_pos,
+                 "'params' sweeps %s, but the test does not measure generated:%s (add it, or "
+                 "generated:*, to the implementations of %s)",
+                 se->name, se->name, cg_colls[se->coll].name);
+            bad++;
+        }
+        const char **ranged = cg_arena_alloc(v->a, sizeof(char *) * (size_t)(se->nparams + 1));
+        int nranged = 0;
+        for (int m = 0; m < se->nparams; m++) {
+            if (se->params[m].ranged) {
+                ranged[nranged++] = se->params[m].name;
+            }
+        }
+        for (int k = 0; k < sj->nitems; k++) {
+            const struct cg_json *pj = sj->items[k];
+            const struct cg_sched_param *sp = NULL;
+            for (int m = 0; m < se->nparams; m++) {
+                if (strcmp(se->params[m].name, pj->key) == 0) {
+                    sp = &se->params[m];
+                }
+            }
+            if (sp == NULL) {
+                verr(v, pj->key_pos, "schedule %s has no parameter '%s' (it has %s%s)", se->name,
+                     pj->key, nranged ? "these to sweep: " : "none to sweep",
+                     nranged ? join(v->a, ranged, nranged, ", ") : "");
+                bad++;
+                continue;
+            }
+            if (!sp->ranged) {
+                verr(v, pj->key_pos,
+                     "parameter '%s' of %s is a constant (%d), not a range: only a parameter "
+                     "written {\"default\", \"min\", \"max\"} in the schedule can be swept",
+                     sp->name, se->name, sp->dflt);
+                bad++;
+                continue;
+            }
+            int count = pj->kind == CG_J_ARRAY ? pj->nitems : 1;
+            if (pj->kind != CG_J_ARRAY && pj->kind != CG_J_NUMBER) {
+                verr(v, pj->pos, "'%s' must be an integer or an array of integers, not %s",
+                     pj->key, kind_article(pj));
+                bad++;
+                continue;
+            }
+            if (count == 0) {
+                verr(v, pj->pos, "parameter '%s' needs at least one value", pj->key);
+                bad++;
+                continue;
+            }
+            struct cg_param_sweep *sw = &t->psweeps[t->npsweeps];
+            sw->sched = se;
+            sw->param = sp;
+            sw->values = cg_arena_alloc(v->a, sizeof(int) * (size_t)count);
+            sw->nvalues = 0;
+            for (int m = 0; m < count; m++) {
+                const struct cg_json *x = pj->kind == CG_J_ARRAY ? pj->items[m] : pj;
+                int64_t val;
+                if (get_int(v, x, pj->key, -1000000, 1000000, &val) != 0) {
+                    bad++;
+                    continue;
+                }
+                if (val < sp->lo || val > sp->hi) {
+                    verr(v, x->pos,
+                         "%s = %lld is outside the range the generator verified for %s, %d..%d",
+                         sp->name, (long long)val, se->name, sp->lo, sp->hi);
+                    bad++;
+                    continue;
+                }
+                int dup = 0;
+                for (int q = 0; q < sw->nvalues; q++) {
+                    dup |= sw->values[q] == (int)val;
+                }
+                if (dup) {
+                    verr(v, x->pos, "value %lld of parameter '%s' is listed twice", (long long)val,
+                         pj->key);
+                    bad++;
+                    continue;
+                }
+                sw->values[sw->nvalues++] = (int)val;
+            }
+            if (sw->nvalues > 0) {
+                t->npsweeps++;
+            }
+        }
+    }
+    return bad ? -1 : 0;
+}
+
+/* "k" of a micro-benchmark: "all" (1 .. ranks per node of each job), an
+ * integer or an array of integers >= 1. */
+static int parse_micro_k(struct vctx *v, const struct cg_json *j, struct cg_micro_req *m)
+{
+    if (j->kind == CG_J_STRING && strcmp(j->str, "all") == 0) {
+        return 0;
+    }
+    if (j->kind != CG_J_ARRAY && j->kind != CG_J_NUMBER) {
+        verr(v, j->pos,
+             "'k' must be \"all\", a number of lanes (an integer >= 1) or an array of them, not "
+             "%s",
+             j->kind == CG_J_STRING ? cg_arena_printf(v->a, "'%s'", j->str) : kind_article(j));
+        return -1;
+    }
+    struct cg_pos *pos;
+    return parse_int_list(v, j, "k", 1, &m->k, &pos, &m->nk);
+}
+
+/* "micro": { "lane_pattern": {"k", "sizes"}, "multi_collective": {"k",
+ * "collectives"} }. Needs the collectives and the top-level lists. */
+static int parse_micro(struct vctx *v, const struct cg_json *j, struct cg_test *t,
+                       const struct lists *top)
+{
+    if (want(v, j, CG_J_OBJECT, "micro") != 0) {
+        return -1;
+    }
+    int bad = 0;
+    for (int i = 0; i < j->nitems; i++) {
+        const struct cg_json *mj = j->items[i];
+        int kind = index_of(cg_micro_names, CG_MICRO_COUNT_, mj->key);
+        if (kind < 0) {
+            verr(v, mj->key_pos, "unknown micro-benchmark '%s'; expected one of: %s", mj->key,
+                 join(v->a, cg_micro_names, CG_MICRO_COUNT_, ", "));
+            bad++;
+            continue;
+        }
+        if (want(v, mj, CG_J_OBJECT, mj->key) != 0) {
+            bad++;
+            continue;
+        }
+        struct cg_micro_req *m = &t->micro[kind];
+        m->present = 1;
+        m->pos = mj->key_pos;
+        static const char *const lkeys[] = { "k", "sizes", NULL };
+        static const char *const mkeys[] = { "k", "collectives", NULL };
+        bad += cg_json_check_keys(v->d, v->file, mj,
+                                  cg_arena_printf(v->a, "micro-benchmark %s", mj->key),
+                                  kind == CG_MICRO_LANE_PATTERN ? lkeys : mkeys);
+        const struct cg_json *e;
+        if ((e = cg_json_get(mj, "k")) != NULL) {
+            bad += parse_micro_k(v, e, m) != 0;
+        }
+        for (int k = 0; k < t->nlibs; k++) {
+            if (strcmp(t->libs[k]->backend, "mpi") != 0) {
+                verr(v, mj->key_pos, "micro-benchmark %s runs over MPI, and library %s is %s",
+                     mj->key, t->libs[k]->name, t->libs[k]->backend);
+                bad++;
+            }
+        }
+        if (kind == CG_MICRO_LANE_PATTERN) {
+            struct lists own;
+            memset(&own, 0, sizeof(own));
+            const struct lists *sz = top;
+            if ((e = cg_json_get(mj, "sizes")) != NULL) {
+                own.sizes = e;
+                bad += parse_sizes(v, e, &own) != 0;
+                sz = &own;
+            }
+            if (sz->sizes == NULL) {
+                verr(v, mj->key_pos,
+                     "lane_pattern needs sizes (the bytes each node sends to the next): give "
+                     "'sizes' in it or at the top level");
+                bad++;
+                continue;
+            }
+            m->sizes = sz->size;
+            m->nsizes = sz->nsizes;
+            if (top->dtypes != NULL) {
+                memcpy(m->dtypes, top->dtype, sizeof(m->dtypes));
+                m->ndtypes = top->ndtypes;
+            } else {
+                m->dtypes[0] = CG_DT_DOUBLE;
+                m->ndtypes = 1;
+            }
+            for (int s = 0; s < m->nsizes; s++) {
+                for (int d = 0; d < m->ndtypes; d++) {
+                    int dt = m->dtypes[d];
+                    if (m->sizes[s] % cg_dtype_sizes[dt] != 0) {
+                        verr(v, sz->size_pos[s],
+                             "size %lld is not a multiple of %s's %d bytes (a size is count x "
+                             "datatype size)",
+                             (long long)m->sizes[s], cg_dtype_names[dt], cg_dtype_sizes[dt]);
+                        bad++;
+                    } else if (m->sizes[s] / cg_dtype_sizes[dt] > INT_MAX) {
+                        verr(v, sz->size_pos[s], "size %lld is above MPI's count limit",
+                             (long long)m->sizes[s]);
+                        bad++;
+                    }
+                }
+            }
+            continue;
+        }
+        /* multi_collective: the test's collectives but barrier, or those listed. */
+        const struct cg_json *cl = cg_json_get(mj, "collectives");
+        if (cl == NULL) {
+            int n = 0;
+            for (int c = 0; c < t->ncolls; c++) {
+                if (t->colls[c].coll != CG_C_BARRIER) {
+                    m->colls[t->colls[c].coll] = 1;
+                    n++;
+                }
+            }
+            if (n == 0) {
+                verr(v, mj->key_pos,
+                     "multi_collective runs the test's collectives on lane communicators, and "
+                     "this test measures none but barrier");
+                bad++;
+            }
+            continue;
+        }
+        if (want(v, cl, CG_J_ARRAY, "collectives") != 0) {
+            bad++;
+            continue;
+        }
+        if (cl->nitems == 0) {
+            verr(v, cl->pos, "'collectives' must not be empty");
+            bad++;
+        }
+        for (int k = 0; k < cl->nitems; k++) {
+            const char *name = get_str(v, cl->items[k], "collectives");
+            if (name == NULL) {
+                bad++;
+                continue;
+            }
+            int c = cg_coll_by_name(name);
+            int measured = 0;
+            for (int q = 0; c >= 0 && q < t->ncolls; q++) {
+                measured |= (int)t->colls[q].coll == c;
+            }
+            if (c == CG_C_BARRIER) {
+                verr(v, cl->items[k]->str_pos,
+                     "multi_collective does not run barrier (it has no data to check)");
+                bad++;
+            } else if (!measured) {
+                verr(v, cl->items[k]->str_pos,
+                     "multi_collective runs the test's collectives, and '%s' is not one of them",
+                     name);
+                bad++;
+            } else if (m->colls[c]) {
+                verr(v, cl->items[k]->str_pos, "collective '%s' is listed twice", name);
+                bad++;
+            } else {
+                m->colls[c] = 1;
+            }
+        }
+    }
+    return bad ? -1 : 0;
+}
+
 int cg_test_load(struct cg_test *t, struct cg_arena *arena, struct cg_diag *d, const char *file,
                  const char *text, size_t len, const struct cg_platform *p,
                  const struct cg_registry *reg)
@@ -1893,7 +2266,8 @@ int cg_test_load(struct cg_test *t, struct cg_arena *arena, struct cg_diag *d, c
         "collectives",     "sizes",       "ranks",  "ranks_per_node",
         "implementations", "datatypes",   "ops",    "roots",
         "in_place",        "timing",      "check",  "verbosity",
-        "timeout_s",       "env",         "knobs",  NULL
+        "timeout_s",       "env",         "knobs",  "virtual_ranks_per_node",
+        "params",          "micro",       NULL
     };
     cg_json_check_keys(d, file, root, "test descriptor", keys);
     check_schema_version(&v, root, "test descriptor");
@@ -2013,6 +2387,20 @@ int cg_test_load(struct cg_test *t, struct cg_arena *arena, struct cg_diag *d, c
     }
     if ((e = cg_json_get(root, "env")) != NULL) {
         get_env(&v, e, "env", &t->env, &t->nenv, NULL, NULL);
+        for (int i = 0; i < t->nenv; i++) {
+            if (strcmp(t->env[i].key.s, "CG_PPN") == 0) {
+                verr(&v, t->env[i].key.pos,
+                     "'env' sets CG_PPN: give node shapes as 'virtual_ranks_per_node' instead, "
+                     "so that jobs and records carry them");
+            }
+        }
+    }
+    if ((e = cg_json_get(root, "virtual_ranks_per_node")) != NULL) {
+        parse_vppn(&v, e, t);
+    }
+    if (t->nvppn == 0) {
+        t->vppn = cg_arena_alloc(arena, sizeof(int));
+        t->nvppn = 1; /* {0}: the real topology */
     }
     if ((e = cg_json_get(root, "knobs")) != NULL) {
         parse_knob_sweeps(&v, e, t);
@@ -2024,6 +2412,13 @@ int cg_test_load(struct cg_test *t, struct cg_arena *arena, struct cg_diag *d, c
         verr(&v, root->pos, "missing key 'collectives' in test descriptor");
     } else {
         parse_collectives(&v, colls, t, p, reg, &top);
+    }
+    /* After the collectives: both refer to them. */
+    if ((e = cg_json_get(root, "params")) != NULL) {
+        parse_param_sweeps(&v, e, t, reg);
+    }
+    if ((e = cg_json_get(root, "micro")) != NULL) {
+        parse_micro(&v, e, t, &top);
     }
     return d->errors > before ? -1 : 0;
 }

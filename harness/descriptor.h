@@ -108,10 +108,24 @@ struct cg_platform {
 
 /* ---- the schedules the generator knows ----------------------------------- */
 
+/* A parameter a schedule declares ("params"): a ranged one ({"default",
+ * "min", "max"}) is read at run time and may be swept by a test; a fixed
+ * one (a plain integer) is a constant of the generated code. */
+struct cg_sched_param {
+    const char *name; /* "radix" */
+    int dflt;         /* default */
+    int lo, hi;       /* the range verified (lo == hi == dflt when fixed) */
+    int ranged;       /* tunable at run time (cg_param_set) */
+};
+
 struct cg_sched_entry {
-    const char *name;       /* "allreduce_ring" */
-    enum cg_coll_kind coll; /* its collective */
-    const char *file;       /* schedules/allreduce/ring.json */
+    const char *name;              /* "allreduce_ring" */
+    enum cg_coll_kind coll;        /* its collective */
+    const char *file;              /* schedules/allreduce/ring.json */
+    struct cg_sched_param *params; /* in the schedule's order */
+    int nparams;                   /* entries in params */
+    int gpu;                       /* the CUDA emitter writes it (no call steps, a GPU
+                                    * collective): it runs for a library with backend nccl */
 };
 
 struct cg_registry {
@@ -125,6 +139,8 @@ struct cg_registry {
  * a schedule that fails is counted in r->failed, and only a test that asks
  * for generated code is stopped by it. Returns -1 when dir is missing. */
 int cg_registry_load(struct cg_registry *r, struct cg_arena *arena, const char *dir);
+/* The schedule named `name`, or NULL. */
+const struct cg_sched_entry *cg_registry_find(const struct cg_registry *r, const char *name);
 
 /* ---- test descriptor ---------------------------------------------------- */
 
@@ -180,6 +196,38 @@ struct cg_knob_sweep {
     int nvalues;                  /* how many */
 };
 
+/* One ranged parameter of a generated schedule swept by the test ("params"):
+ * each combination of values is an implementation of its own,
+ * generated:<schedule>(<param>=<value>,...). */
+struct cg_param_sweep {
+    const struct cg_sched_entry *sched; /* whose parameter */
+    const struct cg_sched_param *param; /* which */
+    int *values;                        /* in order */
+    int nvalues;                        /* how many */
+};
+
+/* The harness's micro-benchmarks ("micro"; harness/README.md). */
+enum cg_micro_kind {
+    CG_MICRO_LANE_PATTERN,     /* k ranks per node each send c/k to the next node */
+    CG_MICRO_MULTI_COLLECTIVE, /* k lane communicators run one native collective at once */
+    CG_MICRO_COUNT_
+};
+
+extern const char *const cg_micro_names[CG_MICRO_COUNT_]; /* "lane_pattern", ... */
+
+struct cg_micro_req {
+    int present;          /* the test asks for it */
+    int *k;               /* lane counts, in order; NULL: every k from 1 to each job's
+                           * ranks per node */
+    int nk;               /* entries in k */
+    struct cg_pos pos;    /* its key */
+    int64_t *sizes;       /* lane_pattern: bytes per node, count x datatype size */
+    int nsizes;           /* entries in sizes */
+    int dtypes[CG_DT_COUNT_]; /* lane_pattern: datatypes, in order */
+    int ndtypes;          /* entries in dtypes */
+    int colls[CG_C_COUNT_]; /* multi_collective: 1 for each collective it runs */
+};
+
 struct cg_timing {
     const char *sync;  /* "barrier" or "dissemination" */
     int warmup;        /* calls before timing */
@@ -212,6 +260,13 @@ struct cg_test {
     int nenv;                       /* entries in env */
     struct cg_knob_sweep *sweeps;   /* knobs swept, in order */
     int nsweeps;                    /* entries in sweeps */
+    int *vppn;                      /* virtual_ranks_per_node: node shapes run under
+                                     * CG_PPN=<k>, 0 for the real topology; {0} when
+                                     * not given */
+    int nvppn;                      /* entries in vppn (at least 1) */
+    struct cg_param_sweep *psweeps; /* schedule parameters swept ("params"), in order */
+    int npsweeps;                   /* entries in psweeps */
+    struct cg_micro_req micro[CG_MICRO_COUNT_]; /* micro-benchmarks ("micro") */
 };
 
 /* Loading: 0 when valid; otherwise every error found was reported to d

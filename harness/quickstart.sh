@@ -31,6 +31,7 @@ if [ -f "$out/points.jsonl" ]; then
     echo "report:  $out/report.md"
     echo "plots:   $out/plots/ ($nplots PNG files)"
     echo "records: $out/points.jsonl, $out/points.csv, $out/raw/"
+    echo "guidelines: $out/guidelines.txt (mock-ups against the native default), profile: $out/profile.json"
     echo "remake table, report and plots: build/collgen report $out"
 fi
 exit "$rc"

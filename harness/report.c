@@ -6,6 +6,9 @@
  *   3. CSV     one flat row per record                           (report_csv.c)
  *   4. plots   /usr/bin/python3 harness/plots.py DIR             (harness/plots.py)
  *   5. report  context, tables, plots, how to reproduce          (report_context.c)
+ *   6. guidelines  mock-ups against the native default, and the
+ *              profile (guidelines.txt, profile.json, a section of
+ *              report.md)                                        (report_guideline.c)
  *
  * Nothing is written until everything has been read and checked, and every
  * file is written as FILE.tmp and renamed into place at the end (plots.py
@@ -31,15 +34,18 @@
 #include "report_context.h"
 #include "report_csv.h"
 #include "report_data.h"
+#include "report_guideline.h"
 #include "report_table.h"
 #include "report_util.h"
 
 static const char report_usage[] =
     "usage: collgen report DIR [--no-plots] [--quiet]\n"
     "\n"
-    "Remakes DIR/table.txt, DIR/report.md, DIR/points.csv and DIR/plots/*.png\n"
-    "from DIR/points.jsonl and DIR/raw/ (harness/FORMATS.md), and prints the\n"
-    "table. DIR is a campaign directory written by 'collgen run'.\n"
+    "Remakes DIR/table.txt, DIR/report.md, DIR/points.csv, DIR/guidelines.txt\n"
+    "(guideline mock-ups against the native default), DIR/profile.json (which\n"
+    "implementation to use at which size) and DIR/plots/*.png from\n"
+    "DIR/points.jsonl and DIR/raw/ (harness/FORMATS.md), and prints the table.\n"
+    "DIR is a campaign directory written by 'collgen run'.\n"
     "\n"
     "  --no-plots   write the tables, CSV and report only\n"
     "  --quiet      print nothing but errors and warnings\n"
@@ -348,18 +354,36 @@ int cg_report_main(int argc, char **argv)
         free(dir);
         return rc;
     }
+    /* Which generated schedules are guideline mock-ups: their summaries,
+     * from the schedule files the records name (report_guideline.h). */
+    struct cg_rep_mockups mockups;
+    if (cg_rep_mockups_find(&mockups, &c) != 0) {
+        fprintf(stderr, "collgen: report: out of memory\n");
+        cg_rep_mockups_fini(&mockups);
+        cg_rep_campaign_fini(&c);
+        free(dir);
+        return 1;
+    }
 
     struct output outs[] = {{"table.txt", NULL, NULL},
                             {"points.csv", NULL, NULL},
+                            {"guidelines.txt", NULL, NULL},
+                            {"profile.json", NULL, NULL},
                             {"report.md", NULL, NULL}};
     size_t nouts = sizeof outs / sizeof outs[0];
     struct cg_rep_doc text_doc;
     struct cg_rep_doc md_doc;
+    struct cg_rep_doc gl_doc;
     cg_rep_doc_init(&text_doc);
     cg_rep_doc_init(&md_doc);
+    cg_rep_doc_init(&gl_doc);
     char *table = NULL;
     char *csv = NULL;
     char *md = NULL;
+    char *guidelines = NULL;
+    char *profile = NULL;
+    char *gl_title = NULL;
+    size_t nviolations = 0;
     char why[512] = "";
     enum plots_result plots = PLOTS_NOT_ASKED;
     int nplots = 0;
@@ -379,6 +403,21 @@ int cg_report_main(int argc, char **argv)
         goto out;
     }
 
+    /* 6. The guideline report and the profile. */
+    gl_title = cg_rep_strf("collgen guideline report: %s", cg_rep_campaign_id(&c));
+    if (gl_title == NULL) {
+        goto oom;
+    }
+    cg_rep_doc_add(&gl_doc, CG_REP_HEADING, 1, gl_title);
+    if (cg_rep_build_guidelines(&gl_doc, &c, &mockups, &nviolations) != 0 ||
+        (guidelines = cg_rep_render_text(&gl_doc)) == NULL ||
+        (profile = cg_rep_profile_json(&c, &mockups)) == NULL) {
+        goto oom;
+    }
+    if (write_tmp(&outs[2], o.dir, guidelines) != 0 || write_tmp(&outs[3], o.dir, profile) != 0) {
+        goto out;
+    }
+
     /* 4. The plots (plots.py replaces DIR/plots/ as a whole when it is done). */
     if (!o.no_plots) {
         plots = make_plots(o.dir, why, sizeof why);
@@ -392,6 +431,10 @@ int cg_report_main(int argc, char **argv)
     cg_rep_build_context(&md_doc, &c);
     cg_rep_doc_add(&md_doc, CG_REP_HEADING, 2, "Results");
     if (cg_rep_build_results(&md_doc, &c) != 0) {
+        goto oom;
+    }
+    cg_rep_doc_add(&md_doc, CG_REP_HEADING, 2, "Guideline report (guidelines.txt)");
+    if (cg_rep_build_guidelines(&md_doc, &c, &mockups, NULL) != 0) {
         goto oom;
     }
     cg_rep_doc_add(&md_doc, CG_REP_HEADING, 2, "Plots");
@@ -418,7 +461,7 @@ int cg_report_main(int argc, char **argv)
     if (md_doc.failed || (md = cg_rep_render_markdown(&md_doc)) == NULL) {
         goto oom;
     }
-    if (write_tmp(&outs[2], o.dir, md) != 0) {
+    if (write_tmp(&outs[4], o.dir, md) != 0) {
         goto out;
     }
 
@@ -434,8 +477,11 @@ int cg_report_main(int argc, char **argv)
     }
     if (!o.quiet) {
         fputs(table, stdout);
-        printf("\ncollgen report: wrote %s/table.txt, %s/report.md, %s/points.csv", o.dir, o.dir,
-               o.dir);
+        printf("\ncollgen report: %zu guideline violation%s (%s/guidelines.txt)\n", nviolations,
+               (nviolations == 1) ? "" : "s", o.dir);
+        printf("collgen report: wrote %s/table.txt, %s/report.md, %s/points.csv, "
+               "%s/guidelines.txt, %s/profile.json",
+               o.dir, o.dir, o.dir, o.dir, o.dir);
         if (plots == PLOTS_MADE) {
             printf(" and %d plot%s in %s/plots/", nplots, (nplots == 1) ? "" : "s", o.dir);
         }
@@ -453,8 +499,13 @@ out:
     free(table);
     free(csv);
     free(md);
+    free(guidelines);
+    free(profile);
+    free(gl_title);
     cg_rep_doc_fini(&text_doc);
     cg_rep_doc_fini(&md_doc);
+    cg_rep_doc_fini(&gl_doc);
+    cg_rep_mockups_fini(&mockups);
     cg_rep_campaign_fini(&c);
     free(dir);
     if (fflush(stdout) != 0 && rc == 0) {

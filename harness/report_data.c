@@ -134,6 +134,105 @@ static int diff_lists(const cJSON *rec, const char *key)
     return 0;
 }
 
+/* "lane_pattern(k=2)" -> pattern "lane_pattern", k 2; 0, or -1 when the
+ * name is not a micro-benchmark's. */
+static int micro_name(const char *name, const char **pattern, int *k)
+{
+    static const char *const patterns[] = {"lane_pattern", "multi_collective"};
+    for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+        size_t n = strlen(patterns[i]);
+        if (strncmp(name, patterns[i], n) != 0 || strncmp(name + n, "(k=", 3) != 0) {
+            continue;
+        }
+        const char *d = name + n + 3;
+        char *end = NULL;
+        if (*d < '1' || *d > '9') {
+            return -1;
+        }
+        errno = 0;
+        long v = strtol(d, &end, 10);
+        if (errno != 0 || v < 1 || v > 1000000 || strcmp(end, ")") != 0) {
+            return -1;
+        }
+        *pattern = patterns[i];
+        *k = (int)v;
+        return 0;
+    }
+    return -1;
+}
+
+/* The fields of a micro-benchmark record (kind micro, FORMATS.md); 0 or -1
+ * (reported). */
+static int fill_micro(const struct where *w, struct cg_rep_record *r)
+{
+    const cJSON *rec = r->json;
+    if (micro_name(r->name, &r->micro, &r->micro_k) != 0) {
+        bad(w, "a micro-benchmark's name must be lane_pattern(k=<lanes>) or "
+               "multi_collective(k=<lanes>) with lanes a whole number >= 1, not '%s'",
+            r->name);
+        return -1;
+    }
+    int lane = strcmp(r->micro, "lane_pattern") == 0;
+    if (lane != (strcmp(r->collective, "lane_pattern") == 0)) {
+        bad(w, "micro:%s must have collective %s, not '%s'", r->name,
+            lane ? "'lane_pattern'" : "the collective its lanes run", r->collective);
+        return -1;
+    }
+    const cJSON *params = at(rec, "requested.params");
+    if (params != NULL && !cJSON_IsNull(params)) {
+        const cJSON *k = cJSON_IsObject(params) ? at(params, "k") : NULL;
+        if (!cJSON_IsNumber(k) || k->valuedouble != (double)r->micro_k) {
+            bad(w, "'requested.params' of micro:%s must be {\"k\": %d}", r->name, r->micro_k);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The node shape asked for (requested.node_shape, ranks_per_node, regular)
+ * and whether the runtime found it regular (effective.regular,
+ * irregular_why); 0 or -1 (reported). */
+static int fill_shape(const struct where *w, struct cg_rep_record *r)
+{
+    const cJSON *rec = r->json;
+    const cJSON *shape = at(rec, "requested.node_shape");
+    if (cJSON_IsString(shape)) {
+        if (strcmp(shape->valuestring, "virtual (CG_PPN)") == 0) {
+            r->virtual_shape = 1;
+        } else if (strcmp(shape->valuestring, "real") != 0) {
+            bad(w, "'requested.node_shape' must be \"real\" or \"virtual (CG_PPN)\", not '%s'",
+                shape->valuestring);
+            return -1;
+        }
+    } else if (shape != NULL && !cJSON_IsNull(shape)) {
+        bad(w, "'requested.node_shape' must be a string or null");
+        return -1;
+    }
+    const cJSON *rpn = at(rec, "requested.ranks_per_node");
+    if (cJSON_IsNumber(rpn)) {
+        double v = rpn->valuedouble;
+        if (v < 1.0 || v != floor(v) || v > 1e9) {
+            bad(w, "'requested.ranks_per_node' must be a whole number >= 1");
+            return -1;
+        }
+        r->ranks_per_node = (int)v;
+    } else if (rpn != NULL && !cJSON_IsNull(rpn)) {
+        bad(w, "'requested.ranks_per_node' must be a number or null");
+        return -1;
+    }
+    if (r->virtual_shape && r->ranks_per_node == 0) {
+        bad(w, "a record of node_shape \"virtual (CG_PPN)\" needs 'requested.ranks_per_node'");
+        return -1;
+    }
+    const cJSON *reg = at(rec, "effective.regular");
+    if (!cJSON_IsBool(reg)) {
+        reg = at(rec, "requested.regular");
+    }
+    r->irregular = cJSON_IsFalse(reg);
+    r->irregular_why = opt_string(rec, "effective.irregular_why", NULL);
+    return 0;
+}
+
 /* Pulls the fields out of one parsed record; 0 or -1 (reported). */
 static int fill_record(const struct where *w, struct cg_rep_record *r)
 {
@@ -173,8 +272,17 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
         return -1;
     }
     if (strcmp(r->kind, "native") != 0 && strcmp(r->kind, "generated") != 0 &&
-        strcmp(r->kind, "bound") != 0) {
-        bad(w, "kind '%s' is not native, generated or bound", r->kind);
+        strcmp(r->kind, "bound") != 0 && strcmp(r->kind, "micro") != 0) {
+        bad(w, "kind '%s' is not native, generated, bound or micro", r->kind);
+        return -1;
+    }
+    if (strcmp(r->kind, "micro") == 0) {
+        if (fill_micro(w, r) != 0) {
+            return -1;
+        }
+    } else if (strcmp(r->collective, "lane_pattern") == 0) {
+        bad(w, "collective 'lane_pattern' is for kind micro (micro:lane_pattern), not '%s'",
+            r->kind);
         return -1;
     }
     double ranks = 0.0;
@@ -187,6 +295,9 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
         return -1;
     }
     r->ranks = (int)ranks;
+    if (fill_shape(w, r) != 0) {
+        return -1;
+    }
     r->reason = opt_string(rec, "reason", NULL);
     r->datatype = opt_string(rec, "requested.datatype", "");
     r->op = opt_string(rec, "requested.op", "");
@@ -468,6 +579,66 @@ static int mark_duplicates(struct cg_rep_campaign *c)
     return 0;
 }
 
+int cg_rep_cmp_shape(const struct cg_rep_record *a, const struct cg_rep_record *b)
+{
+    if (a->virtual_shape != b->virtual_shape) {
+        return a->virtual_shape - b->virtual_shape;
+    }
+    return (a->ranks_per_node > b->ranks_per_node) - (a->ranks_per_node < b->ranks_per_node);
+}
+
+void cg_rep_shape_label(char *out, size_t n, const struct cg_rep_record *r)
+{
+    const char *what = r->virtual_shape ? "CG_PPN=" : "real";
+    int k = r->ranks_per_node;
+    if (k <= 0) {
+        snprintf(out, n, "real");
+    } else if (r->irregular || r->ranks % k != 0) {
+        if (r->virtual_shape) {
+            snprintf(out, n, "%s%d: irregular", what, k);
+        } else {
+            snprintf(out, n, "%s: irregular", what);
+        }
+    } else {
+        int nodes = r->ranks / k;
+        if (r->virtual_shape) {
+            snprintf(out, n, "%s%d: %d node%s x %d", what, k, nodes, (nodes == 1) ? "" : "s", k);
+        } else {
+            snprintf(out, n, "%s: %d node%s x %d", what, nodes, (nodes == 1) ? "" : "s", k);
+        }
+    }
+}
+
+/* Marks every record when two records of one process count have different
+ * node shapes: then the tables, the guideline report and the profile name
+ * the shape (it is part of their keys all the same). */
+static int mark_shapes(struct cg_rep_campaign *c)
+{
+    size_t *first = malloc((c->nrecs + 1) * sizeof *first); /* a record per process count */
+    if (first == NULL) {
+        return 1;
+    }
+    size_t nfirst = 0;
+    int vary = 0;
+    for (size_t i = 0; i < c->nrecs && !vary; i++) {
+        const struct cg_rep_record *r = &c->recs[i];
+        size_t k = 0;
+        while (k < nfirst && c->recs[first[k]].ranks != r->ranks) {
+            k++;
+        }
+        if (k == nfirst) {
+            first[nfirst++] = i;
+        } else {
+            vary = cg_rep_cmp_shape(&c->recs[first[k]], r) != 0;
+        }
+    }
+    free(first);
+    for (size_t i = 0; i < c->nrecs; i++) {
+        c->recs[i].shape_shown = vary;
+    }
+    return 0;
+}
+
 /* Splits points.jsonl into records; 0, 1 (memory) or 2 (reported). */
 static int load_points(struct cg_rep_campaign *c, FILE *err)
 {
@@ -573,7 +744,7 @@ int cg_rep_load(struct cg_rep_campaign *c, const char *dir, FILE *err)
             return 1;
         }
     }
-    if (mark_duplicates(c) != 0) {
+    if (mark_duplicates(c) != 0 || mark_shapes(c) != 0) {
         return 1;
     }
     char *path = cg_rep_strf("%s/campaign.json", dir);

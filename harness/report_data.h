@@ -23,13 +23,30 @@ struct cg_rep_record {
     const char *point_id;            /* unique per point */
     const char *collective;          /* allreduce, allgather, ... */
     const char *library;             /* openmpi, mpich, nccl, ... */
-    const char *kind;                /* native | generated | bound */
-    const char *name;                /* algorithm, "default", or schedule name */
+    const char *kind;                /* native | generated | bound | micro */
+    const char *name;                /* algorithm, "default", schedule name (with its swept
+                                      * parameters: "bcast_knomial(radix=4)"), bound, or
+                                      * micro-benchmark ("lane_pattern(k=2)") */
     const char *datatype;            /* requested.datatype, "" when absent */
     const char *op;                  /* requested.op, "" when absent */
     int root;                        /* requested.root, 0 when absent */
     int in_place;                    /* requested.in_place, 0 when absent */
     int ranks;                       /* requested.ranks */
+    int virtual_shape;               /* requested.node_shape is "virtual (CG_PPN)" (else
+                                      * "real", also when absent) */
+    int ranks_per_node;              /* requested.ranks_per_node (the virtual k under
+                                      * CG_PPN), 0 when absent */
+    int irregular;                   /* the ranks do not split into nodes of ranks_per_node:
+                                      * effective.regular false (requested.regular when
+                                      * effective has none); topology schedules ran their
+                                      * fallback */
+    const char *irregular_why;       /* effective.irregular_why, NULL when none */
+    int shape_shown;                 /* the campaign has two node shapes at one process
+                                      * count: titles and keys name the shape */
+    const char *micro;               /* kind micro: "lane_pattern" or "multi_collective",
+                                      * else NULL */
+    int micro_k;                     /* kind micro: the lanes k of the name (and of
+                                      * requested.params.k), else 0 */
     double size_B;                   /* message size as nccl-tests defines it */
     double median_ns;                /* timing.median_ns (ok records) */
     double p25_ns;                   /* timing.p25_ns (ok records) */
@@ -77,5 +94,13 @@ const char *cg_rep_campaign_id(const struct cg_rep_campaign *c);
 
 /* "ok" records with a usable timing block. */
 int cg_rep_is_ok(const struct cg_rep_record *r);
+
+/* The node shape of r as titles show it: "real: 1 node x 4", "CG_PPN=2: 2
+ * nodes x 2", "CG_PPN=3: irregular" (the ranks do not split into nodes of
+ * 3), "real" when the record has no ranks_per_node. */
+void cg_rep_shape_label(char *out, size_t n, const struct cg_rep_record *r);
+
+/* Orders node shapes: real before virtual, then by ranks per node. */
+int cg_rep_cmp_shape(const struct cg_rep_record *a, const struct cg_rep_record *b);
 
 #endif

@@ -248,13 +248,17 @@ static int cmp_dbl(double a, double b)
     return (a > b) - (a < b);
 }
 
-/* Records in one table share collective, library, process count, datatype,
- * op, root and in-place. */
+/* Records in one table share collective, library, process count, node
+ * shape, datatype, op, root and in-place. Why the shape always: two shapes
+ * at one process count (virtual_ranks_per_node) measure different things
+ * (the topology schedules split differently), and their native:default
+ * records would otherwise collide in one row. */
 static int cmp_group(const struct cg_rep_record *a, const struct cg_rep_record *b)
 {
     int s;
     if ((s = cmp_str(a->collective, b->collective)) != 0 ||
         (s = cmp_str(a->library, b->library)) != 0 || (s = cmp_int(a->ranks, b->ranks)) != 0 ||
+        (s = cg_rep_cmp_shape(a, b)) != 0 ||
         (s = cmp_str(a->datatype, b->datatype)) != 0 || (s = cmp_str(a->op, b->op)) != 0 ||
         (s = cmp_int(a->root, b->root)) != 0 || (s = cmp_int(a->in_place, b->in_place)) != 0) {
         return s;
@@ -310,9 +314,16 @@ static char *group_title(const struct cg_rep_record *r)
     if (r->root != 0) {
         snprintf(root, sizeof root, " / root %d", r->root);
     }
-    return cg_rep_strf("%s / %s / p=%d%s%s%s%s%s%s", r->collective, r->library, r->ranks,
+    char shape[80] = "";
+    if (r->shape_shown) {
+        shape[0] = ' ';
+        shape[1] = '/';
+        shape[2] = ' ';
+        cg_rep_shape_label(shape + 3, sizeof shape - 3, r);
+    }
+    return cg_rep_strf("%s / %s / p=%d%s%s%s%s%s%s%s", r->collective, r->library, r->ranks,
                        (datatype[0] != '\0') ? " / " : "", datatype, show_op ? " " : "",
-                       show_op ? r->op : "", root, r->in_place ? " / in place" : "");
+                       show_op ? r->op : "", root, r->in_place ? " / in place" : "", shape);
 }
 
 /* ---- significance -------------------------------------------------------- */
@@ -767,13 +778,24 @@ static int cmp_long(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
+/* The first column of the repetitions table: the collective, or the
+ * micro-benchmark ("micro:lane_pattern", "micro:multi_collective"). */
+static const char *reps_label(const struct cg_rep_record *r)
+{
+    if (r->micro == NULL) {
+        return r->collective;
+    }
+    return (strcmp(r->micro, "lane_pattern") == 0) ? "micro:lane_pattern"
+                                                   : "micro:multi_collective";
+}
+
 /* Records v[0..n) grouped by collective and size: by collective, then size. */
 static int cmp_coll_size(const void *pa, const void *pb)
 {
     const struct cg_rep_record *a = *(const struct cg_rep_record *const *)pa;
     const struct cg_rep_record *b = *(const struct cg_rep_record *const *)pb;
     int s;
-    if ((s = cmp_str(a->collective, b->collective)) != 0 ||
+    if ((s = cmp_str(reps_label(a), reps_label(b))) != 0 ||
         (s = cmp_dbl(a->size_B, b->size_B)) != 0) {
         return s;
     }
@@ -860,13 +882,13 @@ static void repetitions(struct cg_rep_doc *d, const struct cg_rep_record *const 
     size_t i = 0;
     while (i < n && !d->failed) {
         size_t j = i + 1;
-        while (j < n && strcmp(v[j]->collective, v[i]->collective) == 0 &&
+        while (j < n && strcmp(reps_label(v[j]), reps_label(v[i])) == 0 &&
                v[j]->size_B == v[i]->size_B) {
             j++;
         }
         char size[32];
         cg_rep_fmt_size(size, sizeof size, v[i]->size_B);
-        if (reps_row(t, v[i]->collective, size, v + i, j - i) != 0) {
+        if (reps_row(t, reps_label(v[i]), size, v + i, j - i) != 0) {
             d->failed = 1;
         }
         i = j;
@@ -882,6 +904,283 @@ static void repetitions(struct cg_rep_doc *d, const struct cg_rep_record *const 
     cg_rep_doc_add_table(d, t);
 }
 
+/* ---- micro-benchmarks ------------------------------------------------------ */
+
+/* What "k times the bandwidth" and "no more than one" allow: 10%, the
+ * margin of the guideline report. */
+#define MICRO_MARGIN 0.9
+
+static const char *const lane_heads[] = {"size",     "k",          "median us",  "vs k=1",
+                                         "p (U test)", "bw x k=1", "of ideal",   "algbw GB/s",
+                                         "busbw GB/s", "reads"};
+static const char *const multi_heads[] = {"size",       "k",              "median us",
+                                          "vs k=1",     "p (U test)",     "total bw x k=1",
+                                          "of ideal",   "algbw GB/s",     "busbw GB/s",
+                                          "reads"};
+static const char micro_align[] = "rrrrrrrrrl";
+
+static int is_lane(const struct cg_rep_record *r)
+{
+    return strcmp(r->micro, "lane_pattern") == 0;
+}
+
+/* Micro tables: lane_pattern first, then multi_collective, each grouped as
+ * the main tables (collective, library, p, shape, datatype, op, root, in
+ * place); within one, by size, then k. */
+static int cmp_micro_group(const struct cg_rep_record *a, const struct cg_rep_record *b)
+{
+    int s = cmp_str(a->micro, b->micro);
+    return (s != 0) ? s : cmp_group(a, b);
+}
+
+static int cmp_micro(const void *pa, const void *pb)
+{
+    const struct cg_rep_record *a = *(const struct cg_rep_record *const *)pa;
+    const struct cg_rep_record *b = *(const struct cg_rep_record *const *)pb;
+    int s;
+    if ((s = cmp_micro_group(a, b)) != 0 || (s = cmp_dbl(a->size_B, b->size_B)) != 0 ||
+        (s = cmp_int(a->micro_k, b->micro_k)) != 0) {
+        return s;
+    }
+    return cmp_int(a->line, b->line);
+}
+
+/* "lane_pattern / openmpi / p=4 / double / CG_PPN=2: 2 nodes x 2",
+ * "multi_collective: allreduce / openmpi / p=4 / double sum / real: 1 node
+ * x 4": the shape always (what the pattern runs on). */
+static char *micro_title(const struct cg_rep_record *r)
+{
+    struct cg_rep_record shown = *r;
+    shown.shape_shown = 1;
+    char *base = group_title(&shown);
+    if (base == NULL || is_lane(r)) {
+        return base;
+    }
+    char *t = cg_rep_strf("multi_collective: %s", base);
+    free(base);
+    return t;
+}
+
+/* How much bandwidth k gives over k=1: lane_pattern moves the same bytes
+ * over k lanes (t1 / tk, ideal k); multi_collective runs k collectives of
+ * the same size at once (k t1 / tk, ideal k). */
+static double micro_gain(const struct cg_rep_record *r, const struct cg_rep_record *ref)
+{
+    if (r->median_ns <= 0.0) {
+        return NAN;
+    }
+    double g = ref->median_ns / r->median_ns;
+    return is_lane(r) ? g : g * (double)r->micro_k;
+}
+
+/* The "reads" cell: lane_pattern scales (within 10% of k times the
+ * bandwidth), partial, no gain (within 10% of k=1's), slower; multi_collective
+ * as one (no more than 1.1 x k=1's time) or costs more. */
+static const char *micro_reads(const struct cg_rep_record *r, const struct cg_rep_record *ref)
+{
+    if (r == ref) {
+        return "reference";
+    }
+    double g = micro_gain(r, ref);
+    if (isnan(g)) {
+        return "-";
+    }
+    if (!is_lane(r)) {
+        return (r->median_ns * MICRO_MARGIN <= ref->median_ns) ? "as one" : "costs more";
+    }
+    if (g >= MICRO_MARGIN * (double)r->micro_k) {
+        return "scales";
+    }
+    if (g < MICRO_MARGIN) {
+        return "slower";
+    }
+    return (g * MICRO_MARGIN <= 1.0) ? "no gain" : "partial";
+}
+
+/* The finding of one size of one micro table, records v[0..n) by k, ref the
+ * k=1 record (or NULL); appended to b as one list item. */
+static void micro_finding(struct cg_rep_buf *b, const struct cg_rep_record *const *v, size_t n,
+                          const struct cg_rep_record *ref)
+{
+    char size[32];
+    cg_rep_fmt_size(size, sizeof size, v[0]->size_B);
+    if (ref == NULL) {
+        cg_rep_buf_printf(b, "%s: no k=1 record to compare with\n", size);
+        return;
+    }
+    if (n == 1) {
+        cg_rep_buf_printf(b, "%s: only k=1 measured\n", size);
+        return;
+    }
+    int lane = is_lane(ref);
+    const struct cg_rep_record *upto = ref;  /* the last k of the unbroken run that holds */
+    const struct cg_rep_record *broke = NULL; /* the first k that does not */
+    const struct cg_rep_record *most = ref;  /* the most bandwidth */
+    for (size_t i = 0; i < n; i++) {
+        const struct cg_rep_record *r = v[i];
+        if (r == ref || r->micro_k == 1) {
+            continue;
+        }
+        double g = micro_gain(r, ref);
+        int holds = lane ? (g >= MICRO_MARGIN * (double)r->micro_k)
+                         : (r->median_ns * MICRO_MARGIN <= ref->median_ns);
+        if (holds && broke == NULL) {
+            upto = r;
+        } else if (broke == NULL) {
+            broke = r;
+        }
+        if (g > micro_gain(most, ref)) {
+            most = r;
+        }
+    }
+    if (lane) {
+        if (upto == ref && broke != NULL) {
+            cg_rep_buf_printf(b, "%s: more lanes do not give proportionally more bandwidth: k=%d "
+                                 "gives %.2fx the bandwidth of k=1 (ideal %dx)",
+                              size, broke->micro_k, micro_gain(broke, ref), broke->micro_k);
+        } else {
+            cg_rep_buf_printf(b, "%s: k lanes give k times the bandwidth of one (within 10%%) up "
+                                 "to k=%d",
+                              size, upto->micro_k);
+            if (broke != NULL) {
+                cg_rep_buf_printf(b, "; k=%d gives %.2fx (ideal %dx)", broke->micro_k,
+                                  micro_gain(broke, ref), broke->micro_k);
+            }
+        }
+        if (most != ref) {
+            cg_rep_buf_printf(b, "; the most bandwidth at k=%d, %.2fx k=1's\n", most->micro_k,
+                              micro_gain(most, ref));
+        } else {
+            cg_rep_buf_add(b, "; k=1 has the most bandwidth\n");
+        }
+        return;
+    }
+    if (upto == ref && broke != NULL) {
+        cg_rep_buf_printf(b, "%s: only one %s costs as one: %d concurrent ones take %.2fx its "
+                             "time\n",
+                          size, ref->collective, broke->micro_k, broke->median_ns / ref->median_ns);
+        return;
+    }
+    cg_rep_buf_printf(b, "%s: up to %d concurrent %s cost no more than one (within 10%% of k=1's "
+                         "median)",
+                      size, upto->micro_k, ref->collective);
+    if (broke != NULL) {
+        cg_rep_buf_printf(b, "; %d take %.2fx its time", broke->micro_k,
+                          broke->median_ns / ref->median_ns);
+    }
+    cg_rep_buf_add(b, "\n");
+}
+
+/* One micro table (records v[0..n) of one group, sorted by size and k) and
+ * its findings. */
+static void micro_table(struct cg_rep_doc *d, const struct cg_rep_record *const *v, size_t n)
+{
+    doc_add_owned(d, CG_REP_HEADING, 3, micro_title(v[0]));
+    struct cg_rep_table *t = cg_rep_table_new(10, is_lane(v[0]) ? lane_heads : multi_heads,
+                                              micro_align);
+    if (t == NULL) {
+        d->failed = 1;
+        return;
+    }
+    struct cg_rep_buf found;
+    cg_rep_buf_init(&found);
+    size_t i = 0;
+    while (i < n && !d->failed) {
+        size_t j = i + 1;
+        while (j < n && v[j]->size_B == v[i]->size_B) {
+            j++;
+        }
+        const struct cg_rep_record *ref = (v[i]->micro_k == 1) ? v[i] : NULL;
+        for (size_t k = i; k < j; k++) {
+            const struct cg_rep_record *r = v[k];
+            char size[32], kk[16], med[32], vs[32] = "-", pv[32] = "-", gain[32] = "-";
+            char ideal[32] = "-", algbw[32], busbw[32];
+            cg_rep_fmt_size(size, sizeof size, r->size_B);
+            snprintf(kk, sizeof kk, "%d", r->micro_k);
+            cg_rep_fmt_us(med, sizeof med, r->median_ns);
+            fmt_bw(algbw, sizeof algbw, r->algbw_GBps);
+            fmt_bw(busbw, sizeof busbw, r->busbw_GBps);
+            if (ref != NULL && r != ref) {
+                struct test tst;
+                if (significance(r, ref, &tst) != 0) {
+                    d->failed = 1;
+                    break;
+                }
+                fmt_ratio(vs, sizeof vs, r->median_ns, ref->median_ns, &tst);
+                fmt_p(pv, sizeof pv, &tst);
+            }
+            if (ref != NULL) {
+                double g = micro_gain(r, ref);
+                if (!isnan(g)) {
+                    snprintf(gain, sizeof gain, "%.2f", g);
+                    snprintf(ideal, sizeof ideal, "%.2f", g / (double)r->micro_k);
+                }
+            }
+            const char *row[] = {size, kk, med, vs, pv, gain, ideal, algbw, busbw,
+                                 (ref != NULL) ? micro_reads(r, ref) : "-"};
+            if (cg_rep_table_row(t, row) != 0) {
+                d->failed = 1;
+                break;
+            }
+        }
+        micro_finding(&found, v + i, j - i, ref);
+        i = j;
+    }
+    cg_rep_doc_add_table(d, t);
+    if (found.failed) {
+        d->failed = 1;
+        cg_rep_buf_fini(&found);
+        return;
+    }
+    if (found.len > 0) {
+        found.s[--found.len] = '\0';
+        doc_add_owned(d, CG_REP_LIST, 0, cg_rep_buf_take(&found));
+    }
+    cg_rep_buf_fini(&found);
+}
+
+/* The micro-benchmarks (kind micro), apart from the tables above: the ok
+ * records, first of their point_id. */
+static void micro_section(struct cg_rep_doc *d, const struct cg_rep_record *const *all, size_t nall)
+{
+    const struct cg_rep_record **v = malloc((nall + 1) * sizeof *v);
+    if (v == NULL) {
+        d->failed = 1;
+        return;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < nall; i++) {
+        if (all[i]->micro != NULL) {
+            v[n++] = all[i];
+        }
+    }
+    if (n == 0) {
+        free(v);
+        return;
+    }
+    qsort(v, n, sizeof *v, cmp_micro);
+    cg_rep_doc_add(d, CG_REP_HEADING, 2, "Micro-benchmarks");
+    char *para = cg_rep_strf(
+        "%zu micro-benchmark record%s (kind micro; harness/README.md, \"Micro-benchmarks\"), "
+        "kept out of the tables above, the guideline report and the profile. Per size, each "
+        "lane count k against k=1: micro:lane_pattern sends the same bytes from every node to "
+        "the next over k lanes (does k give k times the bandwidth?); "
+        "micro:multi_collective runs the collective on k lanes at once (how many cost no more "
+        "than one?).",
+        n, (n == 1) ? "" : "s");
+    doc_add_owned(d, CG_REP_PARA, 0, para);
+    size_t i = 0;
+    while (i < n && !d->failed) {
+        size_t j = i + 1;
+        while (j < n && cmp_micro_group(v[j], v[i]) == 0) {
+            j++;
+        }
+        micro_table(d, v + i, j - i);
+        i = j;
+    }
+    free(v);
+}
+
 int cg_rep_build_results(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
 {
     summary(d, c);
@@ -889,10 +1188,21 @@ int cg_rep_build_results(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
     if (v == NULL) {
         return -1;
     }
+    /* v[0..n): the records of the main tables; v[n..nall): the
+     * micro-benchmarks, which have a section of their own. */
     size_t n = 0;
+    size_t nall = 0;
     for (size_t i = 0; i < c->nrecs; i++) {
-        if (cg_rep_is_ok(&c->recs[i]) && c->recs[i].duplicate_of == 0) {
+        if (cg_rep_is_ok(&c->recs[i]) && c->recs[i].duplicate_of == 0 &&
+            c->recs[i].micro == NULL) {
             v[n++] = &c->recs[i];
+        }
+    }
+    nall = n;
+    for (size_t i = 0; i < c->nrecs; i++) {
+        if (cg_rep_is_ok(&c->recs[i]) && c->recs[i].duplicate_of == 0 &&
+            c->recs[i].micro != NULL) {
+            v[nall++] = &c->recs[i];
         }
     }
     qsort(v, n, sizeof *v, cmp_rec);
@@ -905,10 +1215,11 @@ int cg_rep_build_results(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
         group_tables(d, v + i, j - i);
         i = j;
     }
-    repetitions(d, v, n);
+    micro_section(d, v + n, nall - n);
+    repetitions(d, v, nall);
     not_measured(d, c);
     notes(d, c, v, n);
-    legend(d);
+    legend(d, nall > n);
     free(v);
     return d->failed ? -1 : 0;
 }
@@ -1109,4 +1420,26 @@ char *cg_rep_render_markdown(const struct cg_rep_doc *d)
         }
     }
     return cg_rep_buf_take(&b);
+}
+
+/* ---- shared with the other sections (report_table.h) ---------------------- */
+
+int cg_rep_cmp_group(const struct cg_rep_record *a, const struct cg_rep_record *b)
+{
+    return cmp_group(a, b);
+}
+
+char *cg_rep_group_title(const struct cg_rep_record *r)
+{
+    return group_title(r);
+}
+
+int cg_rep_faster(const struct cg_rep_record *a, const struct cg_rep_record *b)
+{
+    return faster(a, b);
+}
+
+int cg_rep_takes_op(const char *collective)
+{
+    return reduces(collective);
 }

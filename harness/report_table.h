@@ -65,6 +65,17 @@ void cg_rep_doc_add_table(struct cg_rep_doc *d, struct cg_rep_table *t);
  * that were not measured, notes, and the legend. 0, or -1 out of memory. */
 int cg_rep_build_results(struct cg_rep_doc *d, const struct cg_rep_campaign *c);
 
+/* The grouping and ordering the tables use, for the other report sections
+ * (report_guideline.c): records of one table share collective, library,
+ * process count, datatype, op, root and in-place (cg_rep_cmp_group orders
+ * groups); its title ("allreduce / openmpi / p=4 / double sum", malloc'd,
+ * NULL out of memory); whether a beats b (lower median, then native before
+ * generated, then name; b NULL: 1); whether a collective takes an op. */
+int cg_rep_cmp_group(const struct cg_rep_record *a, const struct cg_rep_record *b);
+char *cg_rep_group_title(const struct cg_rep_record *r);
+int cg_rep_faster(const struct cg_rep_record *a, const struct cg_rep_record *b);
+int cg_rep_takes_op(const char *collective);
+
 /* Renders; NULL when out of memory. */
 char *cg_rep_render_text(const struct cg_rep_doc *d);
 char *cg_rep_render_markdown(const struct cg_rep_doc *d);

@@ -37,7 +37,7 @@
 
 static const char usage[] =
     "usage: collgen run TEST [--platform NAME|FILE] [--out DIR] [--dry-run] [--quiet]\n"
-    "                        [--no-report]\n"
+    "                        [--no-report] [--schedules DIR]\n"
     "       collgen run --resume DIR [--quiet] [--no-report]\n"
     "       collgen run --list-algorithms [--platform NAME|FILE]\n"
     "\n"
@@ -53,6 +53,9 @@ static const char usage[] =
     "                     points without a record in DIR/points.jsonl\n"
     "  --quiet            no progress line\n"
     "  --no-report        do not run `collgen report DIR` at the end\n"
+    "  --schedules DIR    read the schedules a test names from DIR (default schedules/);\n"
+    "                     bench runs those compiled into it (emitted/), so this is for\n"
+    "                     validating and planning (--dry-run), as the tests do\n"
     "  --list-algorithms  the native algorithms the platform can force, one per line:\n"
     "                     library collective name id\n"
     "\n"
@@ -106,6 +109,7 @@ struct run_ctx {
     const char *platform_arg;    /* --platform */
     const char *out_arg;         /* --out */
     const char *resume_dir;      /* --resume */
+    const char *schedules_arg;   /* --schedules */
     int dry_run;                 /* --dry-run */
     int quiet;                   /* --quiet */
     int list_algorithms;         /* --list-algorithms */
@@ -216,7 +220,7 @@ static void write_point(struct cg_jw *w, const struct cg_point *pt)
     cg_jw_obj(w, NULL, 1);
     cg_jw_str(w, "id", pt->id);
     cg_jw_int(w, "seq", pt->seq);
-    cg_jw_str(w, "collective", cg_colls[pt->coll].name);
+    cg_jw_str(w, "collective", cg_point_coll_name(pt->coll));
     cg_jw_str(w, "impl", pt->impl);
     cg_jw_int(w, "count", pt->count);
     cg_jw_str(w, "datatype", cg_dtype_names[pt->dtype]);
@@ -309,6 +313,11 @@ static int save_campaign(struct run_ctx *c)
         cg_jw_int(&w, "ranks", job->ranks);
         cg_jw_int(&w, "ranks_per_node", job->ranks_per_node);
         cg_jw_int(&w, "nodes", job->nodes);
+        if (job->vppn > 0) {
+            cg_jw_int(&w, "virtual_ranks_per_node", job->vppn);
+        } else {
+            cg_jw_null(&w, "virtual_ranks_per_node");
+        }
         cg_jw_str(&w, "forced_collective",
                   job->forced_coll >= 0 ? cg_colls[job->forced_coll].name : NULL);
         write_knobs(&w, job);
@@ -505,6 +514,9 @@ static int load_campaign(struct run_ctx *c, const char *dir)
         job->ranks = (int)need_int(&r, jj, "ranks");
         job->ranks_per_node = (int)need_int(&r, jj, "ranks_per_node");
         job->nodes = (int)need_int(&r, jj, "nodes");
+        /* Optional: campaigns planned before node shapes existed have none. */
+        const struct cg_json *vp = cg_json_get(jj, "virtual_ranks_per_node");
+        job->vppn = vp != NULL && vp->kind == CG_J_NUMBER ? (int)vp->num : 0;
         job->forced_coll = index_in(cnames, CG_C_COUNT_, need_str(&r, jj, "forced_collective"));
         const struct cg_json *kn = need(&r, jj, "knobs", CG_J_OBJECT);
         if (kn != NULL) {
@@ -525,7 +537,7 @@ static int load_campaign(struct run_ctx *c, const char *dir)
             struct cg_point *pt = &job->points[job->npoints++];
             pt->id = need_str(&r, pj, "id");
             pt->seq = (int)need_int(&r, pj, "seq");
-            int coll = index_in(cnames, CG_C_COUNT_, need_str(&r, pj, "collective"));
+            int coll = cg_point_coll_by_name(need_str(&r, pj, "collective"));
             pt->impl = need_str(&r, pj, "impl");
             pt->count = need_int(&r, pj, "count");
             pt->dtype = index_in(cg_dtype_names, CG_DT_COUNT_, need_str(&r, pj, "datatype"));
@@ -584,6 +596,11 @@ static int write_job_file(struct run_ctx *c, const struct cg_job *job, const str
     cg_jw_str(&w, "library", job->library);
     cg_jw_int(&w, "ranks", job->ranks);
     cg_jw_int(&w, "ranks_per_node", job->ranks_per_node);
+    if (job->vppn > 0) {
+        cg_jw_int(&w, "virtual_ranks_per_node", job->vppn);
+    } else {
+        cg_jw_null(&w, "virtual_ranks_per_node");
+    }
     write_knobs(&w, job);
     write_timing(&w, &cp->timing);
     cg_jw_str(&w, "verbosity", cp->verbosity);
@@ -607,6 +624,32 @@ static int write_job_file(struct run_ctx *c, const struct cg_job *job, const str
     return rc;
 }
 
+/* "params" of a record's requested block, from the implementation's name:
+ * generated:<schedule>(radix=4) -> {"radix": 4}, micro:<name>(k=2) ->
+ * {"k": 2}; null when it names none (bench fills in a schedule's defaults,
+ * which the runner does not know on --resume). */
+static void write_impl_params(struct cg_jw *w, const char *impl)
+{
+    const char *open = strchr(impl, '(');
+    if (open == NULL) {
+        cg_jw_null(w, "params");
+        return;
+    }
+    cg_jw_obj(w, "params", 1);
+    for (const char *c = open + 1; *c != '\0' && *c != ')';) {
+        char name[64];
+        long value = 0;
+        int used = 0;
+        if (sscanf(c, "%63[^=,)]=%ld%n", name, &value, &used) != 2) {
+            break;
+        }
+        cg_jw_int(w, name, value);
+        c += used;
+        c += *c == ',';
+    }
+    cg_jw_end(w);
+}
+
 /* Appends the runner's record for a point the job left without one. One
  * write(2) of one whole line on an O_APPEND descriptor: a crash leaves at
  * most a partial last line, which the next resume cuts. */
@@ -621,9 +664,14 @@ static int append_record(struct run_ctx *c, const struct cg_job *job, int run_id
     }
     const char *colon = strchr(pt->impl, ':');
     const char *name = colon + 1;
-    /* The record's kind is the impl's prefix: native, generated or bound. */
+    /* The record's kind is the impl's prefix: native, generated, bound or micro. */
     const char *kind = cg_arena_printf(&c->arena, "%.*s", (int)(colon - pt->impl), pt->impl);
-    double factor = cg_point_busbw_factor(pt->coll, job->ranks);
+    /* micro:multi_collective's collective runs on a lane: one rank per node. */
+    int ppn = job->vppn > 0 ? job->vppn : job->ranks_per_node;
+    int data_ranks = strncmp(pt->impl, "micro:multi_collective", 22) == 0 && ppn > 0
+                         ? job->ranks / ppn
+                         : job->ranks;
+    double factor = cg_point_busbw_factor(pt->coll, data_ranks);
     struct cg_jw w;
     cg_jw_init(&w, f);
     cg_jw_obj(&w, NULL, 1);
@@ -634,7 +682,7 @@ static int append_record(struct run_ctx *c, const struct cg_job *job, int run_id
     cg_jw_int(&w, "seq", pt->seq);
     cg_jw_str(&w, "status", status);
     cg_jw_str(&w, "reason", reason);
-    cg_jw_str(&w, "collective", cg_colls[pt->coll].name);
+    cg_jw_str(&w, "collective", cg_point_coll_name(pt->coll));
     cg_jw_str(&w, "backend", job->backend);
     cg_jw_str(&w, "library", job->library);
     cg_jw_str(&w, "kind", kind);
@@ -650,14 +698,17 @@ static int append_record(struct run_ctx *c, const struct cg_job *job, int run_id
     cg_jw_int(&w, "root", pt->root);
     cg_jw_bool(&w, "in_place", pt->in_place);
     cg_jw_int(&w, "ranks", job->ranks);
-    cg_jw_int(&w, "ranks_per_node", job->ranks_per_node);
+    cg_jw_int(&w, "ranks_per_node", job->vppn > 0 ? job->vppn : job->ranks_per_node);
+    cg_jw_str(&w, "node_shape", job->vppn > 0 ? "virtual (CG_PPN)" : "real");
+    cg_jw_bool(&w, "regular", job->ranks % (job->vppn > 0 ? job->vppn : job->ranks_per_node) == 0);
     cg_jw_kv(&w, "knobs", job->knob_env, job->nknob_env, 1);
+    write_impl_params(&w, pt->impl);
     cg_jw_null(&w, "reps");
     cg_jw_end(&w);
     cg_jw_null(&w, "effective");
     cg_jw_arr(&w, "diff", 1);
     cg_jw_end(&w);
-    cg_jw_int(&w, "size_B", cg_point_size_B(pt, job->ranks));
+    cg_jw_int(&w, "size_B", cg_point_size_B(pt, data_ranks));
     cg_jw_null(&w, "timing");
     cg_jw_obj(&w, "bandwidth", 1);
     cg_jw_null(&w, "algbw_GBps");
@@ -865,11 +916,12 @@ static void build_index(struct run_ctx *c, struct index *ix)
 
 static const char *job_label(struct run_ctx *c, const struct cg_job *job)
 {
-    int deflt = 0, gen = 0, bound = 0;
+    int deflt = 0, gen = 0, bound = 0, micro = 0;
     for (int i = 0; i < job->npoints; i++) {
         deflt |= strcmp(job->points[i].impl, "native:default") == 0;
         gen |= strncmp(job->points[i].impl, "generated:", 10) == 0;
         bound |= strncmp(job->points[i].impl, "bound:", 6) == 0;
+        micro |= strncmp(job->points[i].impl, "micro:", 6) == 0;
     }
     const char *what = job->algorithm != NULL
                            ? cg_arena_printf(&c->arena, "native:%s (%s)", job->algorithm,
@@ -877,12 +929,19 @@ static const char *job_label(struct run_ctx *c, const struct cg_job *job)
                        : deflt && gen ? "native:default + generated"
                        : gen          ? "generated"
                        : deflt        ? "native:default"
-                                      : "bound";
+                       : bound        ? "bound"
+                                      : "micro";
     if (bound && (deflt || gen)) {
         what = cg_arena_printf(&c->arena, "%s + bound", what);
     }
+    if (micro && (deflt || gen || bound)) {
+        what = cg_arena_printf(&c->arena, "%s + micro", what);
+    }
     const char *nodes =
         job->nodes > 1 ? cg_arena_printf(&c->arena, " (%d nodes)", job->nodes) : "";
+    if (job->vppn > 0) {
+        nodes = cg_arena_printf(&c->arena, "%s CG_PPN=%d", nodes, job->vppn);
+    }
     const char *label =
         cg_arena_printf(&c->arena, "%s p=%d%s %s", job->library, job->ranks, nodes, what);
     for (int i = 0; i < job->nsettings; i++) {
@@ -1119,8 +1178,9 @@ static void print_plan(struct run_ctx *c)
            plan->njobs, plan->npoints, cp->timing.sync, cp->timing.warmup, cp->timing.min_reps,
            cp->timing.max_reps, cp->timing.rse_target, cp->timing.budget_s, cp->check,
            cp->verbosity, cp->timeout_s);
-    /* Sizes per collective, ascending, as the test resolved them. */
-    for (int coll = 0; coll < CG_C_COUNT_; coll++) {
+    /* Sizes per collective, ascending, as the test resolved them (the lane
+     * pattern's last). */
+    for (int coll = 0; coll <= (int)CG_PT_LANE_PATTERN; coll++) {
         int64_t *sz = NULL;
         int n = 0;
         for (int j = 0; j < plan->njobs; j++) {
@@ -1147,7 +1207,8 @@ static void print_plan(struct run_ctx *c)
             }
         }
         if (n > 0) {
-            printf("sizes of %s (count x datatype size, B):", cg_colls[coll].name);
+            printf("sizes of %s (count x datatype size, B):",
+                   cg_point_coll_name((enum cg_coll_kind)coll));
             for (int k = 0; k < n; k++) {
                 printf(" %lld", (long long)sz[k]);
             }
@@ -1180,7 +1241,7 @@ static void print_plan(struct run_ctx *c)
                     n += job->points[k].coll == job->points[i].coll;
                 }
                 colls = cg_arena_printf(a, "%s%s%s %d", colls, *colls ? ", " : "",
-                                        cg_colls[job->points[i].coll].name, n);
+                                        cg_point_coll_name(job->points[i].coll), n);
             }
         }
         printf("  points: %s\n  impls:  %s\n", colls, impls);
@@ -1262,6 +1323,9 @@ static int parse_args(struct run_ctx *c, int argc, char **argv)
             c->list_algorithms = 1;
         } else if (strcmp(a, "--no-report") == 0) {
             c->no_report = 1;
+        } else if (strcmp(a, "--schedules") == 0 && v != NULL) {
+            c->schedules_arg = v;
+            i++;
         } else if ((strcmp(a, "--platform") == 0 || strcmp(a, "--out") == 0 ||
                     strcmp(a, "--resume") == 0) &&
                    v != NULL) {
@@ -1277,10 +1341,10 @@ static int parse_args(struct run_ctx *c, int argc, char **argv)
             return -1;
         }
     }
-    if (c->resume_dir != NULL &&
-        (c->test_arg != NULL || c->platform_arg != NULL || c->out_arg != NULL || c->dry_run)) {
+    if (c->resume_dir != NULL && (c->test_arg != NULL || c->platform_arg != NULL ||
+                                  c->out_arg != NULL || c->dry_run || c->schedules_arg != NULL)) {
         fail(c, "--resume DIR takes the test, platform and directory from DIR/campaign.json: give "
-                "no TEST, --platform, --out or --dry-run with it");
+                "no TEST, --platform, --out, --schedules or --dry-run with it");
         return -1;
     }
     if (c->resume_dir == NULL && c->test_arg == NULL && !c->list_algorithms) {
@@ -1351,7 +1415,7 @@ static int prepare_fresh(struct run_ctx *c)
     if (text == NULL) {
         return -1;
     }
-    cg_registry_load(&c->reg, &c->arena, "schedules");
+    cg_registry_load(&c->reg, &c->arena, c->schedules_arg ? c->schedules_arg : "schedules");
     if (cg_test_load(&c->test, &c->arena, &c->diag, tfile, text, len, &c->platform, &c->reg) != 0) {
         return -1;
     }

@@ -19,12 +19,18 @@
 
 /* ---- the plan ----------------------------------------------------------- */
 
+/* The collective of a point of micro:lane_pattern, which is no collective:
+ * its records' "collective" is "lane_pattern" (cg_point_coll_name). */
+#define CG_PT_LANE_PATTERN ((enum cg_coll_kind)CG_C_COUNT_)
+
 /* One test point: one collective call measured with one implementation. */
 struct cg_point {
     const char *id;         /* deterministic, unique in the campaign */
     int seq;                /* 1-based position in the plan */
-    enum cg_coll_kind coll; /* collective */
-    const char *impl;       /* native:default, native:<alg>, generated:<schedule> */
+    enum cg_coll_kind coll; /* collective (CG_PT_LANE_PATTERN: the lane pattern) */
+    const char *impl;       /* native:default, native:<alg>, generated:<schedule>,
+                             * generated:<schedule>(<param>=<value>,...), bound:<name>,
+                             * micro:<benchmark>(k=<lanes>) */
     int64_t count;          /* MPI count argument */
     int dtype;              /* enum cg_dtype */
     int op;                 /* enum cg_redop (ignored by allgather, bcast) */
@@ -42,6 +48,7 @@ struct cg_job {
     int ranks;               /* processes */
     int ranks_per_node;      /* processes per node */
     int nodes;               /* ranks / ranks_per_node */
+    int vppn;                /* virtual ranks per node (CG_PPN in its env), 0: real */
     const char *algorithm;   /* forced native algorithm, or NULL (defaults) */
     int forced_coll;         /* its collective, or -1 */
     const char *forced_by;   /* "VAR=value ..." that forces it, or NULL */
@@ -68,6 +75,11 @@ struct cg_plan {
 int cg_plan_build(struct cg_plan *plan, struct cg_arena *a, struct cg_diag *d,
                   const struct cg_test *t, const struct cg_platform *p,
                   const struct cg_registry *reg);
+
+/* "allreduce", ..., or "lane_pattern" for CG_PT_LANE_PATTERN. */
+const char *cg_point_coll_name(enum cg_coll_kind coll);
+/* The collective named so (cg_point_coll_name's inverse), or -1. */
+int cg_point_coll_by_name(const char *name);
 
 /* nccl-tests' message size for a point at `ranks` processes (count x
  * element size, x ranks for allgather, reduce_scatter_block, gather,

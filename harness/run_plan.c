@@ -14,6 +14,9 @@
 
 #include "run_internal.h"
 
+/* Most parameters of one schedule a test sweeps at once. */
+#define CG_MAX_SWEPT 16
+
 /* ---- templates ---------------------------------------------------------- */
 
 void cg_vars_set(struct cg_vars *v, const char *name, const char *value)
@@ -88,6 +91,22 @@ static char *upper(struct cg_arena *a, const char *s)
 }
 
 /* ---- points and jobs ----------------------------------------------------- */
+
+const char *cg_point_coll_name(enum cg_coll_kind coll)
+{
+    return coll == CG_PT_LANE_PATTERN ? "lane_pattern" : cg_colls[coll].name;
+}
+
+int cg_point_coll_by_name(const char *name)
+{
+    if (name == NULL) {
+        return -1;
+    }
+    if (strcmp(name, "lane_pattern") == 0) {
+        return (int)CG_PT_LANE_PATTERN;
+    }
+    return cg_coll_by_name(name);
+}
 
 int64_t cg_point_size_B(const struct cg_point *pt, int ranks)
 {
@@ -174,6 +193,36 @@ static void note(struct builder *b, const char *text)
     b->plan->notes[b->plan->nnotes++] = text;
 }
 
+/* generated:<schedule>, or one implementation per combination of the
+ * values the test sweeps of its parameters ("params"), in the order given,
+ * the last parameter varying fastest: generated:<schedule>(radix=2,...). */
+static void add_generated(struct builder *b, struct list *shared, const struct cg_sched_entry *se)
+{
+    const struct cg_param_sweep *sw[CG_MAX_SWEPT];
+    int n = 0;
+    long combos = 1;
+    for (int i = 0; i < b->t->npsweeps && n < CG_MAX_SWEPT; i++) {
+        if (b->t->psweeps[i].sched == se) {
+            sw[n++] = &b->t->psweeps[i];
+            combos *= sw[n - 1]->nvalues;
+        }
+    }
+    if (n == 0) {
+        list_add_unique(b->a, shared, cg_arena_printf(b->a, "generated:%s", se->name));
+        return;
+    }
+    for (long c = 0; c < combos; c++) {
+        const char *args = "";
+        long rest = c;
+        for (int k = n - 1; k >= 0; k--) {
+            args = cg_arena_printf(b->a, "%s=%d%s%s", sw[k]->param->name,
+                                   sw[k]->values[rest % sw[k]->nvalues], *args ? "," : "", args);
+            rest /= sw[k]->nvalues;
+        }
+        list_add_unique(b->a, shared, cg_arena_printf(b->a, "generated:%s(%s)", se->name, args));
+    }
+}
+
 static int impl_applies(const struct cg_impl_req *im, const struct cg_library *lib)
 {
     if (im->nlibs == 0) {
@@ -203,18 +252,21 @@ static void resolve(struct builder *b, const struct cg_coll_req *cr, const struc
             list_add_unique(b->a, shared, "native:default");
             break;
         case CG_IMPL_GENERATED:
-            for (int k = 0; k < b->reg->n; k++) {
-                if (strcmp(b->reg->s[k].name, im->name) == 0 && b->reg->s[k].coll == cr->coll) {
-                    list_add_unique(b->a, shared, cg_arena_printf(b->a, "generated:%s", im->name));
-                }
-            }
-            break;
         case CG_IMPL_GENERATED_ALL:
             for (int k = 0; k < b->reg->n; k++) {
-                if (b->reg->s[k].coll == cr->coll) {
-                    list_add_unique(b->a, shared,
-                                    cg_arena_printf(b->a, "generated:%s", b->reg->s[k].name));
+                const struct cg_sched_entry *se = &b->reg->s[k];
+                if (se->coll != cr->coll ||
+                    (im->kind == CG_IMPL_GENERATED && strcmp(se->name, im->name) != 0)) {
+                    continue;
                 }
+                /* A GPU library runs only the schedules with a CUDA twin. */
+                if (strcmp(lib->backend, "nccl") == 0 && !se->gpu) {
+                    note(b, cg_arena_printf(b->a, "%s leaves out %s for %s: it has call steps, "
+                                            "so the GPU backend has no version of it",
+                                            im->text, se->name, lib->name));
+                    continue;
+                }
+                add_generated(b, shared, se);
             }
             break;
         case CG_IMPL_BOUND:
@@ -250,11 +302,13 @@ static void resolve(struct builder *b, const struct cg_coll_req *cr, const struc
     }
 }
 
-/* "p4", or "p8n2" across nodes. */
-static const char *ranks_tag(struct cg_arena *a, int ranks, int nodes)
+/* "p4", "p8n2" across nodes, "p8vppn4" as virtual nodes of 4 ranks
+ * (CG_PPN=4). */
+static const char *ranks_tag(struct cg_arena *a, const struct cg_job *job)
 {
-    return nodes > 1 ? cg_arena_printf(a, "p%dn%d", ranks, nodes)
-                     : cg_arena_printf(a, "p%d", ranks);
+    const char *t = job->nodes > 1 ? cg_arena_printf(a, "p%dn%d", job->ranks, job->nodes)
+                                   : cg_arena_printf(a, "p%d", job->ranks);
+    return job->vppn > 0 ? cg_arena_printf(a, "%svppn%d", t, job->vppn) : t;
 }
 
 /* Letters, digits, '_', '.' and '-' only: ids name files under raw/. */
@@ -267,6 +321,28 @@ static char *id_safe(struct cg_arena *a, const char *s)
         }
     }
     return o;
+}
+
+/* An implementation in a point id: generated:bcast_knomial(radix=4,x=2)
+ * -> generated_bcast_knomial.radix_4.x_2. */
+static char *impl_id(struct cg_arena *a, const char *impl)
+{
+    char *o = cg_arena_strdup(a, impl), *w = o;
+    for (const char *c = impl; *c; c++) {
+        if (*c == ')') {
+            continue;
+        }
+        *w++ = (*c == '(' || *c == ',') ? '.' : *c == '=' ? '_' : *c;
+    }
+    *w = '\0';
+    return id_safe(a, o);
+}
+
+/* The ranks per node a job's topology has: the virtual shape, else the
+ * real one. */
+static int job_ppn(const struct cg_job *job)
+{
+    return job->vppn > 0 ? job->vppn : job->ranks_per_node;
 }
 
 static void add_points(struct builder *b, struct cg_job *job, int *pcap,
@@ -283,12 +359,24 @@ static void add_points(struct builder *b, struct cg_job *job, int *pcap,
         note(b, "barrier moves no data: it is measured once per library, process count and "
                 "implementation (size 0 B, count 0), whatever the sizes and datatypes listed");
     }
+    int nnodes = job->ranks / job_ppn(job);
     for (int s = 0; s < nsizes; s++) {
         for (int d = 0; d < ndtypes; d++) {
             for (int o = 0; o < nops; o++) {
                 for (int r = 0; r < cr->nroots; r++) {
                     for (int ip = 0; ip < cr->nin_place; ip++) {
                         for (int i = 0; i < impls->n; i++) {
+                            if (strncmp(impls->s[i], "micro:", 6) == 0 && cr->roots[r] >= nnodes) {
+                                /* Roots are ranks of the lane communicators. */
+                                note(b, cg_arena_printf(
+                                            b->a,
+                                            "micro:multi_collective leaves out %s at root %d "
+                                            "at p=%d with %d ranks per node: a lane has %d "
+                                            "ranks",
+                                            info->name, cr->roots[r], job->ranks, job_ppn(job),
+                                            nnodes));
+                                continue;
+                            }
                             job->points =
                                 grow(b->a, job->points, job->npoints, pcap, sizeof(*job->points));
                             struct cg_point *pt = &job->points[job->npoints++];
@@ -303,8 +391,8 @@ static void add_points(struct builder *b, struct cg_job *job, int *pcap,
                             pt->count = pt->bytes / cg_dtype_sizes[pt->dtype];
                             pt->id = cg_arena_printf(
                                 b->a, "%s-%s-%s-%s-%s-%s-r%d-ip%d-%lldB%s", info->name,
-                                job->library, ranks_tag(b->a, job->ranks, job->nodes),
-                                id_safe(b->a, pt->impl), cg_dtype_names[pt->dtype],
+                                job->library, ranks_tag(b->a, job),
+                                impl_id(b->a, pt->impl), cg_dtype_names[pt->dtype],
                                 cg_redop_names[pt->op], pt->root, pt->in_place,
                                 (long long)pt->bytes, suffix);
                         }
@@ -315,7 +403,72 @@ static void add_points(struct builder *b, struct cg_job *job, int *pcap,
     }
 }
 
-static struct cg_job *new_job(struct builder *b, const struct cg_library *lib, int ranks, int rpn)
+/* The lane counts micro-benchmark m runs in a job (its "k", or 1 .. ranks
+ * per node), noting those the job's node shape cannot hold. Returns how
+ * many were put in k (room for ppn or m->nk entries). */
+static int micro_lanes(struct builder *b, const struct cg_micro_req *m, enum cg_micro_kind kind,
+                       const struct cg_job *job, int *k)
+{
+    int ppn = job_ppn(job), n = 0;
+    if (job->ranks % ppn != 0) {
+        note(b, cg_arena_printf(b->a,
+                                "the micro-benchmarks need a regular node shape: left out at "
+                                "p=%d with %d ranks per node",
+                                job->ranks, ppn));
+        return 0;
+    }
+    if (m->nk == 0) {
+        for (int i = 1; i <= ppn; i++) {
+            k[n++] = i;
+        }
+        return n;
+    }
+    for (int i = 0; i < m->nk; i++) {
+        if (m->k[i] > ppn) {
+            note(b, cg_arena_printf(b->a,
+                                    "micro:%s leaves out k=%d at p=%d: the node shape has %d "
+                                    "ranks per node",
+                                    cg_micro_names[kind], m->k[i], job->ranks, ppn));
+            continue;
+        }
+        k[n++] = m->k[i];
+    }
+    return n;
+}
+
+/* The points of micro:lane_pattern, after the collectives' in the job with
+ * the library's defaults. */
+static void add_lane_points(struct builder *b, struct cg_job *job, int *pcap, const char *suffix)
+{
+    const struct cg_micro_req *m = &b->t->micro[CG_MICRO_LANE_PATTERN];
+    if (!m->present) {
+        return;
+    }
+    int *k = cg_arena_alloc(b->a, sizeof(int) * (size_t)(job_ppn(job) + m->nk + 1));
+    int nk = micro_lanes(b, m, CG_MICRO_LANE_PATTERN, job, k);
+    for (int s = 0; s < m->nsizes; s++) {
+        for (int d = 0; d < m->ndtypes; d++) {
+            for (int i = 0; i < nk; i++) {
+                job->points = grow(b->a, job->points, job->npoints, pcap, sizeof(*job->points));
+                struct cg_point *pt = &job->points[job->npoints++];
+                memset(pt, 0, sizeof(*pt));
+                pt->coll = CG_PT_LANE_PATTERN;
+                pt->impl = cg_arena_printf(b->a, "micro:lane_pattern(k=%d)", k[i]);
+                pt->dtype = m->dtypes[d];
+                pt->op = CG_OP_SUM;
+                pt->bytes = m->sizes[s];
+                pt->count = pt->bytes / cg_dtype_sizes[pt->dtype];
+                pt->id = cg_arena_printf(b->a, "lane_pattern-%s-%s-%s-%s-%s-r0-ip0-%lldB%s",
+                                         job->library, ranks_tag(b->a, job),
+                                         impl_id(b->a, pt->impl), cg_dtype_names[pt->dtype],
+                                         cg_redop_names[pt->op], (long long)pt->bytes, suffix);
+            }
+        }
+    }
+}
+
+static struct cg_job *new_job(struct builder *b, const struct cg_library *lib, int ranks, int rpn,
+                              int vppn)
 {
     struct cg_plan *pl = b->plan;
     pl->jobs = grow(b->a, pl->jobs, pl->njobs, &b->jcap, sizeof(*pl->jobs));
@@ -326,6 +479,7 @@ static struct cg_job *new_job(struct builder *b, const struct cg_library *lib, i
     job->ranks = ranks;
     job->ranks_per_node = rpn;
     job->nodes = ranks / rpn;
+    job->vppn = vppn;
     job->forced_coll = -1;
     return job;
 }
@@ -402,6 +556,11 @@ static void job_env(struct builder *b, const struct cg_platform *p, const struct
     for (int i = 0; i < job->nknob_env; i++) {
         kv_add(b->a, &job->env, &job->nenv, &cap, job->knob_env[i].key.s, job->knob_env[i].value.s);
     }
+    /* The node shape the runtime's topology takes (runtime/topo.c). */
+    if (job->vppn > 0) {
+        kv_add(b->a, &job->env, &job->nenv, &cap, "CG_PPN",
+               cg_arena_printf(b->a, "%d", job->vppn));
+    }
 }
 
 static int cmp_point_id(const void *x, const void *y)
@@ -427,65 +586,90 @@ int cg_plan_build(struct cg_plan *plan, struct cg_arena *a, struct cg_diag *d,
         for (int ri = 0; ri < t->nranks; ri++) {
             int ranks = t->ranks[ri];
             int rpn = t->ranks_per_node > 0 ? t->ranks_per_node : ranks;
-            for (long si = 0; si < nsettings; si++) {
-                struct setting st;
-                build_setting(&b, lib, si, &st);
-                /* The defaults: native:default and the generated schedules. */
-                struct cg_job *job = new_job(&b, lib, ranks, rpn);
-                int pcap = 0;
-                job->knob_env = st.env;
-                job->nknob_env = st.nenv;
-                job->settings = st.names;
-                job->nsettings = st.nnames;
-                struct list *forced = cg_arena_alloc(a, sizeof(struct list) * (size_t)t->ncolls);
-                for (int c = 0; c < t->ncolls; c++) {
-                    struct list shared = { 0 };
-                    resolve(&b, &t->colls[c], lib, ranks, &shared, &forced[c]);
-                    add_points(&b, job, &pcap, &t->colls[c], &shared, st.suffix);
+            for (int vi = 0; vi < t->nvppn; vi++) {
+                int vppn = t->vppn[vi];
+                if (vppn > 0 && ranks % vppn != 0) {
+                    note(&b, cg_arena_printf(a,
+                                             "virtual_ranks_per_node %d does not divide %d "
+                                             "ranks: CG_PPN=%d makes an irregular topology "
+                                             "(the last node holds %d), where topology "
+                                             "schedules run their fallback",
+                                             vppn, ranks, vppn, ranks % vppn));
                 }
-                if (job->npoints > 0) {
-                    job_env(&b, p, lib, job);
-                    job->index = ++plan->njobs;
-                }
-                /* One job per forced algorithm. */
-                for (int c = 0; c < t->ncolls; c++) {
-                    const struct cg_coll_req *cr = &t->colls[c];
-                    for (int k = 0; k < forced[c].n; k++) {
-                        const struct cg_algo_spec *spec =
-                            cg_library_algo(lib, cr->coll, forced[c].s[k]);
-                        if (spec == NULL) {
-                            cg_panic("algorithm %s vanished after validation", forced[c].s[k]);
+                for (long si = 0; si < nsettings; si++) {
+                    struct setting st;
+                    build_setting(&b, lib, si, &st);
+                    /* The defaults: native:default, the generated schedules, the
+                     * bound and the micro-benchmarks. */
+                    struct cg_job *job = new_job(&b, lib, ranks, rpn, vppn);
+                    int pcap = 0;
+                    job->knob_env = st.env;
+                    job->nknob_env = st.nenv;
+                    job->settings = st.names;
+                    job->nsettings = st.nnames;
+                    struct list *forced =
+                        cg_arena_alloc(a, sizeof(struct list) * (size_t)t->ncolls);
+                    const struct cg_micro_req *multi = &t->micro[CG_MICRO_MULTI_COLLECTIVE];
+                    int *lanes =
+                        cg_arena_alloc(a, sizeof(int) * (size_t)(job_ppn(job) + multi->nk + 1));
+                    int nlanes = multi->present ? micro_lanes(&b, multi, CG_MICRO_MULTI_COLLECTIVE,
+                                                              job, lanes)
+                                                : 0;
+                    for (int c = 0; c < t->ncolls; c++) {
+                        struct list shared = { 0 };
+                        resolve(&b, &t->colls[c], lib, ranks, &shared, &forced[c]);
+                        for (int k = 0; k < nlanes && multi->colls[t->colls[c].coll]; k++) {
+                            list_add_unique(a, &shared,
+                                            cg_arena_printf(a, "micro:multi_collective(k=%d)",
+                                                            lanes[k]));
                         }
-                        job = new_job(&b, lib, ranks, rpn);
-                        pcap = 0;
-                        job->algorithm = spec->name;
-                        job->forced_coll = cr->coll;
-                        job->settings = st.names;
-                        job->nsettings = st.nnames;
-                        struct cg_vars v = { .n = 0 };
-                        cg_vars_set(&v, "collective", cg_colls[cr->coll].name);
-                        cg_vars_set(&v, "COLLECTIVE", upper(a, cg_colls[cr->coll].name));
-                        cg_vars_set(&v, "name", spec->name);
-                        cg_vars_set(&v, "id", spec->id != NULL ? spec->id : "");
-                        int kcap = 0;
-                        const char *forced_by = "";
-                        for (int e = 0; e < lib->nforce_env; e++) {
-                            const char *key = expand_or_panic(a, lib->force_env[e].key.s, &v);
-                            const char *val = expand_or_panic(a, lib->force_env[e].value.s, &v);
-                            kv_add(a, &job->knob_env, &job->nknob_env, &kcap, key, val);
-                            forced_by = cg_arena_printf(a, "%s%s%s=%s", forced_by,
-                                                        *forced_by ? " " : "", key, val);
-                        }
-                        for (int e = 0; e < st.nenv; e++) {
-                            kv_add(a, &job->knob_env, &job->nknob_env, &kcap, st.env[e].key.s,
-                                   st.env[e].value.s);
-                        }
-                        job->forced_by = forced_by;
-                        struct list one = { 0 };
-                        list_add_unique(a, &one, cg_arena_printf(a, "native:%s", spec->name));
-                        add_points(&b, job, &pcap, cr, &one, st.suffix);
+                        add_points(&b, job, &pcap, &t->colls[c], &shared, st.suffix);
+                    }
+                    add_lane_points(&b, job, &pcap, st.suffix);
+                    if (job->npoints > 0) {
                         job_env(&b, p, lib, job);
                         job->index = ++plan->njobs;
+                    }
+                    /* One job per forced algorithm. */
+                    for (int c = 0; c < t->ncolls; c++) {
+                        const struct cg_coll_req *cr = &t->colls[c];
+                        for (int k = 0; k < forced[c].n; k++) {
+                            const struct cg_algo_spec *spec =
+                                cg_library_algo(lib, cr->coll, forced[c].s[k]);
+                            if (spec == NULL) {
+                                cg_panic("algorithm %s vanished after validation", forced[c].s[k]);
+                            }
+                            job = new_job(&b, lib, ranks, rpn, vppn);
+                            pcap = 0;
+                            job->algorithm = spec->name;
+                            job->forced_coll = cr->coll;
+                            job->settings = st.names;
+                            job->nsettings = st.nnames;
+                            struct cg_vars v = { .n = 0 };
+                            cg_vars_set(&v, "collective", cg_colls[cr->coll].name);
+                            cg_vars_set(&v, "COLLECTIVE", upper(a, cg_colls[cr->coll].name));
+                            cg_vars_set(&v, "name", spec->name);
+                            cg_vars_set(&v, "id", spec->id != NULL ? spec->id : "");
+                            int kcap = 0;
+                            const char *forced_by = "";
+                            for (int e = 0; e < lib->nforce_env; e++) {
+                                const char *key = expand_or_panic(a, lib->force_env[e].key.s, &v);
+                                const char *val = expand_or_panic(a, lib->force_env[e].value.s, &v);
+                                kv_add(a, &job->knob_env, &job->nknob_env, &kcap, key, val);
+                                forced_by = cg_arena_printf(a, "%s%s%s=%s", forced_by,
+                                                            *forced_by ? " " : "", key, val);
+                            }
+                            for (int e = 0; e < st.nenv; e++) {
+                                kv_add(a, &job->knob_env, &job->nknob_env, &kcap, st.env[e].key.s,
+                                       st.env[e].value.s);
+                            }
+                            job->forced_by = forced_by;
+                            struct list one = { 0 };
+                            list_add_unique(a, &one, cg_arena_printf(a, "native:%s", spec->name));
+                            add_points(&b, job, &pcap, cr, &one, st.suffix);
+                            job_env(&b, p, lib, job);
+                            job->index = ++plan->njobs;
+                        }
                     }
                 }
             }

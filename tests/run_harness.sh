@@ -12,6 +12,12 @@
 #   tests/descriptors/slurm.json          a test for the Slurm example, and
 #   tests/descriptors/slurm.dryrun.expected
 #                                         its exact --dry-run (batch scripts)
+#   tests/descriptors/sweep.json          a parameter sweep, node shapes and
+#   tests/descriptors/sweep.dryrun.expected  micro-benchmarks, and its exact
+#                                         --dry-run, planned against the
+#                                         fixture schedules of
+#                                         tests/descriptors/schedules/
+#                                         (collgen run --schedules)
 #
 # Then: every good descriptor validates; the algorithm tables of
 # descriptors/platforms/local.json agree with ompi_info and mpivars; the
@@ -273,6 +279,35 @@ else
     fi
 fi
 
+# ---- parameter sweeps, node shapes and micro-benchmarks: the plan --------------------
+
+# tests/descriptors/sweep.json sweeps two parameters of the fixture schedule
+# tests/descriptors/schedules/bcast/sweep_fixture.json (read through
+# --schedules, so that this holds whatever schedules/ has), runs every job
+# under the real topology, CG_PPN=2 and CG_PPN=3 (which does not divide 4),
+# and asks for both micro-benchmarks. The bad cases of these keys are
+# tests/descriptors/bad/{params,virtual_ranks_per_node,micro}_*.json above.
+"$collgen" run tests/descriptors/sweep.json --schedules tests/descriptors/schedules --out results/sweep-test \
+    --dry-run >"$tmp/sweep.out" 2>"$tmp/sweep.err"
+rc=$?
+why=
+golden tests/descriptors/sweep.dryrun.expected "$tmp/sweep.out" || why="dry run differs"
+for line in 'plan: 6 jobs, 58 points' \
+    'job 3: openmpi p=4 CG_PPN=2 native:default + generated + micro, 18 points' \
+    '  $ CG_MPIRUN_TIMEOUT=600 CG_PPN=2 tests/mpirun.sh openmpi 4 ' \
+    ' generated:bcast_sweep_fixture(radix=2,segments=1) generated:bcast_sweep_fixture(radix=2,segments=2) generated:bcast_sweep_fixture(radix=8,segments=1) generated:bcast_sweep_fixture(radix=8,segments=2) ' \
+    ' micro:multi_collective(k=1) micro:multi_collective(k=2) micro:lane_pattern(k=1) micro:lane_pattern(k=2)' \
+    'note: virtual_ranks_per_node 3 does not divide 4 ranks: CG_PPN=3 makes an irregular topology' \
+    'note: the micro-benchmarks need a regular node shape: left out at p=4 with 3 ranks per node' \
+    'job 5: openmpi p=4 CG_PPN=3 native:default + generated, 12 points' \
+    'sizes of lane_pattern (count x datatype size, B): 1048576'; do
+    grep -qF -- "$line" "$tmp/sweep.out" || why="no line with '$line'"
+done
+# A forced algorithm's job never holds a sweep or a micro-benchmark.
+grep -A2 'native:ring (allreduce)' "$tmp/sweep.out" | grep -q 'micro:\|generated:' && why="a forced job holds generated or micro points"
+[ "$rc" -eq 0 ] && [ ! -s "$tmp/sweep.err" ] || why="exit status $rc: $(head -1 "$tmp/sweep.err")"
+if [ -z "$why" ]; then pass sweep_shapes_and_micro_dry_run_plans_one_implementation_per_value_and_job_per_shape; else fail sweep_shapes_and_micro_dry_run_plans_one_implementation_per_value_and_job_per_shape "$why"; fi
+
 # ---- the algorithm tables against the libraries themselves ------------------------
 
 "$collgen" run --list-algorithms >"$tmp/local.algos"
@@ -457,7 +492,11 @@ if [ ! -x build/openmpi/bench ] || [ ! -x build/mpich/bench ]; then
         mpich_fallback_said_on_stderr_is_recorded_as_reported_fallback \
         wrong_generated_implementation_is_recorded_as_failed_check \
         kill_and_resume_loses_and_repeats_no_point \
-        real_job_past_its_timeout_records_timeout wrong_launcher_with_real_bench_is_caught; do
+        real_job_past_its_timeout_records_timeout wrong_launcher_with_real_bench_is_caught \
+        micro_benchmarks_under_virtual_nodes_record_ok_and_shapes \
+        wrong_micro_benchmark_data_is_recorded_as_failed_check \
+        bench_refuses_unknown_parameters_and_lanes_beyond_the_node \
+        real_parameter_sweep_records_requested_and_effective_params; do
         skip "$t" "build/openmpi/bench or build/mpich/bench is not built yet"
     done
     [ "$failed" -eq 0 ]
@@ -896,6 +935,215 @@ if [ "$rc" -eq 1 ] && echo "$st" | grep -q '^timeout [12]$' && ! leftovers "$tmp
 else
     cat "$tmp/slow.err"
     fail real_job_past_its_timeout_records_timeout "exit status $rc, statuses: $st"
+fi
+
+# Micro-benchmarks under virtual nodes: 4 ranks as 2 nodes x 2 (CG_PPN=2)
+# and as the irregular 3 + 1 (CG_PPN=3, where the micro-benchmarks are left
+# out); both libraries. Every record ok and checked; the records carry the
+# node shape requested and the one the runtime's topology found.
+cat >"$tmp/micro.json" <<'EOF2'
+{
+  "schema_version": 1,
+  "libraries": ["openmpi", "mpich"],
+  "collectives": ["allreduce", { "name": "bcast", "roots": [0, 1] },
+                  { "name": "allgather", "in_place": [false, true] }],
+  "sizes": [64, 65536],
+  "ranks": 4,
+  "implementations": ["native:default"],
+  "virtual_ranks_per_node": [2, 3],
+  "micro": { "lane_pattern": {}, "multi_collective": {} },
+  "timing": { "warmup": 1, "min_reps": 3, "max_reps": 10, "rse_target": 0.05, "budget_s": 0.02 },
+  "timeout_s": 60
+}
+EOF2
+t0=$SECONDS
+"$collgen" run "$tmp/micro.json" --out "$tmp/micro" --quiet --no-report >"$tmp/micro.out" 2>"$tmp/micro.err"
+rc=$?
+st=$(check_once "$tmp/micro" 2>&1)
+if [ "$rc" -eq 0 ] && [ "$st" = "ok $(planned "$tmp/micro")" ] && "$py" - "$tmp/micro" <<'EOF2'; then
+import glob, json, os, sys
+d = sys.argv[1]
+c = json.load(open(d + "/campaign.json"))
+bad = []
+def need(cond, what):
+    if not cond:
+        bad.append(what)
+plan = {p["id"]: (j, p) for j in c["plan"]["jobs"] for p in j["points"]}
+need(sorted({j["virtual_ranks_per_node"] for j in c["plan"]["jobs"]}) == [2, 3], "jobs' shapes")
+for f in glob.glob(d + "/jobs/job-*.json"):
+    jf = json.load(open(f))
+    need(jf["virtual_ranks_per_node"] in (2, 3) and jf["ranks_per_node"] == 4, "job file shape")
+for f in glob.glob(d + "/run-*.json"):
+    need(json.load(open(f)).get("env", {}).get("CG_PPN") in ("2", "3"), "run metadata without CG_PPN")
+names = {}
+for line in open(d + "/points.jsonl"):
+    r = json.loads(line)
+    job, p = plan[r["point_id"]]
+    q, e = r["requested"], r["effective"]
+    v = job["virtual_ranks_per_node"]
+    need("-p4vppn%d-" % v in r["point_id"], "id %s" % r["point_id"])
+    need(q["node_shape"] == e["node_shape"] == "virtual (CG_PPN)", "node_shape %s" % e["node_shape"])
+    need(q["ranks_per_node"] == e["ranks_per_node"] == v, "ranks_per_node")
+    need(q["regular"] == e["regular"] == (v == 2), "regular at %d" % v)
+    need(v == 2 or "not a multiple of CG_PPN = 3" in (e["irregular_why"] or ""), "why %s" % e["irregular_why"])
+    need(r["diff"] == [], "diff %s" % r["diff"])
+    need(r["check"]["verdict"] == "ok" and r["check"]["reference"] == "formula", "check %s" % r["check"])
+    need(os.path.exists(os.path.join(d, r["raw"])), "raw file")
+    if r["kind"] != "micro":
+        need(q["params"] is None and r["kind"] == "native", "native params")
+        continue
+    need(v == 2, "a micro-benchmark at CG_PPN=3")
+    k = q["params"]["k"]
+    need(q["params"] == e["params"] == {"k": k} and k in (1, 2), "params %s %s" % (q["params"], e["params"]))
+    need(e["algorithm_source"] == "micro" and e["algorithm"] == r["name"] and r["tags"] is None, "micro effective")
+    names.setdefault(r["library"], set()).add(r["name"])
+    count = q["count"]
+    if r["collective"] == "lane_pattern":
+        need(r["name"] == "lane_pattern(k=%d)" % k and r["size_B"] == count * 8, "lane_pattern size")
+        need(r["bandwidth"]["busbw_factor"] == 1, "lane_pattern busbw")
+    else:
+        need(r["name"] == "multi_collective(k=%d)" % k, "multi name")
+        # One lane's collective: 2 ranks, one per node.
+        lane = {"allreduce": (1, 1.0), "bcast": (1, 1.0), "allgather": (2, 0.5)}[r["collective"]]
+        need(r["size_B"] == count * 8 * lane[0] and abs(r["bandwidth"]["busbw_factor"] - lane[1]) < 1e-9,
+             "%s size %s busbw %s" % (r["collective"], r["size_B"], r["bandwidth"]))
+want = {"lane_pattern(k=1)", "lane_pattern(k=2)", "multi_collective(k=1)", "multi_collective(k=2)"}
+need(names == {"openmpi": want, "mpich": want}, "micro names %s" % names)
+for b in sorted(set(bad))[:10]:
+    print("#", b)
+sys.exit(1 if bad else 0)
+EOF2
+    pass "micro_benchmarks_under_virtual_nodes_record_ok_and_shapes ($(planned "$tmp/micro") points, $((SECONDS - t0)) s)"
+else
+    cat "$tmp/micro.err"
+    fail micro_benchmarks_under_virtual_nodes_record_ok_and_shapes "exit status $rc, statuses: $st"
+fi
+
+# A micro-benchmark whose data arrive wrong (CG_BENCH_CORRUPT=<benchmark>
+# flips a byte of rank 0's result after the checked call) is failed_check,
+# untimed; the other points of the job are ok.
+for victim in lane_pattern multi_collective; do
+    cat >"$tmp/mcorrupt-$victim.json" <<EOF2
+{
+  "schema_version": 1,
+  "libraries": ["openmpi"],
+  "collectives": ["allreduce"],
+  "sizes": [64],
+  "ranks": 4,
+  "implementations": ["native:default"],
+  "virtual_ranks_per_node": 2,
+  "micro": { "lane_pattern": {}, "multi_collective": {} },
+  "timing": { "warmup": 1, "min_reps": 3, "max_reps": 10, "rse_target": 0.05, "budget_s": 0.02 },
+  "env": { "CG_BENCH_CORRUPT": "$victim" },
+  "timeout_s": 60
+}
+EOF2
+    "$collgen" run "$tmp/mcorrupt-$victim.json" --out "$tmp/mcorrupt-$victim" --quiet --no-report >/dev/null 2>"$tmp/mcorrupt.err"
+done
+if "$py" - "$tmp" <<'EOF2'; then
+import json, sys
+bad = 0
+for victim in ("lane_pattern", "multi_collective"):
+    recs = [json.loads(l) for l in open("%s/mcorrupt-%s/points.jsonl" % (sys.argv[1], victim))]
+    hits = [r for r in recs if r["name"].startswith(victim + "(")]
+    bad += len(hits) != 2 or len(recs) != 5
+    for r in recs:
+        hit = r in hits
+        ok = r["status"] == ("failed_check" if hit else "ok")
+        if hit:
+            ok = ok and r["timing"] is None and r["check"]["verdict"] == "wrong"
+            ok = ok and r["reason"].startswith("1 element wrong on 1 of 4 ranks")
+        if not ok:
+            print("#", victim, r["name"], r["status"], r["reason"])
+            bad += 1
+sys.exit(1 if bad else 0)
+EOF2
+    pass wrong_micro_benchmark_data_is_recorded_as_failed_check
+else
+    cat "$tmp/mcorrupt.err"
+    fail wrong_micro_benchmark_data_is_recorded_as_failed_check
+fi
+
+# bench on its own (a job file written here): a parameter the schedule does
+# not have in this build, and more lanes than a node holds, are error
+# records with the reason, and the job goes on.
+mkdir -p "$tmp/pjob"
+cat >"$tmp/pjob/job.json" <<EOF2
+{ "schema_version": 1, "campaign": "pjob", "run_id": 1, "library": "openmpi", "ranks": 2,
+  "ranks_per_node": 2, "virtual_ranks_per_node": null,
+  "timing": { "sync": "barrier", "warmup": 0, "min_reps": 2, "max_reps": 2 },
+  "points": [
+    { "id": "a", "seq": 1, "collective": "allreduce", "impl": "generated:allreduce_ring(radix=4)",
+      "count": 8, "datatype": "double", "op": "sum", "root": 0, "in_place": false },
+    { "id": "b", "seq": 2, "collective": "lane_pattern", "impl": "micro:lane_pattern(k=3)",
+      "count": 8, "datatype": "double", "op": "sum", "root": 0, "in_place": false },
+    { "id": "c", "seq": 3, "collective": "allreduce", "impl": "micro:multi_collective(k=2)",
+      "count": 8, "datatype": "double", "op": "sum", "root": 0, "in_place": false } ],
+  "out": { "points": "$tmp/pjob/points.jsonl", "raw_dir": "$tmp/pjob/raw", "run_meta": "$tmp/pjob/run-1.json" } }
+EOF2
+CG_MPIRUN_TIMEOUT=60 tests/mpirun.sh openmpi 2 build/openmpi/bench "$tmp/pjob/job.json" >"$tmp/pjob/log" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && "$py" - "$tmp/pjob/points.jsonl" <<'EOF2'; then
+import json, sys
+r = {x["point_id"]: x for x in map(json.loads, open(sys.argv[1]))}
+ok = r["a"]["status"] == "error" and 'schedule allreduce_ring has no tunable parameter "radix"' in r["a"]["reason"]
+ok = ok and r["a"]["name"] == "allreduce_ring(radix=4)" and r["a"]["requested"]["params"] == {"radix": 4}
+ok = ok and r["b"]["status"] == "error" and "takes 3 ranks of each node, and the nodes hold 2" in r["b"]["reason"]
+ok = ok and r["c"]["status"] == "ok" and r["c"]["effective"]["node_shape"] == "real"
+sys.exit(0 if ok else 1)
+EOF2
+    pass bench_refuses_unknown_parameters_and_lanes_beyond_the_node
+else
+    cat "$tmp/pjob/log"
+    fail bench_refuses_unknown_parameters_and_lanes_beyond_the_node "exit status $rc"
+fi
+
+# A real parameter sweep, once the library has a schedule with a ranged
+# parameter (emitted/registry.c lists it with .params): its least and
+# greatest values at 4 ranks as 2 nodes x 2, both recorded in requested and
+# effective.
+ranged=$(sed -n 's/^    { "\([a-z_0-9]*\)", \(-\?[0-9]*\), \(-\?[0-9]*\), \(-\?[0-9]*\) },$/\1 \3 \4/p' emitted/registry.c | head -1)
+sched=$(grep -B1 -m1 '^    { "[a-z_0-9]*", -\?[0-9]*, -\?[0-9]*, -\?[0-9]* },$' emitted/registry.c |
+    sed -n 's/^static const struct cg_param_info params_\([a-z_0-9]*\)\[\] = {$/\1/p')
+if [ -z "$ranged" ] || [ -z "$sched" ]; then
+    skip real_parameter_sweep_records_requested_and_effective_params "no schedule has a ranged parameter yet (emitted/registry.c)"
+else
+    read -r pname lo hi <<<"$ranged"
+    coll=$("$collgen" list | awk -v s="$sched" '$1 == s { print $2 }')
+    cat >"$tmp/psweep.json" <<EOF2
+{
+  "schema_version": 1,
+  "libraries": ["openmpi"],
+  "collectives": [{ "name": "$coll", "implementations": ["generated:$sched"] }],
+  "sizes": [64],
+  "ranks": 4,
+  "virtual_ranks_per_node": 2,
+  "params": { "$sched": { "$pname": [$lo, $hi] } },
+  "timing": { "warmup": 1, "min_reps": 3, "max_reps": 10, "rse_target": 0.05, "budget_s": 0.02 },
+  "timeout_s": 60
+}
+EOF2
+    "$collgen" run "$tmp/psweep.json" --out "$tmp/psweep" --quiet --no-report >/dev/null 2>"$tmp/psweep.err"
+    rc=$?
+    if [ "$rc" -eq 0 ] && "$py" - "$tmp/psweep/points.jsonl" "$sched" "$pname" "$lo" "$hi" <<'EOF2'; then
+import json, sys
+path, sched, pname, lo, hi = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+recs = [json.loads(l) for l in open(path)]
+vals = set()
+ok = len(recs) == (1 if lo == hi else 2)
+for r in recs:
+    v = r["requested"]["params"][pname]
+    vals.add(v)
+    ok = ok and r["status"] == "ok" and r["name"] == "%s(%s=%d)" % (sched, pname, v)
+    ok = ok and r["effective"]["params"][pname] == v and r["diff"] == []
+    ok = ok and r["schedule_file"] and r["check"]["verdict"] == "ok"
+sys.exit(0 if ok and vals == {lo, hi} else 1)
+EOF2
+        pass "real_parameter_sweep_records_requested_and_effective_params ($sched $pname=$lo,$hi)"
+    else
+        cat "$tmp/psweep.err"
+        fail real_parameter_sweep_records_requested_and_effective_params "exit status $rc"
+    fi
 fi
 
 # A binary started without its launcher runs as singletons: bench exits 3.

@@ -9,6 +9,13 @@
 #                               raw/*.txt, campaign.json, run-<n>.json
 #   tests/report/make_fixture.py  wrote it; its MEDIANS table holds the
 #                               numbers the expected rows below come from
+#   tests/report/guideline/     the guideline fixture: mock-ups against the
+#                               native default (a violation, a slower one, one
+#                               faster by < 10%, one with 3 noisy repetitions),
+#                               schedule stubs with their summaries; written by
+#                               tests/report/make_guideline_fixture.py, whose
+#                               docstring has the expected violations and
+#                               profile ranges
 #
 # Every case works on a copy of the fixture in a temporary directory, so the
 # repository stays clean. One line per case, "PASS report <name>" or
@@ -193,7 +200,7 @@ rc=$?
 check malformed_line_exits_2 [ "$rc" = 2 ]
 check malformed_line_is_named_with_its_line grep -q "^$d/points.jsonl:5:[0-9]*: error: not valid JSON" "$tmp/bad.err"
 check malformed_line_writes_nothing \
-    test -z "$(find "$d" -maxdepth 1 \( -name 'table.txt*' -o -name 'report.md*' -o -name 'points.csv*' -o -name 'plots*' \))"
+    test -z "$(find "$d" -maxdepth 1 \( -name 'table.txt*' -o -name 'report.md*' -o -name 'points.csv*' -o -name 'plots*' -o -name 'guidelines.txt*' -o -name 'profile.json*' \))"
 
 d=$(fresh field)
 "$collgen" report "$d" --no-plots --quiet
@@ -246,5 +253,153 @@ if [ -x /usr/bin/python3 ]; then
     check missing_matplotlib_still_writes_tables [ "$rc" = 0 -a -s "$d/table.txt" -a ! -e "$d/plots" ]
     check missing_matplotlib_is_said_clearly grep -q 'plots not made: .*no matplotlib or numpy' "$tmp/nompl.err"
 fi
+
+# ---- the guideline report and the profile -------------------------------------
+
+# gfresh NAME: a copy of the guideline fixture whose campaign ran "in" the
+# copy (its schedules/ holds the mock-ups' summaries); prints its path.
+gfixture=tests/report/guideline
+gfresh() {
+    rm -rf "${tmp:?}/$1"
+    cp -r "$gfixture" "$tmp/$1"
+    sed -i "s|@CWD@|$tmp/$1|" "$tmp/$1/campaign.json"
+    echo "$tmp/$1"
+}
+
+# section FILE HEADING: the table rows of a level-2 section of a text
+# report (indented lines up to the next section), runs of spaces squeezed.
+section() {
+    awk -v head="$2" '
+        $0 == head { on = 1; getline; next }
+        on && /^-+$/ { exit }
+        on && /^  / { line = $0; sub(/^ +/, "", line); gsub(/ +/, " ", line); print line }
+    ' "$1"
+}
+
+# The full fixture has generated schedules but no mock-up: an empty guideline
+# report, and a profile all the same.
+d=$tmp/full
+check guidelines_txt_and_profile_json_are_written [ -s "$d/guidelines.txt" -a -s "$d/profile.json" ]
+check fixture_without_mockups_has_no_violation \
+    grep -q '^None: no generated schedule of this campaign has a summary starting with "Mock-up: ".$' "$d/guidelines.txt"
+if [ -x /usr/bin/python3 ]; then
+    check profile_of_the_full_fixture_is_json_with_schema_1 /usr/bin/python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["schema_version"] == 1 and len(p["profiles"]) == 6, p.get("profiles")
+assert len(p["not_measured"]) == 2
+' "$d/profile.json"
+fi
+
+d=$(gfresh guideline)
+"$collgen" report "$d" --no-plots >"$tmp/gl.out" 2>"$tmp/gl.err"
+rc=$?
+check guideline_report_exits_0 [ "$rc" = 0 ]
+[ "$rc" = 0 ] || sed 's/^/# /' "$tmp/gl.err"
+g=$d/guidelines.txt
+check guideline_report_prints_the_violation_count \
+    grep -q "^collgen report: 3 guideline violations ($d/guidelines.txt)$" "$tmp/gl.out"
+
+# Exactly the three violations of make_guideline_fixture.py, in this order.
+got=$(section "$g" "Guideline violations")
+want="collective library p size guideline mock-up native us mock us mock/native p (U test)
+allgather mpich 4 64 KiB Allgather <= Gather + Bcast allgather_gather_bcast 100.0 85.00 0.850 2.7e-07
+allreduce openmpi 4 1 MiB Allreduce <= Reduce + Bcast allreduce_reduce_bcast 800.0 500.0 0.625 2.1e-08
+allreduce openmpi 4 4 MiB Allreduce <= Reduce + Bcast allreduce_reduce_bcast 3200 2000 0.625 2.1e-08"
+check guidelines_list_exactly_the_expected_violations [ "$got" = "$want" ]
+[ "$got" = "$want" ] || { echo "# got:"; echo "$got" | sed 's/^/#   /'; }
+
+# The other verdicts: slower (holds), faster by < 10% but significant
+# (holds), 0.75 with 3 noisy repetitions each (not significant, p = 0.663),
+# 0.988 (holds); with the best forced native for information.
+t="allreduce / openmpi / p=4 / double sum"
+got=$(row "$g" "$t" "8 B allreduce_reduce_bcast")
+check slower_mockup_holds \
+    [ "$got" = "8 B allreduce_reduce_bcast Allreduce <= Reduce + Bcast 4.500 9.000 2.000 1.4e-09 holds ring 7.000 1.286" ]
+got=$(row "$g" "$t" "1 KiB allreduce_reduce_bcast")
+check mockup_faster_by_less_than_10_percent_holds \
+    [ "$got" = "1 KiB allreduce_reduce_bcast Allreduce <= Reduce + Bcast 5.000 4.750 0.950 2.7e-07 holds ring 6.000 0.792" ]
+got=$(row "$g" "$t" "64 KiB allreduce_reduce_bcast")
+want="64 KiB allreduce_reduce_bcast Allreduce <= Reduce + Bcast 60.00 45.00 0.750~ 0.663 not significant ring 70.00 0.643~"
+check few_noisy_repetitions_are_not_significant [ "$got" = "$want" ]
+[ "$got" = "$want" ] || echo "# got: $got"
+got=$(row "$g" "$t" "1 MiB allreduce_rsb_allgather")
+check second_mockup_of_a_point_has_its_own_row \
+    [ "$got" = "1 MiB allreduce_rsb_allgather Allreduce <= Reduce_scatter_block + Allgather 800.0 790.0 0.988 4.3e-06 holds ring 450.0 1.756" ]
+check non_mockup_schedule_is_not_compared test -z "$(grep 'allreduce_ring ' "$g")"
+check schedule_without_file_is_noted \
+    grep -q "^  - generated:allgather_mystery: no schedule file (tried $d/schedules/allgather/mystery.json, .*): cannot tell whether it is a mock-up" "$g"
+check mockups_found_are_verified_by_hash \
+    grep -qF "  - allreduce_reduce_bcast: Allreduce <= Reduce + Bcast ($d/schedules/allreduce/reduce_bcast.json: the bytes the campaign ran (schedule_hash matches))" "$g"
+check guideline_lists_records_not_ok_with_their_reason \
+    grep -Eq '^ +26 +failed_check +allgather +mpich +4 +2 KiB +generated:allgather_gather_bcast +3 of 256 elements differ' "$g"
+check guideline_lists_native_errors_with_their_reason \
+    grep -Eq '^ +27 +error +allgather +mpich +4 +2 KiB +native:ring +the job exited with status 11' "$g"
+check report_md_has_the_guideline_section \
+    grep -qF '| allgather | mpich | 4 | 64 KiB | Allgather \<= Gather + Bcast | allgather_gather_bcast | 100.0 | 85.00 | 0.850 | 2.7e-07 |' "$d/report.md"
+check report_md_guideline_headings grep -q '^## Guideline violations$' "$d/report.md"
+
+# profile.json: the ranges of make_guideline_fixture.py's docstring.
+if [ -x /usr/bin/python3 ]; then
+    check profile_has_the_expected_ranges /usr/bin/python3 - "$d/profile.json" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["schema_version"] == 1 and p["alpha"] == 0.05
+got = {(e["library"], e["collective"], e["ranks"], e["datatype"], e["op"]):
+       [(r["lo_B"], r["hi_B"], r["use"]) for r in e["ranges"]] for e in p["profiles"]}
+want = {
+    ("mpich", "allgather", 4, "double", None): [
+        (0, 11585, "native:default"), (11586, None, "generated:allgather_gather_bcast")],
+    ("openmpi", "allreduce", 4, "double", "sum"): [
+        (0, 90, "native:default"), (91, 8192, "generated:allreduce_reduce_bcast"),
+        (8193, 262144, "native:default"), (262145, None, "native:ring")],
+}
+assert got == want, got
+ar = p["profiles"][1]["ranges"]
+assert ar[1]["guideline"] == "Allreduce <= Reduce + Bcast"
+assert [m["size_B"] for m in ar[3]["measured"]] == [1048576, 4194304]
+assert ar[2]["measured"][0]["fastest_other"] == "generated:allreduce_reduce_bcast"
+assert ar[2]["measured"][0]["p_value"] > 0.05
+assert sorted(r["status"] for r in p["not_measured"]) == ["error", "failed_check"]
+EOF
+fi
+check profile_ranges_are_one_line_each \
+    grep -q '^       {"lo_B": 262145, "hi_B": null, "use": "native:ring", "measured": \[{"size_B": 1048576,' "$d/profile.json"
+
+cp "$g" "$tmp/gl.1"
+cp "$d/profile.json" "$tmp/prof.1"
+"$collgen" report "$d" --quiet --no-plots
+check guideline_report_is_deterministic cmp -s "$tmp/gl.1" "$g"
+check profile_is_deterministic cmp -s "$tmp/prof.1" "$d/profile.json"
+
+# A schedule edited since the campaign: still a mock-up, and said so.
+d=$(gfresh changed)
+echo " " >>"$d/schedules/allreduce/reduce_bcast.json"
+"$collgen" report "$d" --quiet --no-plots
+check changed_schedule_is_noted \
+    grep -q "^  - generated:allreduce_reduce_bcast: $d/schedules/allreduce/reduce_bcast.json has FNV-1a 64 [0-9a-f]*, the records say [0-9a-f]*: the schedule changed since the campaign" "$d/guidelines.txt"
+check changed_schedule_keeps_its_violations [ "$(section "$d/guidelines.txt" "Guideline violations" | wc -l)" = 4 ]
+
+# The directory the campaign ran in is gone: the summaries come from this
+# repository's schedules/ (the real mock-ups of the same names).
+d=$(gfresh nocwd)
+sed -i "s|\"cwd\": \"[^\"]*\"|\"cwd\": \"$tmp/gone\"|" "$d/campaign.json"
+"$collgen" report "$d" --quiet --no-plots
+check mockups_are_found_in_the_repository_when_cwd_is_gone \
+    [ "$(section "$d/guidelines.txt" "Guideline violations" | wc -l)" = 4 ]
+
+# Bad input: nothing written, the previous guideline report and profile kept.
+d=$(gfresh gbad)
+"$collgen" report "$d" --quiet --no-plots
+cp "$d/guidelines.txt" "$tmp/gbad.gl"
+cp "$d/profile.json" "$tmp/gbad.prof"
+sed -i '3s/.*/{"schema_version": 1, oops}/' "$d/points.jsonl"
+"$collgen" report "$d" --quiet --no-plots 2>/dev/null
+rc=$?
+bad_input_kept() {
+    [ "$rc" = 2 ] && cmp -s "$tmp/gbad.gl" "$d/guidelines.txt" &&
+        cmp -s "$tmp/gbad.prof" "$d/profile.json" && test -z "$(find "$d" -maxdepth 1 -name '*.tmp')"
+}
+check bad_input_keeps_guidelines_and_profile bad_input_kept
 
 exit $((failed > 0))
