@@ -131,6 +131,33 @@ static void put(struct state *st, enum cg_bufid b, int rank, long j, int lb, int
     bits_at(st, b, rank, j)[who / 64] |= 1ull << (who % 64);
 }
 
+/* Why a pool: one (p, root, ppn) run at p = 1000 with B = p needs 128 MB of
+ * contribution sets per buffer; allocating them afresh for each run made the
+ * kernel fault every page in again (a quarter of the library's verify time).
+ * The buffers are kept and grown between runs (the generator is
+ * single-threaded) and live until the process exits. */
+struct pool {
+    void *p;
+    size_t cap;
+};
+static struct pool pool_vals[CG_BUF_COUNT_], pool_bits[CG_BUF_COUNT_];
+
+static void *pool_get(struct pool *pl, size_t bytes, int zero)
+{
+    if (bytes > pl->cap) {
+        free(pl->p);
+        pl->p = malloc(bytes);
+        if (pl->p == NULL) {
+            cg_panic("out of memory");
+        }
+        pl->cap = bytes;
+    }
+    if (zero) {
+        memset(pl->p, 0, bytes);
+    }
+    return pl->p;
+}
+
 static int on_start(void *arg, const struct cg_sim_where *w, long blocks, const long *nblocks)
 {
     struct state *st = arg;
@@ -138,11 +165,8 @@ static int on_start(void *arg, const struct cg_sim_where *w, long blocks, const 
     for (int b = 0; b < CG_BUF_COUNT_; b++) {
         st->nb[b] = nblocks[b];
         size_t n = (size_t)st->p * (size_t)nblocks[b];
-        st->vals[b] = malloc(sizeof(struct val) * (n ? n : 1));
-        st->bits[b] = calloc((n ? n : 1) * (size_t)st->nwords, sizeof(uint64_t));
-        if (st->vals[b] == NULL || st->bits[b] == NULL) {
-            cg_panic("out of memory");
-        }
+        st->vals[b] = pool_get(&pool_vals[b], sizeof(struct val) * (n ? n : 1), 0);
+        st->bits[b] = pool_get(&pool_bits[b], sizeof(uint64_t) * (n ? n : 1) * (size_t)st->nwords, 1);
         for (size_t i = 0; i < n; i++) {
             st->vals[b][i] = (struct val){ -1, 0, { 0, 0 } };
         }
@@ -572,7 +596,7 @@ static int on_call_group(struct state *st, const struct cg_sim_where *w,
     const char *dname = cc == CG_C_BCAST ? "buffer" : "recv";
     int p = gp;
     char a[96], b[96], pw[64];
-    if (step->call_color != NULL) {
+    if (step->call_group != CG_GROUP_ALL) {
         snprintf(pw, sizeof(pw), "its group's size %d", gp);
     } else {
         snprintf(pw, sizeof(pw), "p = %d", gp);
@@ -1114,8 +1138,7 @@ static int on_finish(void *arg, const struct cg_sim_where *w)
 static void state_free(struct state *st)
 {
     for (int b = 0; b < CG_BUF_COUNT_; b++) {
-        free(st->vals[b]);
-        free(st->bits[b]);
+        /* vals and bits belong to the pools (on_start). */
         st->vals[b] = NULL;
         st->bits[b] = NULL;
     }
