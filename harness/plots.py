@@ -21,6 +21,13 @@ are plotted (the report lists the others). One figure per
   phases_<coll>_<lib>_p<P>.png   share of each phase tag in the generated
                                  schedules, stacked, per size
   scaling_<coll>_<lib>.png       median time against p at fixed sizes
+  micro_<bench>_<lib>_p<P>_<shape>.png
+                                 a micro-benchmark (kind "micro"; <bench>
+                                 lane_pattern, or multi_collective_<coll>):
+                                 median time against the lane count k, one
+                                 line per size, and the bandwidth over k=1's
+                                 against the ideal k (harness/REPORT.md,
+                                 "Micro-benchmarks"); never in the others
 
 Implementations are named as in the table: "default", the native algorithm,
 "g:<name>" for the generated schedule <collective>_<name>, "bound:<name>" for
@@ -29,7 +36,11 @@ winner). A point where the
 library ran another algorithm than the one asked for (the record's diff
 lists "algorithm") is crossed out in the line plots and named "ring!" in the
 heatmap and box plots, as in the table. A collective/library measured with more than
-one datatype, op, root or in-place setting gets that setting in its names.
+one datatype, op, root or in-place setting gets that setting in its names,
+and a campaign that ran one process count under two node shapes
+(virtual_ranks_per_node), or any under a virtual one, gets the shape
+("real", "vppn2" for CG_PPN=2) in every name, so that the shapes' lines
+never mix.
 
 Why a temporary directory: figures go to DIR/plots.tmp, which replaces
 DIR/plots only when every figure is written, so a failure never leaves a
@@ -84,6 +95,20 @@ class Point:
         self.p25 = float(get(rec, "timing.p25_ns", self.median))
         self.p75 = float(get(rec, "timing.p75_ns", self.median))
         self.busbw = get(rec, "bandwidth.busbw_GBps")
+        # The node shape asked for: ("real", ranks per node) or ("vppn", k).
+        virtual = get(rec, "requested.node_shape", "real") == "virtual (CG_PPN)"
+        rpn = get(rec, "requested.ranks_per_node", 0)
+        self.shape = ("vppn" if virtual else "real", int(rpn) if rpn else 0)
+        self.shape_name = "vppn%d" % self.shape[1] if virtual else "real"
+        self.irregular = get(rec, "effective.regular", get(rec, "requested.regular", True)) \
+            is False
+        # Micro-benchmarks: "lane_pattern(k=2)" -> ("lane_pattern", 2).
+        self.micro, self.k = None, 0
+        if self.kind == "micro":
+            m = re.match(r"^(lane_pattern|multi_collective)\(k=([1-9][0-9]*)\)$", self.name)
+            if m is None:
+                raise ValueError("micro-benchmark name %r" % self.name)
+            self.micro, self.k = m.group(1), int(m.group(2))
         self.tags = [t for t in get(rec, "tags", []) if t.get("kind") == "phase"]
         self.raw = raw
         prefix = self.coll + "_"
@@ -433,23 +458,117 @@ def variant_text(v, coll):
     return parts
 
 
+def shape_title(q):
+    """As the report's titles: "real: 1 node x 4", "CG_PPN=2: 2 nodes x 2"."""
+    kind, k = q.shape
+    name = "CG_PPN=%d" % k if kind == "vppn" else "real"
+    if not k:
+        return name
+    if q.irregular or q.p % k:
+        return name + ": irregular"
+    nodes = q.p // k
+    return "%s: %d node%s x %d" % (name, nodes, "" if nodes == 1 else "s", k)
+
+
+def shapes_vary(points):
+    """Whether one process count ran under two node shapes, or any under a
+    virtual one (CG_PPN), as the report decides whether to name shapes."""
+    seen = {}
+    for q in points:
+        if seen.setdefault(q.p, q.shape) != q.shape or q.shape[0] == "vppn":
+            return True
+    return False
+
+
+def plot_micro(plt, np, pts, title, stem, out, written):
+    """Median time against k (one line per size) and the bandwidth over
+    k=1's against the ideal k: lane_pattern t1/tk (the same bytes over k
+    lanes), multi_collective k t1/tk (k collectives at once)."""
+    lane = pts[0].micro == "lane_pattern"
+    sizes = sorted({q.size for q in pts})
+    ks = sorted({q.k for q in pts})
+    cmap = plt.get_cmap("viridis")
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for i, size in enumerate(sizes):
+        colour = cmap(i / max(1, len(sizes) - 1) * 0.9)
+        qs = sorted((q for q in pts if q.size == size), key=lambda q: (q.k, q.median))
+        by_k = {}
+        for q in qs:
+            by_k.setdefault(q.k, q)  # the first (fastest) of a k
+        qs = [by_k[k] for k in sorted(by_k)]
+        ax.plot([q.k for q in qs], [q.median / 1e3 for q in qs], marker="o", color=colour,
+                label=fmt_size(size))
+        ax.fill_between([q.k for q in qs], [q.p25 / 1e3 for q in qs], [q.p75 / 1e3 for q in qs],
+                        color=colour, alpha=0.15, linewidth=0)
+        if 1 in by_k and by_k[1].median > 0:
+            t1 = by_k[1].median
+            gain = [(t1 / q.median) * (1 if lane else q.k) if q.median > 0 else float("nan")
+                    for q in qs]
+            bx.plot([q.k for q in qs], gain, marker="o", color=colour, label=fmt_size(size))
+    bx.plot(ks, ks, linestyle=":", color="grey", label="ideal (k)")
+    for a in (ax, bx):
+        a.set_xticks(ks)
+        a.set_xlabel("lanes k")
+        a.grid(True, alpha=0.3)
+    plain_log_y(ax)
+    ax.set_ylabel("time per call (us, median of the slowest rank)")
+    ax.set_title("time (band: p25..p75)", fontsize=10)
+    bx.set_ylabel("bandwidth over k=1's" if lane else "total bandwidth of k collectives over one")
+    bx.set_title("k t(k=1) / t(k)" if not lane else "t(k=1) / t(k)", fontsize=10)
+    legend_outside(bx, title="size")
+    fig.suptitle(title)
+    fig.tight_layout()
+    save(fig, out, "micro_%s.png" % stem, written)
+    plt.close(fig)
+
+
+def make_micro(plt, np, points, out, written):
+    groups = {}
+    for q in points:
+        groups.setdefault((q.micro, q.coll, q.lib), []).append(q)
+    for (micro, coll, lib), pts in sorted(groups.items()):
+        variants = sorted({q.variant for q in pts})
+        bench = micro if micro == "lane_pattern" else "%s_%s" % (micro, coll)
+        head = "lane_pattern" if micro == "lane_pattern" else "multi_collective: %s" % coll
+        for v in variants:
+            vp = [q for q in pts if q.variant == v]
+            extra = variant_text(v, coll) if len(variants) > 1 else []
+            for p, shape in sorted({(q.p, q.shape) for q in vp}):
+                sp = [q for q in vp if q.p == p and q.shape == shape]
+                stem = "_".join([slug(bench), slug(lib), "p%d" % p, sp[0].shape_name] +
+                                [slug(x) for x in extra])
+                title = "%s, %s, p=%d, %s" % (", ".join([head] + extra), lib, p,
+                                              shape_title(sp[0]))
+                plot_micro(plt, np, sp, title, stem, out, written)
+
+
 def make_all(plt, np, points, out):
     written = []
+    micro = [q for q in points if q.micro is not None]
+    points = [q for q in points if q.micro is None]
+    vary = shapes_vary(points + micro)
     by_cl = {}
     for q in points:
         by_cl.setdefault((q.coll, q.lib), []).append(q)
     for (coll, lib), pts in sorted(by_cl.items()):
+        # Node shapes apart when they vary: ("real" at any p, "vppn2", ...).
+        keys = sorted({(q.variant, q.shape_name if vary else "") for q in pts})
         variants = sorted({q.variant for q in pts})
-        for v in variants:
-            vp = [q for q in pts if q.variant == v]
+        for v, shape in keys:
+            vp = [q for q in pts if q.variant == v and (not vary or q.shape_name == shape)]
             extra = variant_text(v, coll) if len(variants) > 1 else []
+            if vary:
+                extra = extra + [shape]
             base = "_".join([slug(coll), slug(lib)] + [slug(x) for x in extra])
             title = ", ".join([coll, lib] + extra)
             for p in sorted({q.p for q in vp}):
-                plot_group(plt, np, [q for q in vp if q.p == p], "%s, p=%d" % (title, p),
-                           "%s_p%d" % (base, p), out, written)
+                pp = [q for q in vp if q.p == p]
+                ptitle = "%s, p=%d" % (", ".join([coll, lib] + extra[:-1] + [shape_title(pp[0])])
+                                       if vary else title, p)
+                plot_group(plt, np, pp, ptitle, "%s_p%d" % (base, p), out, written)
             plot_heatmap(plt, np, vp, title, base, out, written)
             plot_scaling(plt, np, vp, title, base, out, written)
+    make_micro(plt, np, micro, out, written)
     return written
 
 

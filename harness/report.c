@@ -2,7 +2,8 @@
  * table, CSV, Markdown report and plots from its records alone.
  *
  *   1. read    points.jsonl, raw files, campaign.json, run-N.json (report_data.c)
- *   2. tables  per collective, library, p and size               (report_table.c)
+ *   2. tables  per collective, library, p (node shape) and size,
+ *              and the micro-benchmarks per lane count k          (report_table.c)
  *   3. CSV     one flat row per record                           (report_csv.c)
  *   4. plots   /usr/bin/python3 harness/plots.py DIR             (harness/plots.py)
  *   5. report  context, tables, plots, how to reproduce          (report_context.c)
@@ -227,6 +228,7 @@ static int plots_section(struct cg_rep_doc *d, const char *dir)
         {"box_", "Repetitions per point (box plots)"},
         {"phases_", "Per-phase breakdown of the generated schedules"},
         {"scaling_", "Scaling with the process count"},
+        {"micro_", "Micro-benchmarks: time and bandwidth against the lane count k"},
     };
     char *pdir = cg_rep_strf("%s/plots", dir);
     if (pdir == NULL) {

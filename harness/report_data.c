@@ -610,8 +610,10 @@ void cg_rep_shape_label(char *out, size_t n, const struct cg_rep_record *r)
 }
 
 /* Marks every record when two records of one process count have different
- * node shapes: then the tables, the guideline report and the profile name
- * the shape (it is part of their keys all the same). */
+ * node shapes, or a record ran under a virtual one (CG_PPN): then the
+ * tables, the guideline report and the profile name the shape (it is part
+ * of their keys all the same). A campaign on real nodes only, one shape
+ * per process count, reads as it did before node shapes. */
 static int mark_shapes(struct cg_rep_campaign *c)
 {
     size_t *first = malloc((c->nrecs + 1) * sizeof *first); /* a record per process count */
@@ -631,6 +633,7 @@ static int mark_shapes(struct cg_rep_campaign *c)
         } else {
             vary = cg_rep_cmp_shape(&c->recs[first[k]], r) != 0;
         }
+        vary |= r->virtual_shape;
     }
     free(first);
     for (size_t i = 0; i < c->nrecs; i++) {

@@ -42,7 +42,8 @@ struct cg_rep_record {
                                       * fallback */
     const char *irregular_why;       /* effective.irregular_why, NULL when none */
     int shape_shown;                 /* the campaign has two node shapes at one process
-                                      * count: titles and keys name the shape */
+                                      * count, or a virtual one: titles and keys name
+                                      * the shape */
     const char *micro;               /* kind micro: "lane_pattern" or "multi_collective",
                                       * else NULL */
     int micro_k;                     /* kind micro: the lanes k of the name (and of

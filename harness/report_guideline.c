@@ -306,12 +306,14 @@ int cg_rep_mockups_find(struct cg_rep_mockups *m, const struct cg_rep_campaign *
     for (size_t i = 0; i < m->n && rc == 0; i++) {
         struct cg_rep_sched *s = &m->v[i];
         if (s->file == NULL) {
-            /* schedules/<collective>/<name less "<collective>_">.json */
+            /* schedules/<collective>/<name less "<collective>_">.json, a
+             * sweep's "(radix=4)" left out */
             size_t n = strlen(s->collective);
             const char *rest = (strncmp(s->name, s->collective, n) == 0 && s->name[n] == '_')
                                    ? s->name + n + 1
                                    : s->name;
-            s->file = cg_rep_strf("schedules/%s/%s.json", s->collective, rest);
+            s->file = cg_rep_strf("schedules/%s/%.*s.json", s->collective,
+                                  (int)strcspn(rest, "("), rest);
             if (s->file == NULL) {
                 rc = 1;
                 break;
@@ -357,10 +359,13 @@ static int is_default(const struct cg_rep_record *r)
 }
 
 /* The records the comparisons and the profile use: ok, first of their
- * point_id, not a bound (a bound is a yardstick, not an implementation). */
+ * point_id, not a bound (a bound is a yardstick, not an implementation),
+ * not a micro-benchmark (a pattern, not an implementation of the
+ * collective). */
 static int usable(const struct cg_rep_record *r)
 {
-    return cg_rep_is_ok(r) && r->duplicate_of == 0 && strcmp(r->kind, "bound") != 0;
+    return cg_rep_is_ok(r) && r->duplicate_of == 0 && strcmp(r->kind, "bound") != 0 &&
+           r->micro == NULL;
 }
 
 /* By group, size, natives first, name, line. */
@@ -439,7 +444,9 @@ static void fmt_ratio(char *out, size_t n, double num, double den, double p)
     }
 }
 
-/* "double sum", "double sum / root 1 / in place", "" for barrier. */
+/* "double sum", "double sum / root 1 / in place", "" for barrier; with the
+ * node shape when the campaign has several ("double sum / CG_PPN=2: 2
+ * nodes x 2"). */
 static void variant(char *out, size_t n, const struct cg_rep_record *r)
 {
     int op = cg_rep_takes_op(r->collective) && r->op[0] != '\0';
@@ -448,9 +455,14 @@ static void variant(char *out, size_t n, const struct cg_rep_record *r)
     if (r->root != 0) {
         snprintf(root, sizeof root, "%sroot %d", (dt[0] != '\0') ? " / " : "", r->root);
     }
-    snprintf(out, n, "%s%s%s%s%s", dt, op ? " " : "", op ? r->op : "", root,
-             r->in_place ? ((dt[0] != '\0' || root[0] != '\0') ? " / in place" : "in place")
-                         : "");
+    char shape[64] = "";
+    if (r->shape_shown) {
+        cg_rep_shape_label(shape, sizeof shape, r);
+    }
+    int before = dt[0] != '\0' || root[0] != '\0';
+    snprintf(out, n, "%s%s%s%s%s%s%s", dt, op ? " " : "", op ? r->op : "", root,
+             r->in_place ? (before ? " / in place" : "in place") : "",
+             (shape[0] != '\0' && (before || r->in_place)) ? " / " : "", shape);
 }
 
 /* "native:ring", "generated:allreduce_ring". */
@@ -782,8 +794,20 @@ char *cg_rep_profile_json(const struct cg_rep_campaign *c, const struct cg_rep_m
         js_str(&b, barrier ? NULL : f->datatype);
         cg_rep_buf_add(&b, ", \"op\": ");
         js_str(&b, (cg_rep_takes_op(f->collective) && f->op[0] != '\0') ? f->op : NULL);
-        cg_rep_buf_printf(&b, ", \"root\": %d, \"in_place\": %s,\n     \"ranges\": [", f->root,
+        cg_rep_buf_printf(&b, ", \"root\": %d, \"in_place\": %s", f->root,
                           f->in_place ? "true" : "false");
+        if (f->shape_shown) {
+            /* Several node shapes in the campaign: the shape is part of the key. */
+            cg_rep_buf_printf(&b, ", \"node_shape\": \"%s\", \"ranks_per_node\": ",
+                              f->virtual_shape ? "virtual (CG_PPN)" : "real");
+            if (f->ranks_per_node > 0) {
+                cg_rep_buf_printf(&b, "%d", f->ranks_per_node);
+            } else {
+                cg_rep_buf_add(&b, "null");
+            }
+            cg_rep_buf_printf(&b, ", \"regular\": %s", f->irregular ? "false" : "true");
+        }
+        cg_rep_buf_add(&b, ",\n     \"ranges\": [");
         size_t i = 0;
         int firstr = 1;
         while (i < g->n) {
@@ -805,6 +829,21 @@ char *cg_rep_profile_json(const struct cg_rep_campaign *c, const struct cg_rep_m
             }
             cg_rep_buf_add(&b, ", \"use\": ");
             js_str(&b, use);
+            /* A parameter sweep's point ("bcast_knomial(radix=4)"): the values
+             * to set (CG_PARAM_<schedule>_<name>, or the test's "params"). */
+            const cJSON *params = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(g->picks[i].use->json, "requested"), "params");
+            if (strcmp(g->picks[i].use->kind, "generated") == 0 &&
+                strchr(g->picks[i].use->name, '(') != NULL && cJSON_IsObject(params) &&
+                params->child != NULL) {
+                char *pj = cJSON_PrintUnformatted(params);
+                if (pj == NULL) {
+                    b.failed = 1;
+                } else {
+                    cg_rep_buf_printf(&b, ", \"params\": %s", pj);
+                    cJSON_free(pj);
+                }
+            }
             if (g->picks[i].use->effective_algorithm != NULL) {
                 /* The record says the library ran another algorithm. */
                 cg_rep_buf_add(&b, ", \"ran\": ");
@@ -848,8 +887,8 @@ char *cg_rep_profile_json(const struct cg_rep_campaign *c, const struct cg_rep_m
     int any = 0;
     for (size_t i = 0; i < c->nrecs; i++) {
         const struct cg_rep_record *r = &c->recs[i];
-        if (cg_rep_is_ok(r)) {
-            continue;
+        if (cg_rep_is_ok(r) || r->micro != NULL) {
+            continue; /* micro-benchmarks are no choice of the profile */
         }
         char impl[256];
         impl_name(impl, sizeof impl, r);
@@ -1208,10 +1247,12 @@ static void profile_section(struct cg_rep_doc *d, const struct cg_rep_campaign *
         }
     }
     cg_rep_doc_add(d, CG_REP_HEADING, 2, "Profile (profile.json): where not to use the default");
+    int shapes = c->nrecs > 0 && c->recs[0].shape_shown;
     char *para = cg_rep_strf("profile.json has %zu entr%s (collective, library, process count, "
-                             "datatype, op, root, in place) and %zu size range%s; %d of them use "
+                             "datatype, op, root, in place%s) and %zu size range%s; %d of them use "
                              "another implementation than native:default%s",
-                             pr.ngroups, (pr.ngroups == 1) ? "y" : "ies", nranges,
+                             pr.ngroups, (pr.ngroups == 1) ? "y" : "ies",
+                             shapes ? ", node shape" : "", nranges,
                              (nranges == 1) ? "" : "s", t->nrows, (t->nrows > 0) ? ":" : ".");
     add_owned(d, CG_REP_PARA, 0, para);
     if (t->nrows > 0) {
@@ -1232,7 +1273,8 @@ static void legend(struct cg_rep_doc *d)
         "bcast).\n"
         "native us, mock us: medians over the repetitions of the slowest rank in each "
         "repetition, in microseconds, of the native default and of the mock-up at the same "
-        "point (collective, library, p, datatype, op, root, in place, size).\n"
+        "point (collective, library, p, datatype, op, root, in place, size, and the node shape "
+        "when the campaign ran several).\n"
         "mock/native: the mock-up's median over the default's. ~ after a ratio: NOT "
         "significant (two-sided Mann-Whitney U test on the raw repetitions, alpha = %g, as in "
         "the main tables); ? a raw file is missing, so it was not tested.\n"

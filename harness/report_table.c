@@ -9,6 +9,13 @@
  * best/def (PICO) min(520, 455)/800 = 0.569; winner g:ring. The pairs table
  * has allreduce_ring against ring, 455/520 = 0.875, and
  * allreduce_recursive_doubling against recursive_doubling, 930/910 = 1.022.
+ *
+ * A micro-benchmark, from tests/report/micro (lane_pattern, p = 4 as 2
+ * nodes x 2, 64 KiB): k=1 100 us, k=2 52 us. vs k=1 is 52/100 = 0.520; the
+ * bandwidth over k=1's is 100/52 = 1.92, 0.96 of the ideal 2: "scales"
+ * (at least 0.9 of k times). multi_collective allreduce at p = 8 as 2 x 4,
+ * 8 B: k=1..4 10, 10.5, 10.8, 15 us: k=2 and 3 within 1.1 times k=1's time
+ * ("as one"), k=4 1.5 times: up to 3 concurrent allreduce cost one.
  */
 #include "report_table.h"
 
@@ -384,6 +391,10 @@ static void fmt_bw(char *out, size_t n, double v)
 
 /* ---- the tables --------------------------------------------------------- */
 
+/* Micro-benchmarks: what "k times the bandwidth" and "no more than one"
+ * allow, 10% (the margin of the guideline report). */
+#define MICRO_MARGIN 0.1
+
 static const char *const main_heads[] = {
     "size", "default us", "best native", "native us", "nat/def", "best generated",
     "gen us", "gen/def", "best/def", "winner", "algbw GB/s", "busbw GB/s"};
@@ -608,9 +619,15 @@ static void not_measured(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
         if (cg_rep_is_ok(r)) {
             continue;
         }
-        char line[16], p[16], size[32], impl[160], reason[400];
+        char line[16], p[96], size[32], impl[160], reason[400];
         snprintf(line, sizeof line, "%d", r->line);
-        snprintf(p, sizeof p, "%d", r->ranks);
+        if (r->shape_shown) {
+            char shape[64];
+            cg_rep_shape_label(shape, sizeof shape, r);
+            snprintf(p, sizeof p, "%d, %s", r->ranks, shape);
+        } else {
+            snprintf(p, sizeof p, "%d", r->ranks);
+        }
         cg_rep_fmt_size(size, sizeof size, r->size_B);
         snprintf(impl, sizeof impl, "%s:%s", r->kind, r->name);
         /* Why: a reason is one table cell; line breaks would split the row. */
@@ -644,12 +661,61 @@ static void notes(struct cg_rep_doc *d, const struct cg_rep_campaign *c,
     for (size_t i = 0; i < n; i++) {
         const struct cg_rep_record *r = v[i];
         if (r->effective_algorithm != NULL) {
-            char size[32];
+            char size[32], shape[80] = "";
             cg_rep_fmt_size(size, sizeof size, r->size_B);
-            cg_rep_buf_printf(&b, "%s / %s / p=%d / %s: native %s ran %s (%s), line %d\n",
-                              r->collective, r->library, r->ranks, size, r->name,
+            if (r->shape_shown) {
+                memcpy(shape, " / ", 4);
+                cg_rep_shape_label(shape + 3, sizeof shape - 3, r);
+            }
+            cg_rep_buf_printf(&b, "%s / %s / p=%d%s / %s: native %s ran %s (%s), line %d\n",
+                              r->collective, r->library, r->ranks, shape, size, r->name,
                               r->effective_algorithm,
                               (r->algorithm_source != NULL) ? r->algorithm_source : "?", r->line);
+        }
+    }
+    /* Irregular node shapes (a virtual shape that does not divide p), and
+     * shapes the runtime could not find: one item per process count and
+     * shape, over every record. */
+    for (size_t i = 0; i < c->nrecs; i++) {
+        const struct cg_rep_record *r = &c->recs[i];
+        if (!r->irregular && r->irregular_why == NULL) {
+            continue;
+        }
+        int first = 1;
+        for (size_t k = 0; k < i && first; k++) {
+            const struct cg_rep_record *q = &c->recs[k];
+            first = !((q->irregular || q->irregular_why != NULL) && q->ranks == r->ranks &&
+                      cg_rep_cmp_shape(q, r) == 0);
+        }
+        if (!first) {
+            continue;
+        }
+        size_t count = 0;
+        for (size_t k = i; k < c->nrecs; k++) {
+            const struct cg_rep_record *q = &c->recs[k];
+            count += (q->irregular || q->irregular_why != NULL) && q->ranks == r->ranks &&
+                     cg_rep_cmp_shape(q, r) == 0;
+        }
+        char shape[80];
+        if (r->virtual_shape) {
+            snprintf(shape, sizeof shape, "CG_PPN=%d", r->ranks_per_node);
+        } else {
+            snprintf(shape, sizeof shape, "real nodes");
+        }
+        if (r->irregular) {
+            cg_rep_buf_printf(&b,
+                              "p=%d / %s is an irregular node shape (%s): the topology schedules "
+                              "(hierarchical, full-lane) ran their declared fallback there; %zu "
+                              "record%s, from line %d\n",
+                              r->ranks, shape,
+                              (r->irregular_why != NULL) ? r->irregular_why
+                                                         : "the records say regular: false",
+                              count, (count == 1) ? "" : "s", r->line);
+        } else {
+            cg_rep_buf_printf(&b, "p=%d / %s: the runtime could not find the topology (%s); %zu "
+                                  "record%s, from line %d\n",
+                              r->ranks, shape, r->irregular_why, count, (count == 1) ? "" : "s",
+                              r->line);
         }
     }
     /* Forced algorithms the library cannot report: one item per library
@@ -717,7 +783,7 @@ static void notes(struct cg_rep_doc *d, const struct cg_rep_campaign *c,
     doc_add_owned(d, CG_REP_LIST, 0, cg_rep_buf_take(&b));
 }
 
-static void legend(struct cg_rep_doc *d)
+static void legend(struct cg_rep_doc *d, int micro, int shapes)
 {
     struct cg_rep_buf b;
     cg_rep_buf_init(&b);
@@ -767,6 +833,31 @@ static void legend(struct cg_rep_doc *d)
         sep = "; ";
     }
     cg_rep_buf_add(&b, ".");
+    if (shapes) {
+        cg_rep_buf_add(&b,
+                       "\nNode shapes (virtual_ranks_per_node): this campaign ran some process "
+                       "counts under two or more node shapes, so every table names its shape and "
+                       "a shape's records never share a row with another's: real: N nodes x K "
+                       "(the real placement, K ranks per node), CG_PPN=K: N nodes x K (CG_PPN=K "
+                       "makes every K consecutive ranks a node, for the topology schedules and "
+                       "the micro-benchmarks); irregular: the ranks do not split into nodes of K, "
+                       "so the topology schedules ran their declared fallback (Notes).");
+    }
+    if (micro) {
+        cg_rep_buf_printf(
+            &b,
+            "\nMicro-benchmarks: median us of each lane count k; vs k=1: its median over k=1's "
+            "(~ not significant, U test as above); bw x k=1: lane_pattern's bandwidth over "
+            "k=1's, t(k=1) / t(k) (the same bytes over k lanes); total bw x k=1: "
+            "multi_collective's k collectives of that size at once over one, k t(k=1) / t(k); "
+            "of ideal: that over k (1.00: k lanes give k times the bandwidth); algbw and busbw "
+            "from the record (lane_pattern: size / time, factor 1; multi_collective: one lane's "
+            "collective, p the number of nodes). reads: lane_pattern scales (of ideal at least "
+            "%.2f), partial, no gain (bandwidth within %.0f%% of k=1's) or slower; "
+            "multi_collective as one (at most %.2f times k=1's median) or costs more. The "
+            "list under each table says up to which k that holds.",
+            1.0 - MICRO_MARGIN, 100.0 * MICRO_MARGIN, 1.0 + MICRO_MARGIN);
+    }
     cg_rep_doc_add(d, CG_REP_HEADING, 2, "How to read the tables");
     doc_add_owned(d, CG_REP_LIST, 0, cg_rep_buf_take(&b));
 }
@@ -906,10 +997,6 @@ static void repetitions(struct cg_rep_doc *d, const struct cg_rep_record *const 
 
 /* ---- micro-benchmarks ------------------------------------------------------ */
 
-/* What "k times the bandwidth" and "no more than one" allow: 10%, the
- * margin of the guideline report. */
-#define MICRO_MARGIN 0.9
-
 static const char *const lane_heads[] = {"size",     "k",          "median us",  "vs k=1",
                                          "p (U test)", "bw x k=1", "of ideal",   "algbw GB/s",
                                          "busbw GB/s", "reads"};
@@ -973,9 +1060,19 @@ static double micro_gain(const struct cg_rep_record *r, const struct cg_rep_reco
     return is_lane(r) ? g : g * (double)r->micro_k;
 }
 
-/* The "reads" cell: lane_pattern scales (within 10% of k times the
- * bandwidth), partial, no gain (within 10% of k=1's), slower; multi_collective
- * as one (no more than 1.1 x k=1's time) or costs more. */
+/* Whether k holds what the pattern asks: lane_pattern, at least 0.9 k times
+ * k=1's bandwidth; multi_collective, at most 1.1 times k=1's time. */
+static int micro_holds(const struct cg_rep_record *r, const struct cg_rep_record *ref)
+{
+    if (is_lane(r)) {
+        return micro_gain(r, ref) >= (1.0 - MICRO_MARGIN) * (double)r->micro_k;
+    }
+    return r->median_ns <= (1.0 + MICRO_MARGIN) * ref->median_ns;
+}
+
+/* The "reads" cell: lane_pattern scales (micro_holds), partial, no gain
+ * (bandwidth within 10% of k=1's), slower (below 0.9 of it);
+ * multi_collective as one (micro_holds) or costs more. */
 static const char *micro_reads(const struct cg_rep_record *r, const struct cg_rep_record *ref)
 {
     if (r == ref) {
@@ -986,15 +1083,15 @@ static const char *micro_reads(const struct cg_rep_record *r, const struct cg_re
         return "-";
     }
     if (!is_lane(r)) {
-        return (r->median_ns * MICRO_MARGIN <= ref->median_ns) ? "as one" : "costs more";
+        return micro_holds(r, ref) ? "as one" : "costs more";
     }
-    if (g >= MICRO_MARGIN * (double)r->micro_k) {
+    if (micro_holds(r, ref)) {
         return "scales";
     }
-    if (g < MICRO_MARGIN) {
+    if (g < 1.0 - MICRO_MARGIN) {
         return "slower";
     }
-    return (g * MICRO_MARGIN <= 1.0) ? "no gain" : "partial";
+    return (g <= 1.0 + MICRO_MARGIN) ? "no gain" : "partial";
 }
 
 /* The finding of one size of one micro table, records v[0..n) by k, ref the
@@ -1022,8 +1119,7 @@ static void micro_finding(struct cg_rep_buf *b, const struct cg_rep_record *cons
             continue;
         }
         double g = micro_gain(r, ref);
-        int holds = lane ? (g >= MICRO_MARGIN * (double)r->micro_k)
-                         : (r->median_ns * MICRO_MARGIN <= ref->median_ns);
+        int holds = !isnan(g) && micro_holds(r, ref);
         if (holds && broke == NULL) {
             upto = r;
         } else if (broke == NULL) {
@@ -1127,6 +1223,12 @@ static void micro_table(struct cg_rep_doc *d, const struct cg_rep_record *const 
         i = j;
     }
     cg_rep_doc_add_table(d, t);
+    if (!v[0]->irregular && v[0]->ranks_per_node > 0 && v[0]->ranks_per_node >= v[0]->ranks) {
+        cg_rep_doc_add(d, CG_REP_PARA, 0,
+                       "One node: no lane reaches another node (lane_pattern sends to its own "
+                       "node, multi_collective's lanes hold one rank each), so this table says "
+                       "nothing about the network.");
+    }
     if (found.failed) {
         d->failed = 1;
         cg_rep_buf_fini(&found);
@@ -1219,7 +1321,7 @@ int cg_rep_build_results(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
     repetitions(d, v, nall);
     not_measured(d, c);
     notes(d, c, v, n);
-    legend(d, nall > n);
+    legend(d, nall > n, c->nrecs > 0 && c->recs[0].shape_shown);
     free(v);
     return d->failed ? -1 : 0;
 }

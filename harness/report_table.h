@@ -60,15 +60,18 @@ void cg_rep_table_free(struct cg_rep_table *t);
 void cg_rep_doc_add_table(struct cg_rep_doc *d, struct cg_rep_table *t);
 
 /* Appends the results of campaign c: a summary line, one table per
- * collective, library, process count and variant, the pairs of generated
- * schedules and native implementations of the same algorithm, the records
- * that were not measured, notes, and the legend. 0, or -1 out of memory. */
+ * collective, library, process count, node shape and variant, the pairs of
+ * generated schedules and native implementations of the same algorithm, the
+ * micro-benchmarks (kind micro: each lane count k against k=1, in a section
+ * of their own), the repetitions, the records that were not measured,
+ * notes, and the legend. 0, or -1 out of memory. */
 int cg_rep_build_results(struct cg_rep_doc *d, const struct cg_rep_campaign *c);
 
 /* The grouping and ordering the tables use, for the other report sections
  * (report_guideline.c): records of one table share collective, library,
- * process count, datatype, op, root and in-place (cg_rep_cmp_group orders
- * groups); its title ("allreduce / openmpi / p=4 / double sum", malloc'd,
+ * process count, node shape, datatype, op, root and in-place
+ * (cg_rep_cmp_group orders groups); its title ("allreduce / openmpi / p=4 /
+ * double sum", and " / CG_PPN=2: 2 nodes x 2" when shapes are shown; malloc'd,
  * NULL out of memory); whether a beats b (lower median, then native before
  * generated, then name; b NULL: 1); whether a collective takes an op. */
 int cg_rep_cmp_group(const struct cg_rep_record *a, const struct cg_rep_record *b);

@@ -16,6 +16,12 @@
 #                               tests/report/make_guideline_fixture.py, whose
 #                               docstring has the expected violations and
 #                               profile ranges
+#   tests/report/micro/         node shapes and micro-benchmarks: allreduce at
+#                               p = 4 under three node shapes (real, CG_PPN=2,
+#                               the irregular CG_PPN=3), a parameter sweep,
+#                               lane_pattern and multi_collective records;
+#                               written by tests/report/make_micro_fixture.py,
+#                               whose docstring has the expected findings
 #
 # Every case works on a copy of the fixture in a temporary directory, so the
 # repository stays clean. One line per case, "PASS report <name>" or
@@ -401,5 +407,135 @@ bad_input_kept() {
         cmp -s "$tmp/gbad.prof" "$d/profile.json" && test -z "$(find "$d" -maxdepth 1 -name '*.tmp')"
 }
 check bad_input_keeps_guidelines_and_profile bad_input_kept
+
+# ---- node shapes and micro-benchmarks -----------------------------------------
+
+mfixture=tests/report/micro
+mfresh() { # mfresh NAME: a copy of the micro fixture; prints its path
+    rm -rf "${tmp:?}/$1"
+    cp -r "$mfixture" "$tmp/$1"
+    echo "$tmp/$1"
+}
+
+d=$(mfresh micro)
+"$collgen" report "$d" >"$tmp/micro.out" 2>"$tmp/micro.err"
+rc=$?
+check micro_and_shapes_report_exits_0 [ "$rc" = 0 ]
+[ "$rc" = 0 ] || sed 's/^/# /' "$tmp/micro.err"
+t=$d/table.txt
+
+# The native:default of allreduce/openmpi/p=4 at 1 KiB was measured under
+# three node shapes (5, 9 and 6 us): three tables, one row each.
+got=$(for s in "real: 1 node x 4" "CG_PPN=2: 2 nodes x 2" "CG_PPN=3: irregular"; do
+    row "$t" "allreduce / openmpi / p=4 / double sum / $s" "1 KiB" | head -1 | cut -d' ' -f1-3
+done)
+want="1 KiB 5.000
+1 KiB 9.000
+1 KiB 6.000"
+check default_rows_of_two_shapes_land_in_separate_tables [ "$got" = "$want" ]
+[ "$got" = "$want" ] || { echo "# got:"; echo "$got" | sed 's/^/#   /'; }
+check shape_tables_are_not_also_merged [ "$(grep -c '^== allreduce / openmpi / p=4 / double sum' "$t")" = 3 ]
+check irregular_shape_is_noted grep -qF "  - p=4 / CG_PPN=3 is an irregular node shape (p = 4 is not a multiple of CG_PPN = 3 (the last node holds 1 ranks)): the topology schedules (hierarchical, full-lane) ran their declared fallback there; 2 records, from line" "$t"
+got=$(row "$t" "bcast / openmpi / p=4 / double / real: 1 node x 4" "1 KiB" | head -1)
+want="1 KiB 5.000 - - - knomial(radix=4) 4.000 0.800 0.800 g:knomial(radix=4) 0.256 0.256"
+check parameter_sweep_shows_its_value_in_the_table [ "$got" = "$want" ]
+[ "$got" = "$want" ] || echo "# got: $got"
+
+# The micro-benchmarks: their own section, per shape, each k against k=1.
+check micro_section_follows_the_tables grep -q '^Micro-benchmarks$' "$t"
+got=$(row "$t" "lane_pattern / openmpi / p=4 / double / CG_PPN=2: 2 nodes x 2" "64 KiB"
+    row "$t" "lane_pattern / openmpi / p=4 / double / CG_PPN=2: 2 nodes x 2" "1 MiB")
+want="64 KiB 1 100.0 - - 1.00 1.00 0.655 0.655 reference
+64 KiB 2 52.00 0.520 1.4e-09 1.92 0.96 1.260 1.260 scales
+1 MiB 1 1000 - - 1.00 1.00 1.049 1.049 reference
+1 MiB 2 800.0 0.800 2.5e-07 1.25 0.62 1.311 1.311 partial"
+check micro_lane_pattern_rows_have_k_ratio_and_bandwidth [ "$got" = "$want" ]
+[ "$got" = "$want" ] || { echo "# got:"; echo "$got" | sed 's/^/#   /'; }
+got=$(row "$t" "multi_collective: allreduce / openmpi / p=8 / double sum / CG_PPN=4: 2 nodes x 4" "8 B")
+want="8 B 1 10.00 - - 1.00 1.00 0.00080 0.00080 reference
+8 B 2 10.50 1.050 2.7e-07 1.90 0.95 0.00076 0.00076 as one
+8 B 3 10.80 1.080 2.7e-07 2.78 0.93 0.00074 0.00074 as one
+8 B 4 15.00 1.500 2.1e-08 2.67 0.67 0.00053 0.00053 costs more"
+check micro_multi_collective_rows_have_k_ratio_and_bandwidth [ "$got" = "$want" ]
+[ "$got" = "$want" ] || { echo "# got:"; echo "$got" | sed 's/^/#   /'; }
+check micro_says_whether_k_lanes_give_k_times_the_bandwidth grep -qxF \
+    "  - 64 KiB: k lanes give k times the bandwidth of one (within 10%) up to k=2; the most bandwidth at k=2, 1.92x k=1's" "$t"
+check micro_says_when_lanes_do_not_scale grep -qxF \
+    "  - 1 MiB: more lanes do not give proportionally more bandwidth: k=2 gives 1.25x the bandwidth of k=1 (ideal 2x); the most bandwidth at k=2, 1.25x k=1's" "$t"
+check micro_says_how_many_concurrent_collectives_cost_as_one grep -qxF \
+    "  - 8 B: up to 3 concurrent allreduce cost no more than one (within 10% of k=1's median); 4 take 1.50x its time" "$t"
+check micro_says_when_two_already_cost_more grep -qxF \
+    "  - 8 B: only one allreduce costs as one: 2 concurrent ones take 2.00x its time" "$t"
+# p=8 has micro-benchmarks only: no main table; lane_pattern one micro table.
+check micro_records_are_not_in_the_main_tables \
+    [ "$(grep -c '^== allreduce / openmpi / p=8\|^== lane_pattern / ' "$t")" = 1 ]
+check micro_failed_check_is_listed_with_its_reason \
+    grep -Eq '^ +26 +failed_check +lane_pattern +openmpi +4, CG_PPN=2: 2 nodes x 2 +1 KiB +micro:lane_pattern\(k=2\) +2 of 128 elements differ' "$t"
+check report_md_has_the_micro_section grep -q '^## Micro-benchmarks$' "$d/report.md"
+
+# The guideline report and the profile: shapes apart, micro-benchmarks out.
+g=$d/guidelines.txt
+got=$(section "$g" "Guideline violations")
+want="collective library p variant size guideline mock-up native us mock us mock/native p (U test)
+allreduce openmpi 4 double sum / CG_PPN=2: 2 nodes x 2 1 MiB Allreduce <= Reduce + Bcast allreduce_reduce_bcast 1200 900.0 0.750 2.1e-08"
+check guideline_violation_names_its_node_shape [ "$got" = "$want" ]
+[ "$got" = "$want" ] || { echo "# got:"; echo "$got" | sed 's/^/#   /'; }
+check guideline_tables_are_per_node_shape \
+    [ "$(grep -c '^== allreduce / openmpi / p=4 / double sum / \(real: 1 node x 4\|CG_PPN=2: 2 nodes x 2\) ==$' "$g")" = 2 ]
+check guideline_report_has_no_micro_benchmark [ "$(grep -c 'lane_pattern\|multi_collective' "$g")" = 0 ]
+if [ -x /usr/bin/python3 ]; then
+    check profile_keys_include_the_node_shape_and_leave_micro_out /usr/bin/python3 - "$d/profile.json" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+got = {(e["collective"], e["ranks"], e["node_shape"], e["ranks_per_node"], e["regular"]):
+       [(r["lo_B"], r["hi_B"], r["use"]) for r in e["ranges"]] for e in p["profiles"]}
+want = {
+    ("allreduce", 4, "real", 4, True): [(0, 32768, "native:default"),
+                                        (32769, None, "generated:allreduce_ring")],
+    ("allreduce", 4, "virtual (CG_PPN)", 2, True): [(0, None, "generated:allreduce_lane")],
+    ("allreduce", 4, "virtual (CG_PPN)", 3, False): [(0, None, "native:default")],
+    ("bcast", 4, "real", 4, True): [(0, None, "generated:bcast_knomial(radix=4)")],
+}
+assert got == want, got
+assert p["profiles"][3]["ranges"][0]["params"] == {"radix": 4}
+assert p["not_measured"] == [], p["not_measured"]
+EOF
+    check csv_keeps_micro_records_as_rows /usr/bin/python3 - "$d/points.csv" "$mfixture/points.jsonl" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert len(rows) == sum(1 for l in open(sys.argv[2]) if l.strip())
+micro = [r for r in rows if r["kind"] == "micro"]
+assert len(micro) == 11, len(micro)
+assert {r["requested.params.k"] for r in micro} == {"1", "2", "3", "4"}
+assert {r["requested.node_shape"] for r in rows} == {"real", "virtual (CG_PPN)"}
+EOF
+    missing=
+    for f in micro_lane_pattern_openmpi_p4_vppn2 micro_multi_collective_allreduce_openmpi_p4_vppn2 \
+        micro_multi_collective_allreduce_openmpi_p8_vppn4 latency_allreduce_openmpi_real_p4 \
+        latency_allreduce_openmpi_vppn2_p4 latency_allreduce_openmpi_vppn3_p4; do
+        is_png "$d/plots/$f.png" || missing="$missing $f"
+    done
+    if [ -z "$missing" ]; then
+        pass plots_of_micro_benchmarks_and_of_each_shape_are_pngs
+    else
+        fail plots_of_micro_benchmarks_and_of_each_shape_are_pngs "missing or not PNG:$missing"
+    fi
+fi
+
+cp "$t" "$tmp/micro.1"
+"$collgen" report "$d" --quiet --no-plots
+check micro_report_is_deterministic cmp -s "$tmp/micro.1" "$t"
+
+# A malformed micro-benchmark record is still an error, with its line.
+d=$(mfresh microbad)
+n=$(grep -n '"name": "lane_pattern(k=2)"' "$d/points.jsonl" | head -1 | cut -d: -f1)
+sed -i "${n}s/\"name\": \"lane_pattern(k=2)\"/\"name\": \"lane_pattern(k=two)\"/" "$d/points.jsonl"
+"$collgen" report "$d" --no-plots 2>"$tmp/microbad.err" >/dev/null
+rc=$?
+want="$d/points.jsonl:$n: error: a micro-benchmark's name must be lane_pattern(k=<lanes>) or multi_collective(k=<lanes>) with lanes a whole number >= 1, not 'lane_pattern(k=two)'"
+check malformed_micro_record_exits_2_with_its_line [ "$rc" = 2 -a "$(cat "$tmp/microbad.err")" = "$want" ]
+[ "$rc" = 2 ] || sed 's/^/# /' "$tmp/microbad.err"
+check malformed_micro_record_writes_nothing \
+    test -z "$(find "$d" -maxdepth 1 \( -name 'table.txt*' -o -name 'report.md*' -o -name 'points.csv*' -o -name 'plots*' -o -name 'guidelines.txt*' -o -name 'profile.json*' \))"
 
 exit $((failed > 0))
