@@ -213,7 +213,7 @@ static const struct cg_cu_algo algo_bcast_binomial_doubling = {
     CG_COLL_BCAST, /* coll */
     "Binomial tree, distance doubling: in round k every rank that has the data sends it 2^k ranks further; ceil(log2 p) rounds, whole vector each.", /* summary */
     "schedules/bcast/binomial_doubling.json", /* file */
-    220, /* tag_first */
+    232, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -227,7 +227,7 @@ static const struct cg_cu_algo algo_bcast_binomial_halving = {
     CG_COLL_BCAST, /* coll */
     "Binomial tree, distance halving (MPICH's order): the root first sends half-way across, then each holder halves the distance; ceil(log2 p) rounds.", /* summary */
     "schedules/bcast/binomial_halving.json", /* file */
-    224, /* tag_first */
+    236, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -241,7 +241,7 @@ static const struct cg_cu_algo algo_bcast_chain = {
     CG_COLL_BCAST, /* coll */
     "Pipelined chain: the vector in segments blocks flows down the chain root, root+1, ...; p - 2 + segments rounds. segments 1..32 (param).", /* summary */
     "schedules/bcast/chain.json", /* file */
-    228, /* tag_first */
+    240, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -255,7 +255,7 @@ static const struct cg_cu_algo algo_bcast_knomial = {
     CG_COLL_BCAST, /* coll */
     "k-nomial tree: ceil_log(radix, p) levels; at each level a holder sends the whole vector to radix - 1 children at once. radix 2..8 (param).", /* summary */
     "schedules/bcast/knomial.json", /* file */
-    237, /* tag_first */
+    249, /* tag_first */
     4, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -269,7 +269,7 @@ static const struct cg_cu_algo algo_bcast_scatter_allgather = {
     CG_COLL_BCAST, /* coll */
     "Van de Geijn: binomial scatter of p blocks from the root (distance halving), then a ring allgather; about 2 vectors moved per rank, for long messages.", /* summary */
     "schedules/bcast/scatter_allgather.json", /* file */
-    248, /* tag_first */
+    260, /* tag_first */
     7, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -283,7 +283,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_recursive_halving = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Recursive halving over pof2(p) virtual ranks; for other p the first 2(p-pof2) ranks pair up, one folds its input in and gets its block back last; commutative op.", /* summary */
     "schedules/reduce_scatter_block/recursive_halving.json", /* file */
-    384, /* tag_first */
+    396, /* tag_first */
     14, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -297,7 +297,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_ring = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Ring: p - 1 rounds; partial sums travel right, each rank adds its input block; bandwidth-optimal, two blocks of scratch, commutative op.", /* summary */
     "schedules/reduce_scatter_block/ring.json", /* file */
-    403, /* tag_first */
+    415, /* tag_first */
     8, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -311,7 +311,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_two_level_halving = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Two-level (GPU era): local transpose, ring reduce-scatter of lane chunks per node, then recursive halving on every lane (ring when nnodes is not a power of two).", /* summary */
     "schedules/reduce_scatter_block/two_level_halving.json", /* file */
-    411, /* tag_first */
+    423, /* tag_first */
     18, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
@@ -325,7 +325,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_two_level_ring = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Two-level (GPU era): local transpose to lane-major, ring reduce-scatter of lane chunks on each node, then ring reduce-scatters on every lane at once.", /* summary */
     "schedules/reduce_scatter_block/two_level_ring.json", /* file */
-    429, /* tag_first */
+    441, /* tag_first */
     14, /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */

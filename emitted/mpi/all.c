@@ -27,6 +27,7 @@
 #include "alltoall_linear.c"
 #include "alltoall_pairwise.c"
 #include "barrier_dissemination.c"
+#include "barrier_hier.c"
 #include "barrier_recursive_doubling.c"
 #include "bcast_binomial_doubling.c"
 #include "bcast_binomial_halving.c"
