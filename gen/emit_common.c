@@ -525,3 +525,44 @@ int cg_emit_write(struct cg_gen *g, const struct cg_out *o, const char *path)
     }
     return 0;
 }
+
+void cg_emit_param_knobs(struct cg_emitter *em)
+{
+    const struct cg_schedule *s = em->s;
+    for (int i = 0; i < s->nparams; i++) {
+        if (s->params[i].ranged) {
+            cg_out_line(em->o, "/* Parameter %s: read at run time (cg_param_value), verified for "
+                               "%lld..%lld. */", s->params[i].name, (long long)s->params[i].lo,
+                        (long long)s->params[i].hi);
+            cg_out_line(em->o, "static struct cg_param cg_param_%s_%s = { \"%s\", \"%s\", %lld, "
+                               "%lld, %lld, 0, 0 };", s->name, s->params[i].name, s->name,
+                        s->params[i].name, (long long)s->params[i].value,
+                        (long long)s->params[i].lo, (long long)s->params[i].hi);
+            cg_out_blank(em->o);
+        }
+    }
+}
+
+void cg_emit_param_reads(struct cg_emitter *em)
+{
+    const struct cg_schedule *s = em->s;
+    for (int i = 0; i < s->nparams; i++) {
+        if (s->params[i].ranged && em->used[s->params[i].slot]) {
+            cg_out_line(em->o, "CG_TRY(cg_param_value(&cg_param_%s_%s, &%s));", s->name,
+                        s->params[i].name, s->params[i].name);
+        }
+    }
+}
+
+void cg_emit_topology_names(struct cg_emitter *em)
+{
+    static const char *const names[4] = { "ppn", "nnodes", "node", "local" };
+    if (!em->s->topology) {
+        return;
+    }
+    for (int k = 0; k < 4; k++) {
+        if (em->used[CG_SLOT_PPN + k]) {
+            cg_out_line(em->o, "const int %s = topo->%s;", names[k], names[k]);
+        }
+    }
+}

@@ -71,6 +71,13 @@ void cg_emit_header_comment(struct cg_emitter *em, const struct cg_emit_header *
 /* "if (rc != MPI_SUCCESS) { goto out; }" after a scratch call. */
 void cg_emit_scratch_check(struct cg_out *o);
 
+/* Ranged params: the file-scope `static struct cg_param` knobs (before the
+ * function), and the reads into declared ints (`CG_TRY(cg_param_value(...))`). */
+void cg_emit_param_knobs(struct cg_emitter *em);
+void cg_emit_param_reads(struct cg_emitter *em);
+/* Topology schedules: `const int ppn = topo->ppn;` ... for the names used. */
+void cg_emit_topology_names(struct cg_emitter *em);
+
 /* "const int name = expr;" for each let the code mentions. */
 void cg_emit_lets(struct cg_emitter *em, const struct cg_let *l, int n);
 

@@ -158,12 +158,7 @@ static void prologue_begin(struct cg_emitter *em)
         cg_out_line(o, "return cgcu_%s(%s);", s->fallback, fallback_args(s->coll));
         cg_out_close(o);
     }
-    for (int i = 0; i < s->nparams; i++) {
-        if (s->params[i].ranged && em->used[s->params[i].slot]) {
-            cg_out_line(o, "CG_TRY(cg_param_value(&cg_param_%s_%s, &%s));", s->name,
-                        s->params[i].name, s->params[i].name);
-        }
-    }
+    cg_emit_param_reads(em);
     if (reduces) {
         cg_out_line(o, "CG_TRY(cg_cu_check_op(&c));");
     }
@@ -274,14 +269,7 @@ static void prologue(struct cg_emitter *em)
     if (em->used[CG_SLOT_RANK] || need_rank) {
         cg_out_line(o, "const int rank = c.rank;");
     }
-    if (s->topology) {
-        static const char *const names[4] = { "ppn", "nnodes", "node", "local" };
-        for (int k = 0; k < 4; k++) {
-            if (em->used[CG_SLOT_PPN + k]) {
-                cg_out_line(o, "const int %s = topo->%s;", names[k], names[k]);
-            }
-        }
-    }
+    cg_emit_topology_names(em);
     for (int i = 0; i < s->nparams; i++) {
         if (!em->used[s->params[i].slot] || s->params[i].ranged) {
             continue;
@@ -318,18 +306,7 @@ int cg_emit_cuda(struct cg_gen *g, const struct cg_schedule *s, int tag_base)
     cg_out_blank(&o);
     cg_out_line(&o, "#include \"collgen_cuda.h\"");
     cg_out_blank(&o);
-    for (int i = 0; i < s->nparams; i++) {
-        if (s->params[i].ranged) {
-            cg_out_line(&o, "/* Parameter %s: read at run time (cg_param_value), verified for "
-                            "%lld..%lld. */", s->params[i].name, (long long)s->params[i].lo,
-                        (long long)s->params[i].hi);
-            cg_out_line(&o, "static struct cg_param cg_param_%s_%s = { \"%s\", \"%s\", %lld, "
-                            "%lld, %lld, 0, 0 };", s->name, s->params[i].name, s->name,
-                        s->params[i].name, (long long)s->params[i].value,
-                        (long long)s->params[i].lo, (long long)s->params[i].hi);
-            cg_out_blank(&o);
-        }
-    }
+    cg_emit_param_knobs(&em);
     char args[80];
     cg_emit_upper(args, sizeof(args), cg_colls[s->coll].name);
     cg_out_line(&o, "int cgcu_%s(CG_CU_%s_ARGS)", s->name, args);

@@ -162,10 +162,9 @@ static void prologue_begin(struct cg_emitter *em)
     for (int i = 0; i < s->nparams; i++) {
         if (s->params[i].ranged && em->used[s->params[i].slot]) {
             cg_out_line(o, "int %s = 0;", s->params[i].name);
-            cg_out_line(o, "CG_TRY(cg_param_value(&cg_param_%s_%s, &%s));", s->name,
-                        s->params[i].name, s->params[i].name);
         }
     }
+    cg_emit_param_reads(em);
     if (count != NULL) {
         cg_out_open(o, "if (0 == %s)", count);
         cg_out_line(o, "goto out;");
@@ -332,14 +331,7 @@ static void prologue(struct cg_emitter *em)
     if ((em->used[CG_SLOT_RANK] || need_rank) && !has_rank) {
         cg_out_line(o, "const int rank = c.rank;");
     }
-    if (s->topology) {
-        static const char *const names[4] = { "ppn", "nnodes", "node", "local" };
-        for (int k = 0; k < 4; k++) {
-            if (em->used[CG_SLOT_PPN + k]) {
-                cg_out_line(o, "const int %s = topo->%s;", names[k], names[k]);
-            }
-        }
-    }
+    cg_emit_topology_names(em);
     for (int i = 0; i < s->nparams; i++) {
         if (!em->used[s->params[i].slot] || s->params[i].ranged) {
             continue;
@@ -407,18 +399,7 @@ int cg_emit_mpi(struct cg_gen *g, const struct cg_schedule *s, int tag_base)
     cg_out_blank(&o);
     cg_out_line(&o, "#include \"collgen.h\"");
     cg_out_blank(&o);
-    for (int i = 0; i < s->nparams; i++) {
-        if (s->params[i].ranged) {
-            cg_out_line(&o, "/* Parameter %s: read at run time (cg_param_value), verified for "
-                            "%lld..%lld. */", s->params[i].name, (long long)s->params[i].lo,
-                        (long long)s->params[i].hi);
-            cg_out_line(&o, "static struct cg_param cg_param_%s_%s = { \"%s\", \"%s\", %lld, "
-                            "%lld, %lld, 0, 0 };", s->name, s->params[i].name, s->name,
-                        s->params[i].name, (long long)s->params[i].value,
-                        (long long)s->params[i].lo, (long long)s->params[i].hi);
-            cg_out_blank(&o);
-        }
-    }
+    cg_emit_param_knobs(&em);
     char args[80];
     args_macro(s->coll, args, sizeof(args));
     cg_out_line(&o, "int cg_%s(%s)", s->name, args);
