@@ -3,7 +3,8 @@
  *   emitted/mpi/collgen.h        prototypes and timing tag ids (named constants)
  *   emitted/mpi/all.c            includes every emitted/mpi/<schedule>.c (one
  *                                translation unit per build flavour)
- *   emitted/registry.c           cg_algos[] and cg_tag_infos[] (runtime/cg_algo.h)
+ *   emitted/registry.c           cg_algos[] (runtime/cg_algo.h)
+ *   emitted/tags.c               cg_tag_infos[] (runtime/cg_algo.h): data only
  *   emitted/cuda/collgen_cuda.h  prototypes of the GPU collectives (their tags
  *                                are collgen.h's)
  *   emitted/cuda/all.cu          includes every emitted/cuda/<schedule>.cu, and
@@ -17,6 +18,31 @@
 #include <string.h>
 
 #include "emit_common.h"
+
+/* A schedule's ranged parameters as `static const struct cg_param_info
+ * params_<name>[]` (runtime/cg_algo.h), for both tables; nothing when it has
+ * none. Returns how many. */
+static int param_table(struct cg_out *o, const struct cg_schedule *s)
+{
+    int nranged = 0;
+    for (int k = 0; k < s->nparams; k++) {
+        nranged += s->params[k].ranged;
+    }
+    if (nranged == 0) {
+        return 0;
+    }
+    cg_out_line(o, "static const struct cg_param_info params_%s[] = {", s->name);
+    for (int k = 0; k < s->nparams; k++) {
+        if (s->params[k].ranged) {
+            cg_out_line(o, "    { \"%s\", %lld, %lld, %lld },", s->params[k].name,
+                        (long long)s->params[k].value, (long long)s->params[k].lo,
+                        (long long)s->params[k].hi);
+        }
+    }
+    cg_out_line(o, "};");
+    cg_out_blank(o);
+    return nranged;
+}
 
 /* Tag ids of one schedule in id order, with name, kind and parent. */
 struct tag_row {
@@ -210,6 +236,7 @@ static int emit_cuda_files(struct cg_gen *g, const struct cg_schedule *const *s,
         char cu[64];
         cg_emit_upper(cu, sizeof(cu), cg_colls[s[i]->coll].name);
         cg_out_blank(&o);
+        int nranged = param_table(&o, s[i]);
         cg_out_line(&o, "static const struct cg_cu_algo algo_%s = {", s[i]->name);
         o.indent++;
         cg_out_line(&o, "\"%s\", /* name */", s[i]->name);
@@ -222,14 +249,18 @@ static int emit_cuda_files(struct cg_gen *g, const struct cg_schedule *const *s,
         cg_out_line(&o, "%d, /* tag_count */", s[i]->ntags);
         /* The function in its collective's field, NULL in the others. */
         for (size_t f = 0; f < sizeof(cuda_fields) / sizeof(cuda_fields[0]); f++) {
-            const char *sep = f + 1 < sizeof(cuda_fields) / sizeof(cuda_fields[0]) ? "," : "";
             if (cuda_fields[f] == s[i]->coll) {
-                cg_out_line(&o, "cgcu_%s%s /* %s */", s[i]->name, sep,
-                            cg_colls[cuda_fields[f]].name);
+                cg_out_line(&o, "cgcu_%s, /* %s */", s[i]->name, cg_colls[cuda_fields[f]].name);
             } else {
-                cg_out_line(&o, "NULL%s /* %s */", sep, cg_colls[cuda_fields[f]].name);
+                cg_out_line(&o, "NULL, /* %s */", cg_colls[cuda_fields[f]].name);
             }
         }
+        if (nranged > 0) {
+            cg_out_line(&o, "params_%s, /* params */", s[i]->name);
+        } else {
+            cg_out_line(&o, "NULL, /* params */");
+        }
+        cg_out_line(&o, "%d /* nparams */", nranged);
         o.indent--;
         cg_out_line(&o, "};");
     }
@@ -319,22 +350,7 @@ int cg_emit_registry(struct cg_gen *g, const struct cg_schedule *const *s, int n
     cg_out_line(&o, "#include \"collgen.h\"");
     for (int i = 0; i < n; i++) {
         cg_out_blank(&o);
-        int nranged = 0;
-        for (int k = 0; k < s[i]->nparams; k++) {
-            nranged += s[i]->params[k].ranged;
-        }
-        if (nranged > 0) {
-            cg_out_line(&o, "static const struct cg_param_info params_%s[] = {", s[i]->name);
-            for (int k = 0; k < s[i]->nparams; k++) {
-                if (s[i]->params[k].ranged) {
-                    cg_out_line(&o, "    { \"%s\", %lld, %lld, %lld },", s[i]->params[k].name,
-                                (long long)s[i]->params[k].value, (long long)s[i]->params[k].lo,
-                                (long long)s[i]->params[k].hi);
-                }
-            }
-            cg_out_line(&o, "};");
-            cg_out_blank(&o);
-        }
+        int nranged = param_table(&o, s[i]);
         cg_out_line(&o, "static const struct cg_algo algo_%s = {", s[i]->name);
         o.indent++;
         cg_out_line(&o, ".name = \"%s\",", s[i]->name);
@@ -370,6 +386,18 @@ int cg_emit_registry(struct cg_gen *g, const struct cg_schedule *const *s, int n
     cg_out_line(&o, "    NULL");
     cg_out_line(&o, "};");
     cg_out_line(&o, "const int cg_nalgos = %d;", n);
+    snprintf(path, sizeof(path), "%s/registry.c", g->opt->out_dir);
+    rc |= cg_emit_write(g, &o, path);
+    cg_out_fini(&o);
+
+    /* tags.c: data only, no function of either backend, so that the GPU
+     * build (which has no MPI collectives) can name the tags too. */
+    cg_out_init(&o);
+    cg_out_line(&o, "/* Generated by collgen from schedules/. DO NOT EDIT. */");
+    cg_out_blank(&o);
+    cg_out_line(&o, "/* The timing tags of every schedule by id: path, kind, enclosing tag.");
+    cg_out_line(&o, " * Both backends record the same ids (collgen.h). */");
+    cg_out_line(&o, "#include \"collgen.h\"");
     cg_out_blank(&o);
     cg_out_line(&o, "const struct cg_tag_info cg_tag_infos[] = {");
     for (int t = 0; t < total; t++) {
@@ -380,7 +408,7 @@ int cg_emit_registry(struct cg_gen *g, const struct cg_schedule *const *s, int n
     cg_out_line(&o, "};");
     cg_out_line(&o, "const int cg_ntags = CG_NTAGS;");
     cg_out_line(&o, "_Static_assert(CG_NTAGS <= CG_TAG_CAPACITY, \"too many tags for the runtime\");");
-    snprintf(path, sizeof(path), "%s/registry.c", g->opt->out_dir);
+    snprintf(path, sizeof(path), "%s/tags.c", g->opt->out_dir);
     rc |= cg_emit_write(g, &o, path);
     cg_out_fini(&o);
 

@@ -73,7 +73,7 @@
 /* ---- one point ------------------------------------------------------------------ */
 
 struct point_run {
-    const char *status;   /* "ok" | "failed_check" | "error" */
+    const char *status;   /* "ok" | "failed_check" | "error" | "skipped" */
     char reason[BENCH_REASON_LEN]; /* for anything but ok */
     const struct cg_algo *algo; /* generated: the registry entry */
     int checked;          /* the check ran to a verdict */
@@ -93,10 +93,8 @@ struct point_run {
                            * micro:multi_collective the lane (micro.lane) */
     const struct bench_point *dpt; /* the point it runs: pt, or micro.lpt */
     struct bench_micro_run micro; /* micro-benchmarks: this rank's part */
-    struct bench_param eff[BENCH_MAX_PARAMS]; /* generated: each ranged parameter of the
-                           * schedule and the value its code reads (cg_param_value) */
-    int eff_ok[BENCH_MAX_PARAMS]; /* that value is valid (else null) */
-    int neff;             /* entries in eff */
+    struct bench_params_eff params; /* generated: each ranged parameter of the schedule
+                           * and the value its code reads (cg_param_value) */
 };
 
 /* Buffers of one point. */
@@ -111,25 +109,6 @@ struct point_bufs {
     size_t res_elems;     /* elements of the result (compared); 0 where MPI leaves it
                            * undefined: reduce's and gather's non-roots, exscan's rank 0 */
 };
-
-static const char *tag_kind_name(enum cg_tag_kind k)
-{
-    switch (k) {
-    case CG_TAG_KIND_CALL:
-        return "call";
-    case CG_TAG_KIND_PHASE:
-        return "phase";
-    case CG_TAG_KIND_ROUND:
-        return "round";
-    case CG_TAG_KIND_COMM:
-        return "comm";
-    case CG_TAG_KIND_REDUCE:
-        return "reduce";
-    case CG_TAG_KIND_COPY:
-        return "copy";
-    }
-    return "unknown";
-}
 
 static const struct cg_algo *find_algo(const struct bench_point *pt)
 {
@@ -975,63 +954,16 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
     return 0;
 }
 
-/* Generated points: sets every ranged parameter of the schedule for the
- * calls to come, to the point's value ("(radix=4)" in its name) or, for one
- * it does not name, to nothing, so that the code takes the schedule's own
- * (CG_PARAM_<schedule>_<name>, else the default); and notes the value the
- * emitted code will read, through the runtime's own lookup
- * (cg_param_value). The same on every rank: a failure needs no agreement. */
+/* Generated points: the schedule's ranged parameters for the calls to come
+ * (bench_params.c). The same on every rank: a failure needs no agreement. */
 static int set_params(const struct bench_point *pt, struct point_run *run)
 {
     const struct cg_algo *a = run->algo;
 
-    for (int i = 0; i < pt->nparams; i++) {
-        const struct cg_param_info *pi = NULL;
-        char names[256] = "";
-        size_t n = 0;
-        for (int k = 0; k < a->nparams; k++) {
-            if (strcmp(a->params[k].name, pt->params[i].name) == 0) {
-                pi = &a->params[k];
-            }
-            n += (size_t)snprintf(names + n, (n < sizeof(names)) ? sizeof(names) - n : 0, "%s%s",
-                                  (k > 0) ? ", " : "", a->params[k].name);
-        }
-        if (pi == NULL) {
-            run->status = "error";
-            bench_fmt(run->reason, sizeof(run->reason),
-                      "schedule %s has no tunable parameter \"%s\" in this build (it has: %s)",
-                      a->name, pt->params[i].name, (a->nparams > 0) ? names : "none");
-            return -1;
-        }
-        if (pt->params[i].value < pi->lo || pt->params[i].value > pi->hi) {
-            run->status = "error";
-            bench_fmt(run->reason, sizeof(run->reason),
-                      "%s=%d is outside the range %s was verified for, %d..%d", pi->name,
-                      pt->params[i].value, a->name, pi->lo, pi->hi);
-            return -1;
-        }
-    }
-    run->neff = 0;
-    for (int k = 0; k < a->nparams && k < BENCH_MAX_PARAMS; k++) {
-        const struct cg_param_info *pi = &a->params[k];
-        struct cg_param probe = {.schedule = a->name, .name = pi->name, .dflt = pi->dflt,
-                                 .lo = pi->lo, .hi = pi->hi, .gen = 0, .value = 0};
-        int value = INT_MIN; /* removes any setting */
-        int v = 0;
-        for (int i = 0; i < pt->nparams; i++) {
-            if (strcmp(pt->params[i].name, pi->name) == 0) {
-                value = pt->params[i].value;
-            }
-        }
-        if (cg_param_set(a->name, pi->name, value) != MPI_SUCCESS) {
-            run->status = "error";
-            bench_fmt(run->reason, sizeof(run->reason), "cg_param_set: %s", cg_last_error());
-            return -1;
-        }
-        run->eff_ok[k] = (cg_param_value(&probe, &v) == MPI_SUCCESS);
-        bench_fmt(run->eff[k].name, sizeof(run->eff[k].name), "%s", pi->name);
-        run->eff[k].value = v;
-        run->neff++;
+    if (bench_params_apply(a->name, a->params, a->nparams, pt, &run->params, run->reason,
+                           sizeof(run->reason)) != 0) {
+        run->status = "error";
+        return -1;
     }
     return 0;
 }
@@ -1039,8 +971,8 @@ static int set_params(const struct bench_point *pt, struct point_run *run)
 /* Removes the settings set_params made. */
 static void clear_params(const struct point_run *run)
 {
-    for (int k = 0; run->algo != NULL && k < run->algo->nparams; k++) {
-        (void)cg_param_set(run->algo->name, run->algo->params[k].name, INT_MIN);
+    if (run->algo != NULL) {
+        bench_params_clear(run->algo->name, run->algo->params, run->algo->nparams);
     }
 }
 
@@ -1055,6 +987,17 @@ static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
     run->status = "ok";
     run->dctx = ctx;
     run->dpt = pt;
+    if (bench_mpi_dtype(pt->dtype) == MPI_DATATYPE_NULL && pt->coll != CG_COLL_BARRIER) {
+        /* float16 and bfloat16 are the GPU mode's (barrier's datatype is a
+         * placeholder). Decided from the job alone: the same on every rank. */
+        run->status = "skipped";
+        snprintf(run->reason, sizeof(run->reason),
+                 "datatype %s: MPI has no standard 16-bit floating-point type (MPIX_C_FLOAT16 "
+                 "is an MPICH extension; there is no bfloat16); it runs in the GPU mode, "
+                 "build/cuda/bench_cuda",
+                 bench_dtype_name(pt->dtype));
+        return;
+    }
     if (pt->kind == BENCH_GENERATED) {
         run->algo = find_algo(pt);
         if (run->algo == NULL) {
@@ -1170,57 +1113,6 @@ static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
 
 /* ---- the record ------------------------------------------------------------------ */
 
-/* nccl-tests' size: count x element size, times p for the collectives whose
- * count is per rank (allgather, reduce_scatter_block, gather, scatter,
- * alltoall); 0 for barrier. */
-static size_t size_B(const struct bench_ctx *ctx, const struct bench_point *pt)
-{
-    size_t s = pt->count * bench_dtype_size(pt->dtype);
-
-    switch (pt->coll) {
-    case CG_COLL_ALLGATHER:
-    case CG_COLL_REDUCE_SCATTER_BLOCK:
-    case CG_COLL_GATHER:
-    case CG_COLL_SCATTER:
-    case CG_COLL_ALLTOALL:
-        s *= (size_t)ctx->p;
-        break;
-    case CG_COLL_BARRIER:
-        s = 0;
-        break;
-    default:
-        break;
-    }
-    return s;
-}
-
-/* busbw = algbw x this (harness/README.md, "Bus bandwidth"); NaN for
- * barrier, which moves no data (written as null). */
-static double busbw_factor(const struct bench_ctx *ctx, enum cg_coll coll)
-{
-    double p = (double)ctx->p;
-
-    switch (coll) {
-    case CG_COLL_ALLREDUCE:
-        return 2.0 * (p - 1.0) / p;
-    case CG_COLL_ALLGATHER:
-    case CG_COLL_REDUCE_SCATTER_BLOCK:
-    case CG_COLL_GATHER:
-    case CG_COLL_SCATTER:
-    case CG_COLL_ALLTOALL:
-        return (p - 1.0) / p;
-    case CG_COLL_BARRIER:
-        return NAN;
-    case CG_COLL_BCAST:
-    case CG_COLL_REDUCE:
-    case CG_COLL_SCAN:   /* a convention: nccl-tests has no scan */
-    case CG_COLL_EXSCAN:
-    default:
-        break;
-    }
-    return 1.0;
-}
-
 static cJSON *str_or_null(const char *s)
 {
     return (s != NULL && s[0] != '\0') ? cJSON_CreateString(s) : cJSON_CreateNull();
@@ -1233,36 +1125,15 @@ static cJSON *str_or_null(const char *s)
 static cJSON *params_block(const struct bench_point *pt, const struct point_run *run,
                            int effective)
 {
-    cJSON *o;
+    const struct cg_algo *a = run->algo;
 
     if (pt->kind == BENCH_MICRO) {
-        o = cJSON_CreateObject();
+        cJSON *o = cJSON_CreateObject();
         cJSON_AddItemToObject(o, "k", cJSON_CreateNumber(pt->lanes));
         return o;
     }
-    if (pt->kind != BENCH_GENERATED || (run->algo == NULL && pt->nparams == 0)) {
-        return cJSON_CreateNull();
-    }
-    o = cJSON_CreateObject();
-    if (effective) {
-        for (int k = 0; k < run->neff; k++) {
-            cJSON_AddItemToObject(o, run->eff[k].name,
-                                  run->eff_ok[k] ? cJSON_CreateNumber(run->eff[k].value)
-                                                 : cJSON_CreateNull());
-        }
-        return o;
-    }
-    /* Requested: the point's values, then the defaults of the others. */
-    for (int i = 0; i < pt->nparams; i++) {
-        cJSON_AddItemToObject(o, pt->params[i].name, cJSON_CreateNumber(pt->params[i].value));
-    }
-    for (int k = 0; run->algo != NULL && k < run->algo->nparams; k++) {
-        if (cJSON_GetObjectItemCaseSensitive(o, run->algo->params[k].name) == NULL) {
-            cJSON_AddItemToObject(o, run->algo->params[k].name,
-                                  cJSON_CreateNumber(run->algo->params[k].dflt));
-        }
-    }
-    return o;
+    return bench_params_json(pt, a != NULL, (a != NULL) ? a->params : NULL,
+                             (a != NULL) ? a->nparams : 0, effective ? &run->params : NULL);
 }
 
 /* The requested block, or the effective one when eff is given. */
@@ -1288,32 +1159,7 @@ static cJSON *block(const struct bench_ctx *ctx, const struct bench_point *pt,
                                                 : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "root", cJSON_CreateNumber(pt->root));
     cJSON_AddItemToObject(o, "in_place", cJSON_CreateBool(pt->in_place));
-    cJSON_AddItemToObject(o, "ranks",
-                          cJSON_CreateNumber((eff != NULL) ? ctx->p : job->ranks));
-    if (eff == NULL) {
-        int vppn = job->virtual_ranks_per_node;
-        int ppn = (vppn > 0) ? vppn : job->ranks_per_node;
-        cJSON_AddItemToObject(o, "ranks_per_node", cJSON_CreateNumber(ppn));
-        cJSON_AddItemToObject(o, "node_shape",
-                              cJSON_CreateString((vppn > 0) ? "virtual (CG_PPN)" : "real"));
-        cJSON_AddItemToObject(o, "regular", cJSON_CreateBool(job->ranks % ppn == 0));
-    } else {
-        /* What the runtime's topology (cg_topo_of, as the generated topology
-         * schedules see it) says, not a copy of the request. */
-        const struct cg_topo *t = ctx->topo;
-        int virt = (t != NULL) ? (strcmp(t->source, "CG_PPN") == 0)
-                               : (getenv("CG_PPN") != NULL && getenv("CG_PPN")[0] != '\0');
-        cJSON_AddItemToObject(o, "ranks_per_node",
-                              (t != NULL && virt) ? cJSON_CreateNumber(t->ppn)
-                              : virt              ? cJSON_CreateNull()
-                                                  : cJSON_CreateNumber(ctx->ranks_per_node));
-        cJSON_AddItemToObject(o, "node_shape",
-                              cJSON_CreateString(virt ? "virtual (CG_PPN)" : "real"));
-        cJSON_AddItemToObject(o, "regular",
-                              (t != NULL) ? cJSON_CreateBool(t->regular) : cJSON_CreateNull());
-        cJSON_AddItemToObject(o, "irregular_why",
-                              (t == NULL) ? str_or_null(ctx->topo_error) : str_or_null(t->why));
-    }
+    bench_record_shape(o, ctx, eff != NULL);
     cJSON_AddItemToObject(o, "params", params_block(pt, run, eff != NULL));
     if (eff == NULL) {
         cJSON_AddItemToObject(o, "knobs", (job->knobs != NULL) ? cJSON_Duplicate(job->knobs, 1)
@@ -1333,76 +1179,17 @@ static cJSON *block(const struct bench_ctx *ctx, const struct bench_point *pt,
     return o;
 }
 
-/* Path of the raw file as the record names it: relative to the directory
- * of points.jsonl when raw_dir is under it (FORMATS.md: "raw/<id>.txt"). */
-static void raw_record_path(const struct bench_job *job, const char *id, char *out, size_t len)
-{
-    const char *slash = strrchr(job->out_points, '/');
-    size_t dlen = (slash != NULL) ? (size_t)(slash - job->out_points) + 1 : 0;
-
-    if (strncmp(job->out_raw_dir, job->out_points, dlen) == 0) {
-        snprintf(out, len, "%s/%s.txt", job->out_raw_dir + dlen, id);
-    } else {
-        snprintf(out, len, "%s/%s.txt", job->out_raw_dir, id);
-    }
-}
-
-/* Rank 0: raw/<id>.txt. */
-static int write_raw(const struct bench_ctx *ctx, const struct bench_point *pt,
-                     const struct point_run *run, char *msg, size_t msglen)
-{
-    char path[4096];
-    int rc;
-
-    snprintf(path, sizeof(path), "%s/%s.txt", ctx->job->out_raw_dir, pt->id);
-    {
-        size_t cap = (size_t)run->n * (size_t)(ctx->job->verbosity_full ? (ctx->p + 1) : 1) * 21 +
-                     1;
-        char *text = malloc(cap);
-        size_t len = 0;
-        if (text == NULL) {
-            bench_fmt(msg, msglen, "%s: out of memory", path);
-            return -1;
-        }
-        for (long i = 0; i < run->n; i++) {
-            len += (size_t)snprintf(text + len, cap - len, "%llu",
-                                    (unsigned long long)run->times[i]);
-            if (ctx->job->verbosity_full) {
-                for (int r = 0; r < ctx->p; r++) {
-                    len += (size_t)snprintf(
-                        text + len, cap - len, " %llu",
-                        (unsigned long long)run->all_times[((size_t)i * (size_t)ctx->p) +
-                                                           (size_t)r]);
-                }
-            }
-            text[len++] = '\n';
-        }
-        rc = bench_write_atomic(path, text, len);
-        if (rc != 0) {
-            bench_fmt(msg, msglen, "%s: %s", path, strerror(errno));
-        }
-        free(text);
-    }
-    return rc;
-}
-
-/* Rank 0: the record line. Returns 0, or -1 with msg when it could not be
- * written. */
+/* Rank 0: the record line (and raw file), bench_record.c's format.
+ * Returns 0, or -1 with msg when it could not be written. */
 static int write_record(const struct bench_ctx *ctx, const struct bench_point *pt,
                         const struct point_run *run, char *msg, size_t msglen)
 {
-    const struct bench_job *job = ctx->job;
     struct bench_effective eff;
-    struct bench_stats st;
+    struct bench_record r;
     cJSON *req;
     cJSON *effb;
-    struct jw w;
-    int timed = (run->stop != NULL);
-    char raw[4096];
-    char hash[17];
     int rc;
 
-    memset(&st, 0, sizeof(st));
     bench_effective_for(ctx, pt, &eff);
     if (run->said[0] != '\0') {
         /* The library said, for this very call, that it ran something
@@ -1416,224 +1203,37 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
     }
     req = block(ctx, pt, NULL, run);
     effb = block(ctx, pt, &eff, run);
-    if (timed) {
-        uint64_t *sorted = malloc((size_t)run->n * sizeof(uint64_t));
-        if (sorted == NULL) {
-            cJSON_Delete(req);
-            cJSON_Delete(effb);
-            cJSON_Delete(eff.knobs);
-            snprintf(msg, msglen, "out of memory for the statistics");
-            return -1;
-        }
-        bench_stats_compute(run->times, run->n, sorted, &st);
-        free(sorted);
-        if (write_raw(ctx, pt, run, msg, msglen) != 0) {
-            cJSON_Delete(req);
-            cJSON_Delete(effb);
-            cJSON_Delete(eff.knobs);
-            return -1;
-        }
-    }
 
-    jw_init(&w);
-    jw_obj(&w);
-    jw_key(&w, "schema_version");
-    jw_int(&w, 1);
-    jw_key(&w, "campaign");
-    jw_str(&w, job->campaign);
-    jw_key(&w, "run_id");
-    jw_int(&w, job->run_id);
-    jw_key(&w, "point_id");
-    jw_str(&w, pt->id);
-    jw_key(&w, "seq");
-    jw_int(&w, pt->seq);
-    jw_key(&w, "status");
-    jw_str(&w, run->status);
-    jw_key(&w, "reason");
-    jw_str(&w, (strcmp(run->status, "ok") != 0) ? run->reason : NULL);
-    jw_key(&w, "collective");
-    jw_str(&w, bench_coll_name(pt->coll));
-    jw_key(&w, "backend");
-    jw_str(&w, "mpi");
-    jw_key(&w, "library");
-    jw_str(&w, job->library);
-    jw_key(&w, "kind");
-    jw_str(&w, (pt->kind == BENCH_GENERATED) ? "generated"
-               : (pt->kind == BENCH_BOUND)      ? "bound"
-               : (pt->kind == BENCH_MICRO)      ? "micro"
-                                                : "native");
-    jw_key(&w, "name");
-    jw_str(&w, pt->name);
-    jw_key(&w, "schedule_file");
-    jw_str(&w, (run->algo != NULL) ? run->algo->file : NULL);
-    jw_key(&w, "schedule_hash");
-    jw_str(&w, (run->algo != NULL && bench_fnv1a64_file(run->algo->file, hash) == 0) ? hash
-                                                                                     : NULL);
-    jw_key(&w, "requested");
-    jw_json(&w, req);
-    jw_key(&w, "effective");
-    jw_json(&w, effb);
-    /* diff: keys whose values differ; a key the request leaves null (reps:
-     * the stopping rule decides) has nothing to differ from. */
-    jw_key(&w, "diff");
-    jw_arr(&w);
-    for (const cJSON *it = (req != NULL) ? req->child : NULL; it != NULL; it = it->next) {
-        const cJSON *e = cJSON_GetObjectItemCaseSensitive(effb, it->string);
-        if (!cJSON_IsNull(it) && (e == NULL || !cJSON_Compare(it, e, 1))) {
-            jw_str(&w, it->string);
-        }
-    }
-    jw_arr_end(&w);
-    /* A lane's collective's size (micro:multi_collective: p is the lane's). */
-    jw_key(&w, "size_B");
-    jw_uint(&w, size_B(run->dctx, pt));
-    jw_key(&w, "timing");
-    if (timed) {
-        jw_obj(&w);
-        jw_key(&w, "aggregation");
-        jw_str(&w, "max_over_ranks_per_rep");
-        jw_key(&w, "sync");
-        jw_str(&w, (job->timing.sync == BENCH_SYNC_DISSEMINATION) ? "dissemination" : "barrier");
-        jw_key(&w, "n");
-        jw_int(&w, run->n);
-        jw_key(&w, "warmup");
-        jw_int(&w, job->timing.warmup);
-        jw_key(&w, "stop");
-        jw_str(&w, run->stop);
-        jw_key(&w, "min_ns");
-        jw_num(&w, st.min_ns);
-        jw_key(&w, "median_ns");
-        jw_num(&w, st.median_ns);
-        jw_key(&w, "mean_ns");
-        jw_num(&w, st.mean_ns);
-        jw_key(&w, "stdev_ns");
-        jw_num(&w, st.stdev_ns);
-        jw_key(&w, "p5_ns");
-        jw_num(&w, st.p5_ns);
-        jw_key(&w, "p25_ns");
-        jw_num(&w, st.p25_ns);
-        jw_key(&w, "p75_ns");
-        jw_num(&w, st.p75_ns);
-        jw_key(&w, "p95_ns");
-        jw_num(&w, st.p95_ns);
-        jw_key(&w, "ci95_median_lo_ns");
-        jw_num(&w, st.ci_lo_ns);
-        jw_key(&w, "ci95_median_hi_ns");
-        jw_num(&w, st.ci_hi_ns);
-        jw_key(&w, "rse");
-        jw_num(&w, st.rse);
-        jw_obj_end(&w);
-    } else {
-        jw_null(&w);
-    }
-    jw_key(&w, "bandwidth");
-    if (timed && pt->coll == CG_COLL_BARRIER) {
-        /* No data moves: no bandwidth (jw_num writes NaN as null). */
-        jw_obj(&w);
-        jw_key(&w, "algbw_GBps");
-        jw_null(&w);
-        jw_key(&w, "busbw_GBps");
-        jw_null(&w);
-        jw_key(&w, "busbw_factor");
-        jw_null(&w);
-        jw_obj_end(&w);
-    } else if (timed && st.median_ns > 0.0) {
-        double algbw = (double)size_B(run->dctx, pt) / st.median_ns; /* bytes per ns = GB/s */
-        double factor = busbw_factor(run->dctx, pt->coll);
-        jw_obj(&w);
-        jw_key(&w, "algbw_GBps");
-        jw_num(&w, algbw);
-        jw_key(&w, "busbw_GBps");
-        jw_num(&w, algbw * factor);
-        jw_key(&w, "busbw_factor");
-        jw_num(&w, factor);
-        jw_obj_end(&w);
-    } else {
-        jw_null(&w);
-    }
-    jw_key(&w, "check");
-    if (run->checked) {
-        jw_obj(&w);
-        jw_key(&w, "reference");
-        jw_str(&w, run->reference);
-        jw_key(&w, "elements_wrong");
-        jw_uint(&w, run->wrong);
-        jw_key(&w, "max_error");
-        jw_num(&w, run->max_error); /* null when not finite */
-        jw_key(&w, "verdict");
-        jw_str(&w, (run->wrong == 0) ? "ok" : "wrong");
-        jw_obj_end(&w);
-    } else {
-        jw_null(&w);
-    }
-    jw_key(&w, "tags");
-    if (timed && run->ntags > 0) {
-        uint64_t *col = malloc((size_t)run->n * sizeof(uint64_t));
-        uint64_t *scratch = malloc((size_t)run->n * sizeof(uint64_t));
-        if (col == NULL || scratch == NULL) {
-            w.oom = 1;
-        } else {
-            jw_arr(&w);
-            for (int k = 0; k < run->ntags; k++) {
-                const struct cg_tag_info *info = &cg_tag_infos[run->algo->tag_first + k];
-                double med;
-                for (long i = 0; i < run->n; i++) {
-                    col[i] = run->tag_times[((size_t)i * (size_t)run->ntags) + (size_t)k];
-                }
-                med = bench_median_u64(col, run->n, scratch);
-                jw_obj(&w);
-                jw_key(&w, "name");
-                jw_str(&w, info->name);
-                jw_key(&w, "kind");
-                jw_str(&w, tag_kind_name(info->kind));
-                jw_key(&w, "median_ns");
-                jw_num(&w, med);
-                jw_key(&w, "share");
-                jw_num(&w, (st.median_ns > 0.0) ? med / st.median_ns : NAN);
-                jw_obj_end(&w);
-            }
-            jw_arr_end(&w);
-        }
-        free(col);
-        free(scratch);
-    } else {
-        jw_null(&w);
-    }
-    jw_key(&w, "raw");
-    if (timed) {
-        raw_record_path(job, pt->id, raw, sizeof(raw));
-        jw_str(&w, raw);
-    } else {
-        jw_null(&w);
-    }
-    jw_obj_end(&w);
+    memset(&r, 0, sizeof(r));
+    r.pt = pt;
+    r.p = run->dctx->p; /* a lane's collective's (micro:multi_collective: p is the lane's) */
+    r.status = run->status;
+    r.reason = run->reason;
+    r.collective = bench_coll_name(pt->coll);
+    r.backend = "mpi";
+    r.kind = (pt->kind == BENCH_GENERATED) ? "generated"
+             : (pt->kind == BENCH_BOUND)    ? "bound"
+             : (pt->kind == BENCH_MICRO)    ? "micro"
+                                            : "native";
+    r.schedule_file = (run->algo != NULL) ? run->algo->file : NULL;
+    r.requested = req;
+    r.effective = effb;
+    r.n = run->n;
+    r.stop = run->stop;
+    r.times = run->times;
+    r.all_times = ctx->job->verbosity_full ? run->all_times : NULL;
+    r.all_p = ctx->p;
+    r.checked = run->checked;
+    r.reference = run->reference;
+    r.wrong = run->wrong;
+    r.max_error = run->max_error;
+    r.tag_first = (run->algo != NULL) ? run->algo->tag_first : 0;
+    r.ntags = run->ntags;
+    r.tag_times = run->tag_times;
+    rc = bench_record_write(ctx->job, &r, msg, msglen);
     cJSON_Delete(req);
     cJSON_Delete(effb);
     cJSON_Delete(eff.knobs);
-    if (w.oom) {
-        jw_free(&w);
-        snprintf(msg, msglen, "out of memory writing the record");
-        return -1;
-    }
-    rc = 0;
-    {
-        /* The newline goes in the same write as the record. */
-        size_t len = w.len;
-        char *line = malloc(len + 1);
-        if (line == NULL) {
-            jw_free(&w);
-            snprintf(msg, msglen, "out of memory writing the record");
-            return -1;
-        }
-        memcpy(line, w.buf, len);
-        line[len] = '\n';
-        if (bench_append_line(job->out_points, line, len + 1) != 0) {
-            snprintf(msg, msglen, "%s: %s", job->out_points, strerror(errno));
-            rc = -1;
-        }
-        free(line);
-    }
-    jw_free(&w);
     return rc;
 }
 

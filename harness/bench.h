@@ -29,7 +29,11 @@
 
 /* ---- the job file ------------------------------------------------------- */
 
-enum bench_dtype { BENCH_INT32, BENCH_INT64, BENCH_FLOAT, BENCH_DOUBLE };
+/* BENCH_FLOAT16 (IEEE binary16) and BENCH_BFLOAT16 exist for the GPU mode
+ * (build/cuda/bench_cuda); bench records their points as skipped, since MPI
+ * has no standard 16-bit floating-point type (bench_mpi_dtype). */
+enum bench_dtype { BENCH_INT32, BENCH_INT64, BENCH_FLOAT, BENCH_DOUBLE, BENCH_FLOAT16,
+                   BENCH_BFLOAT16 };
 enum bench_op { BENCH_SUM, BENCH_PROD, BENCH_MIN, BENCH_MAX };
 enum bench_sync { BENCH_SYNC_BARRIER, BENCH_SYNC_DISSEMINATION };
 /* native:<algorithm>, generated:<schedule>, bound:sendrecv_reduce (the
@@ -191,8 +195,92 @@ void bench_fmt(char *dst, size_t len, const char *fmt, ...) __attribute__((forma
 /* FNV-1a 64 of a file's bytes as 16 hex digits. 0 or -1 (unreadable). */
 int bench_fnv1a64_file(const char *path, char hex[17]);
 
+/* ---- the record of a point (bench_record.c, rank 0) --------------------- */
+
+/* What a bench program measured at one point, and how it describes it; the
+ * rest of the record (statistics, bandwidth, tag medians, the raw file) is
+ * computed from this. Pointers are borrowed. */
+struct bench_record {
+    const struct bench_point *pt;
+    int p;                     /* ranks of the collective (size_B, busbw) */
+    const char *status;        /* "ok" | "failed_check" | "error" | "timeout" | "skipped" */
+    const char *reason;        /* written for anything but ok */
+    const char *collective;    /* "allreduce", ... */
+    const char *backend;       /* "mpi" | "cuda" */
+    const char *kind;          /* "native" | "generated" | "bound" | "micro" */
+    int has_transport;         /* write "transport" (the GPU mode's records) */
+    const char *transport;     /*   its value; NULL: null */
+    const char *schedule_file; /* generated points; NULL otherwise */
+    const cJSON *requested;    /* the requested block */
+    const cJSON *effective;    /* the effective block; NULL when nothing ran */
+    long n;                    /* timed repetitions */
+    const char *stop;          /* why they stopped; NULL: not timed */
+    const uint64_t *times;     /* n: the slowest rank's time per repetition, ns */
+    const uint64_t *all_times; /* n x all_p, every rank's (verbosity full), or NULL */
+    int all_p;                 /*   its columns: the job's ranks */
+    const char *timer;         /* timing.timer, or NULL for none */
+    int checked;               /* the check ran to a verdict */
+    const char *reference;     /* what the result was compared with */
+    uint64_t wrong;            /* wrong elements, all ranks */
+    double max_error;          /* largest absolute error */
+    int has_tolerance;         /* write elements_inexact and tolerance */
+    uint64_t inexact;
+    double tolerance;
+    int tag_first, ntags;      /* the schedule's tag ids (cg_tag_infos); 0 tags: null */
+    const uint64_t *tag_times; /* n x ntags, the slowest rank's per repetition, ns */
+};
+
+/* Writes raw/<id>.txt when timed, then appends the record line to
+ * points.jsonl in one write. 0, or -1 with msg. */
+int bench_record_write(const struct bench_job *job, const struct bench_record *r, char *msg,
+                       size_t msglen);
+/* nccl-tests' message size: count x element size, times p for the
+ * collectives whose count is per rank (allgather, reduce_scatter_block,
+ * gather, scatter, alltoall); 0 for barrier. */
+size_t bench_size_B(int p, const struct bench_point *pt);
+/* busbw = algbw x this (harness/README.md, "Bus bandwidth"); NaN for
+ * barrier, which moves no data (written as null). */
+double bench_busbw_factor(int p, enum cg_coll coll);
+const char *bench_tag_kind_name(enum cg_tag_kind k);
+/* Adds the requested (effective 0: the job's) or effective (ctx's: the
+ * communicator and its topology) "ranks", "ranks_per_node", "node_shape",
+ * "regular" (and effective "irregular_why") to a record's block. */
+void bench_record_shape(cJSON *o, const struct bench_ctx *ctx, int effective);
+/* The raw file as the record names it: relative to the directory of
+ * points.jsonl when raw_dir is under it ("raw/<id>.txt"). */
+void bench_raw_record_path(const struct bench_job *job, const char *id, char *out, size_t len);
+
+/* ---- ranged parameters of generated points (bench_params.c) ------------ */
+
+/* What the code of a generated point reads for each of its schedule's
+ * ranged parameters. */
+struct bench_params_eff {
+    struct bench_param eff[BENCH_MAX_PARAMS]; /* name and value, the schedule's order */
+    int ok[BENCH_MAX_PARAMS]; /* the value is valid (else written as null) */
+    int n;                    /* entries */
+};
+
+/* Sets the schedule's parameters for the calls to come: the point's value
+ * ("(radix=4)" in its name) or, for one it does not name, no setting (the
+ * environment's, else the default), and fills e with what the code reads.
+ * A name the schedule lacks or a value outside its verified range: -1 with
+ * reason, nothing called. params/nparams: the registry entry's. */
+int bench_params_apply(const char *schedule, const struct cg_param_info *params, int nparams,
+                       const struct bench_point *pt, struct bench_params_eff *e, char *reason,
+                       size_t len);
+/* Removes the settings bench_params_apply made. */
+void bench_params_clear(const char *schedule, const struct cg_param_info *params, int nparams);
+/* The record's "params": requested (e NULL: the point's values, then the
+ * others' defaults) or effective (e); null for non-generated points, and
+ * for an unknown schedule (known 0) whose name gives none. */
+cJSON *bench_params_json(const struct bench_point *pt, int known,
+                         const struct cg_param_info *params, int nparams,
+                         const struct bench_params_eff *e);
+
 /* ---- data (bench_data.c) ------------------------------------------------ */
 
+/* MPI_DATATYPE_NULL for float16 and bfloat16, which MPI does not have: a
+ * point of theirs never reaches MPI (bench.c skips it). */
 MPI_Datatype bench_mpi_dtype(enum bench_dtype t);
 MPI_Op bench_mpi_op(enum bench_op op);
 size_t bench_dtype_size(enum bench_dtype t);
@@ -204,6 +292,8 @@ int bench_coll_reduces(enum cg_coll coll);
 void bench_value(const struct bench_point *pt, int p, int rank, size_t i, void *dst);
 /* The exact result this rank must hold: out_elems elements at dst. */
 void bench_expected(const struct bench_point *pt, int p, int rank, void *dst, size_t out_elems);
+/* One element as a double (float16 and bfloat16 decoded from their bits). */
+double bench_as_double(enum bench_dtype t, const void *src);
 /* Compares n elements; counts the wrong ones and the largest absolute error
  * (+inf when a wrong element is not finite). */
 void bench_compare(enum bench_dtype t, const void *got, const void *want, size_t n,

@@ -15,6 +15,38 @@
  * - prod: +-1 and +-2 (2 at one position in five per rank): any product is
  *   +-2^k, exact in float and double; int32 stays exact up to p = 150
  *   ranks (30 factors of two) and wraps the same way in every order after.
+ *
+ * float16 (IEEE binary16) and bfloat16, the GPU mode's 16-bit floats, are
+ * bit patterns made here (encode16, decode16: plain C, no CUDA header;
+ * rounding to nearest even). Their significands (11 and 8 bits) hold so
+ * few values that the scheme above would repeat within a few elements, so:
+ * - sign alternating with i; the magnitude is number
+ *   n = (i + rank * s + salt * 7919) mod M of M magnitudes, s = M / p
+ *   (at least 1). While p <= M, the p ranks hold p different values at
+ *   every position, and the values of all ranks are pairwise different
+ *   over positions 0 .. s - 1. Each rank's values repeat with period 2M,
+ *   and M is odd, so that no power-of-two distance (where blocks of
+ *   power-of-two counts meet) is a period of the inputs or of their sums:
+ *   an even M (256 for float16 sums at p = 8) would let a block misplaced
+ *   by M elements go unnoticed.
+ * - sum: n + 1 quarters (float16) or halves (bfloat16), M the largest odd
+ *   number <= 2^11 / p (float16) or 2^8 / p (bfloat16). Every partial sum
+ *   is then at most 2^11 (2^8) quanta, which the significand holds exactly:
+ *   exact in any order up to p = 2048 (float16) and p = 256 (bfloat16);
+ *   p <= M up to p = 45 (float16) and p = 15 (bfloat16). At p = 8,
+ *   M = 255 and 31: periods of 510 and 62 elements, the 8 ranks' values
+ *   pairwise different over their first 31 and 3 positions.
+ * - min, max, and the collectives that do not reduce: every normal value
+ *   (finite, not zero, not subnormal) but those of magnitude 0x25A5, the
+ *   poison's (outputs are poisoned with 0xA5 bytes before the checked
+ *   call; a value equal to it would hide an element never written):
+ *   M = 30719 (float16) and 32511 (bfloat16) whatever p. Min and max return
+ *   one of their inputs, exact in any order; zeros and subnormals are left
+ *   out because min(-0, +0) depends on the order and a kernel that flushes
+ *   subnormals to zero would compare them as equal.
+ * - prod: +-1 and +-2 as above: at most ceil(p / 5) factors of two meet at
+ *   one position, exact while the product stays finite: up to p = 75 for
+ *   float16 (2^15 <= 65504) and p = 635 for bfloat16 (2^127).
  */
 #include "bench.h"
 
@@ -24,6 +56,11 @@
 MPI_Datatype bench_mpi_dtype(enum bench_dtype t)
 {
     switch (t) {
+    case BENCH_FLOAT16:
+    case BENCH_BFLOAT16:
+        /* MPI has no 16-bit float: MPIX_C_FLOAT16 is an MPICH extension
+         * (Open MPI 4.1 has none), and no MPI has a bfloat16. */
+        return MPI_DATATYPE_NULL;
     case BENCH_INT32:
         return MPI_INT32_T;
     case BENCH_INT64:
@@ -53,12 +90,24 @@ MPI_Op bench_mpi_op(enum bench_op op)
 
 size_t bench_dtype_size(enum bench_dtype t)
 {
-    return (t == BENCH_INT32 || t == BENCH_FLOAT) ? 4 : 8;
+    switch (t) {
+    case BENCH_FLOAT16:
+    case BENCH_BFLOAT16:
+        return 2;
+    case BENCH_INT32:
+    case BENCH_FLOAT:
+        return 4;
+    case BENCH_INT64:
+    case BENCH_DOUBLE:
+        break;
+    }
+    return 8;
 }
 
 const char *bench_dtype_name(enum bench_dtype t)
 {
-    static const char *const names[] = {"int32", "int64", "float", "double"};
+    static const char *const names[] = {"int32", "int64",   "float",
+                                        "double", "float16", "bfloat16"};
     return names[t];
 }
 
@@ -74,7 +123,105 @@ int bench_coll_reduces(enum cg_coll coll)
            coll == CG_COLL_REDUCE || coll == CG_COLL_SCAN || coll == CG_COLL_EXSCAN;
 }
 
-/* Largest magnitude of a value (see the top of the file), at least 2. */
+/* ---- float16 and bfloat16 ---------------------------------------------------- */
+
+/* The two formats differ only in their field widths: 1 sign bit, then 5
+ * exponent and 10 fraction bits (float16), or 8 and 7 (bfloat16). */
+static int frac_bits(enum bench_dtype t)
+{
+    return (t == BENCH_FLOAT16) ? 10 : 7;
+}
+
+static int exp_bits(enum bench_dtype t)
+{
+    return (t == BENCH_FLOAT16) ? 5 : 8;
+}
+
+#define SIGN16 0x8000u
+#define POISON16_MAGNITUDE 0x25A5u /* 0xA5A5, a poisoned output element, without its sign */
+
+/* 2^e for -1022 <= e <= 1023, made from its bits (exact, and no libm). */
+static double pow2(int e)
+{
+    uint64_t b = (uint64_t)(e + 1023) << 52;
+    double d;
+
+    memcpy(&d, &b, sizeof(d));
+    return d;
+}
+
+/* The value of bit pattern h. */
+static double decode16(enum bench_dtype t, uint16_t h)
+{
+    int m = frac_bits(t);
+    int bias = (1 << (exp_bits(t) - 1)) - 1;
+    unsigned ones = (1u << exp_bits(t)) - 1; /* the exponent field of inf and NaN */
+    unsigned field = ((unsigned)h >> m) & ones;
+    unsigned frac = (unsigned)h & ((1u << m) - 1);
+    double v;
+
+    if (field == ones) {
+        v = (frac != 0) ? NAN : INFINITY;
+    } else if (field == 0) {
+        v = (double)frac * pow2(1 - bias - m); /* subnormal */
+    } else {
+        v = (double)(frac | (1u << m)) * pow2((int)field - bias - m);
+    }
+    return ((h & SIGN16) != 0) ? -v : v;
+}
+
+/* v rounded to the nearest bit pattern, ties to even (IEEE's default, as
+ * CUDA's __float2half_rn and __float2bfloat16_rn); past the largest finite
+ * value, infinity. */
+static uint16_t encode16(enum bench_dtype t, double v)
+{
+    int m = frac_bits(t);
+    int bias = (1 << (exp_bits(t) - 1)) - 1;
+    unsigned ones = (1u << exp_bits(t)) - 1;
+    unsigned sign = signbit(v) ? SIGN16 : 0;
+    double a = fabs(v);
+    uint64_t bits;
+    uint64_t n;
+    double q;
+    double rest;
+    int e;
+
+    if (isnan(v)) {
+        return (uint16_t)(sign | (ones << m) | (1u << (m - 1))); /* a quiet NaN */
+    }
+    memcpy(&bits, &a, sizeof(bits));
+    if ((bits >> 52) == 0) {
+        return (uint16_t)sign; /* zero, or below 2^-1022: far below half the smallest subnormal */
+    }
+    e = (int)(bits >> 52) - 1023; /* a = 1.f x 2^e */
+    if (isinf(a) || e > (int)ones - 1 - bias) {
+        return (uint16_t)(sign | (ones << m)); /* at least 2^(largest exponent + 1) */
+    }
+    if (e < 1 - bias) {
+        e = 1 - bias; /* subnormal: the smallest exponent's spacing */
+    }
+    q = a / pow2(e - m); /* exact: the pattern's significand, as a real number */
+    n = (uint64_t)q;
+    rest = q - (double)n;
+    if (rest > 0.5 || (rest == 0.5 && (n & 1) != 0)) {
+        n++;
+    }
+    if (n == (2ULL << m)) {
+        n >>= 1; /* rounded up to the next power of two */
+        e++;
+    }
+    if (n < (1ULL << m)) {
+        return (uint16_t)(sign | (unsigned)n); /* subnormal */
+    }
+    if (e + bias >= (int)ones) {
+        return (uint16_t)(sign | (ones << m));
+    }
+    return (uint16_t)(sign | ((unsigned)(e + bias) << m) | (unsigned)(n - (1ULL << m)));
+}
+
+/* Largest magnitude of a value (see the top of the file), at least 2;
+ * float16 and bfloat16: in quanta of their sums, and the largest odd
+ * number not above it is their M. */
 static uint64_t magnitude_bound(enum bench_dtype t, int p)
 {
     uint64_t m = 2;
@@ -93,8 +240,49 @@ static uint64_t magnitude_bound(enum bench_dtype t, int p)
     case BENCH_DOUBLE:
         m = (1ULL << 52) / pp;
         break;
+    case BENCH_FLOAT16:
+        m = (1ULL << 11) / pp;
+        break;
+    case BENCH_BFLOAT16:
+        m = (1ULL << 8) / pp;
+        break;
     }
     return (m < 2) ? 2 : m;
+}
+
+/* float16 and bfloat16, every op but prod: the bits of element i of
+ * rank's input (see the top of the file). */
+static uint16_t value16(const struct bench_point *pt, int p, int rank, size_t i)
+{
+    int sum = bench_coll_reduces(pt->coll) && pt->op == BENCH_SUM;
+    int m = frac_bits(pt->dtype);
+    unsigned sign = ((i & 1) != 0) ? SIGN16 : 0;
+    uint64_t count;
+    uint64_t stride;
+    uint64_t n;
+    unsigned bits;
+
+    if (sum) {
+        uint64_t bound = magnitude_bound(pt->dtype, p);
+        count = ((bound & 1) != 0) ? bound : bound - 1;
+    } else {
+        /* The normal magnitudes, exponent fields 1 .. all ones - 1
+         * (0x0400..0x7BFF for float16, 0x0080..0x7F7F for bfloat16), but
+         * the poison's. */
+        count = ((((uint64_t)1 << exp_bits(pt->dtype)) - 2) << m) - 1;
+    }
+    stride = count / (uint64_t)((p > 0) ? p : 1);
+    stride = (stride > 0) ? stride : 1;
+    n = ((uint64_t)i + ((uint64_t)rank * stride) + (pt->salt * 7919ULL)) % count;
+    if (sum) {
+        double quantum = (pt->dtype == BENCH_FLOAT16) ? 0.25 : 0.5;
+        return (uint16_t)(sign | encode16(pt->dtype, (double)(n + 1) * quantum));
+    }
+    bits = (1u << m) + (unsigned)n; /* from the smallest normal, exponent field 1 */
+    if (bits >= POISON16_MAGNITUDE) {
+        bits++;
+    }
+    return (uint16_t)(sign | bits);
 }
 
 void bench_value(const struct bench_point *pt, int p, int rank, size_t i, void *dst)
@@ -109,6 +297,10 @@ void bench_value(const struct bench_point *pt, int p, int rank, size_t i, void *
     if (bench_coll_reduces(pt->coll) && pt->op == BENCH_PROD) {
         u = (((r * 7) + ii + pt->salt) % 5 == 0) ? 2 : 1;
         neg = ((r + (2 * ii) + pt->salt) % 3) == 0;
+    } else if (pt->dtype == BENCH_FLOAT16 || pt->dtype == BENCH_BFLOAT16) {
+        uint16_t h = value16(pt, p, rank, i);
+        memcpy(dst, &h, sizeof(h));
+        return;
     } else {
         uint64_t m = magnitude_bound(pt->dtype, p);
         uint64_t base = (r * 1000003ULL) + (ii * 7) + (pt->salt * 7919ULL);
@@ -141,6 +333,12 @@ void bench_value(const struct bench_point *pt, int p, int rank, size_t i, void *
         }
         v = neg ? -v : v;
         memcpy(dst, &v, sizeof(v));
+        break;
+    }
+    case BENCH_FLOAT16:
+    case BENCH_BFLOAT16: { /* prod: the other ops returned above */
+        uint16_t h = encode16(pt->dtype, neg ? -(double)u : (double)u);
+        memcpy(dst, &h, sizeof(h));
         break;
     }
     }
@@ -214,6 +412,29 @@ static void combine(enum bench_dtype t, enum bench_op op, void *acc, const void 
             a = (b > a) ? b : a;
         }
         memcpy(acc, &a, sizeof(a));
+        break;
+    }
+    case BENCH_FLOAT16:
+    case BENCH_BFLOAT16: {
+        /* In double, rounded once, as the GPU kernels do in fp32: with
+         * these inputs every partial result is exact either way. */
+        uint16_t ha, hb;
+        double a, b;
+        memcpy(&ha, acc, sizeof(ha));
+        memcpy(&hb, v, sizeof(hb));
+        a = decode16(t, ha);
+        b = decode16(t, hb);
+        if (op == BENCH_SUM) {
+            a = a + b;
+        } else if (op == BENCH_PROD) {
+            a = a * b;
+        } else if (op == BENCH_MIN) {
+            a = (b < a) ? b : a;
+        } else {
+            a = (b > a) ? b : a;
+        }
+        ha = encode16(t, a);
+        memcpy(acc, &ha, sizeof(ha));
         break;
     }
     }
@@ -294,9 +515,15 @@ void bench_expected(const struct bench_point *pt, int p, int rank, void *dst, si
     }
 }
 
-static double as_double(enum bench_dtype t, const unsigned char *src)
+double bench_as_double(enum bench_dtype t, const void *src)
 {
     switch (t) {
+    case BENCH_FLOAT16:
+    case BENCH_BFLOAT16: {
+        uint16_t h;
+        memcpy(&h, src, sizeof(h));
+        return decode16(t, h);
+    }
     case BENCH_INT32: {
         int32_t v;
         memcpy(&v, src, sizeof(v));
@@ -339,7 +566,7 @@ void bench_compare(enum bench_dtype t, const void *got, const void *want, size_t
             continue;
         }
         (*wrong)++;
-        e = fabs(as_double(t, g + (i * size)) - as_double(t, w + (i * size)));
+        e = fabs(bench_as_double(t, g + (i * size)) - bench_as_double(t, w + (i * size)));
         if (!isfinite(e)) {
             e = INFINITY; /* a NaN compares false below: make it the largest */
         }

@@ -223,7 +223,8 @@ static int load_point(struct loader *ld, const cJSON *it, int index, struct benc
     static const char *const colls[] = {"allreduce", "allgather", "reduce_scatter_block", "bcast",
                                         "reduce",    "gather",    "scatter",              "alltoall",
                                         "scan",      "exscan",    "barrier",              NULL};
-    static const char *const dtypes[] = {"int32", "int64", "float", "double", NULL};
+    static const char *const dtypes[] = {"int32",   "int64",    "float", "double",
+                                         "float16", "bfloat16", NULL};
     static const char *const ops[] = {"sum", "prod", "min", "max", NULL};
     char where[64];
     const char *coll = NULL;
@@ -270,9 +271,13 @@ static int load_point(struct loader *ld, const cJSON *it, int index, struct benc
     pt->coll = (enum cg_coll)c;
     c = lookup(dtype, dtypes);
     if (c < 0) {
-        return fail(ld, "%sdatatype \"%s\" is not one of int32, int64, float, double", where,
-                    dtype);
+        return fail(ld,
+                    "%sdatatype \"%s\" is not one of int32, int64, float, double, float16, "
+                    "bfloat16",
+                    where, dtype);
     }
+    _Static_assert(BENCH_DOUBLE == 3 && BENCH_BFLOAT16 == 5,
+                   "dtypes[] follows enum bench_dtype");
     pt->dtype = (enum bench_dtype)c;
     if (op == NULL && bench_coll_reduces(pt->coll)) {
         return fail(ld, "%smissing \"op\" (a %s reduces)", where, coll);

@@ -18,8 +18,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-const char *const cg_dtype_names[CG_DT_COUNT_] = { "int32", "int64", "float", "double" };
-const int cg_dtype_sizes[CG_DT_COUNT_] = { 4, 8, 4, 8 };
+const char *const cg_dtype_names[CG_DT_COUNT_] = { "int32",   "int64",   "float",
+                                                   "double",  "float16", "bfloat16" };
+const int cg_dtype_sizes[CG_DT_COUNT_] = { 4, 8, 4, 8, 2, 2 };
 const char *const cg_redop_names[CG_OP_COUNT_] = { "sum", "prod", "min", "max" };
 const char *const cg_micro_names[CG_MICRO_COUNT_] = { "lane_pattern", "multi_collective" };
 
@@ -1404,6 +1405,33 @@ static void check_bound(struct vctx *v, const struct cg_test *t, const struct cg
     }
 }
 
+/* float16 and bfloat16 in a "datatypes" list (dl; NULL: the default,
+ * double) of a test with an mpi library: MPI has no 16-bit float, so bench
+ * could only record their points as skipped. Refused here, like the other
+ * combinations a library cannot run (bound:* or a micro-benchmark on a
+ * nccl library), before anything runs. Returns the errors reported. */
+static int check_dtypes_backend(struct vctx *v, const struct cg_test *t, const struct cg_json *dl)
+{
+    int bad = 0;
+    for (int i = 0; dl != NULL && dl->kind == CG_J_ARRAY && i < dl->nitems; i++) {
+        const struct cg_json *d = dl->items[i];
+        int dt = (d->kind == CG_J_STRING) ? index_of(cg_dtype_names, CG_DT_COUNT_, d->str) : -1;
+        if (dt != CG_DT_FLOAT16 && dt != CG_DT_BFLOAT16) {
+            continue;
+        }
+        for (int k = 0; k < t->nlibs; k++) {
+            if (strcmp(t->libs[k]->backend, "mpi") == 0) {
+                verr(v, d->str_pos,
+                     "datatype %s runs in the GPU mode only (a library whose backend is nccl): "
+                     "MPI has no 16-bit floating-point type, and library %s is mpi",
+                     d->str, t->libs[k]->name);
+                bad++;
+            }
+        }
+    }
+    return bad;
+}
+
 /* Impossible combinations of one collective's merged lists. */
 static void check_coll(struct vctx *v, const struct cg_test *t, const struct cg_platform *p,
                        const struct cg_registry *reg, struct cg_coll_req *cr,
@@ -1443,6 +1471,10 @@ static void check_coll(struct vctx *v, const struct cg_test *t, const struct cg_
                  info->name,
                  c == CG_C_BCAST ? "MPI_Bcast has one buffer" : "MPI_Barrier has no buffer");
         }
+    }
+    if (sized) {
+        (void)check_dtypes_backend(v, t, (own != NULL && own->dtypes != NULL) ? own->dtypes
+                                                                             : top->dtypes);
     }
     for (int s = 0; sized && s < cr->nsizes; s++) {
         for (int k = 0; k < cr->ndtypes; k++) {
@@ -2154,6 +2186,7 @@ static int parse_micro(struct vctx *v, const struct cg_json *j, struct cg_test *
             if (top->dtypes != NULL) {
                 memcpy(m->dtypes, top->dtype, sizeof(m->dtypes));
                 m->ndtypes = top->ndtypes;
+                bad += check_dtypes_backend(v, t, top->dtypes);
             } else {
                 m->dtypes[0] = CG_DT_DOUBLE;
                 m->ndtypes = 1;

@@ -15,7 +15,18 @@
 
 /* ---- names shared by descriptors, jobs and records ---------------------- */
 
-enum cg_dtype { CG_DT_INT32, CG_DT_INT64, CG_DT_FLOAT, CG_DT_DOUBLE, CG_DT_COUNT_ };
+/* float16 (IEEE binary16) and bfloat16: only for a library whose backend is
+ * nccl (the GPU mode); MPI has no 16-bit float (descriptor.c refuses them
+ * for an mpi library). */
+enum cg_dtype {
+    CG_DT_INT32,
+    CG_DT_INT64,
+    CG_DT_FLOAT,
+    CG_DT_DOUBLE,
+    CG_DT_FLOAT16,
+    CG_DT_BFLOAT16,
+    CG_DT_COUNT_
+};
 enum cg_redop { CG_OP_SUM, CG_OP_PROD, CG_OP_MIN, CG_OP_MAX, CG_OP_COUNT_ };
 
 extern const char *const cg_dtype_names[CG_DT_COUNT_]; /* "int32", ... */

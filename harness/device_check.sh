@@ -224,7 +224,8 @@ grep '^  rank [0-9]*: [a-z0-9_]*: ' "$OUT/tests.log" | head -20 | sed 's/^/  /' 
 # every generated schedule of the five collectives over the CUDA runtime's
 # IPC transport at p = 4 processes sharing the GPU (NCCL's default too:
 # recorded skipped on one GPU), at 64 KiB, 1 MiB and 8 MiB: one point per
-# implementation and size (36 and 81 with the schedules of this writing).
+# implementation and size (36 and 87 with the schedules of this writing,
+# bcast_knomial also at radix 2 and 8).
 # Each point is checked against the formula before it is timed (CUDA
 # events, the slowest rank per repetition, bench's stopping rule: 10 to 100
 # repetitions, 0.1 s).
@@ -245,6 +246,8 @@ gb_points() { # NP COLLECTIVE...: native:default and every generated schedule of
         esac
         impls="native:default $(sed -n 's/^ *"\([a-z_]*\)", \/\* name \*\/$/\1/p' emitted/cuda/all.cu |
             grep "^${coll}_" | sed 's/^/generated:/')"
+        # A run-time parameter of the GPU code at both ends of its range.
+        [ "$coll" = bcast ] && impls="$impls generated:bcast_knomial(radix=2) generated:bcast_knomial(radix=8)"
         for bytes in 65536 1048576 8388608; do
             for impl in $impls; do
                 bc_point "$(bc_id "$coll" "$np" "$impl" "$dt" "$op" 0 false "$bytes")" "$seq" "$coll" \
@@ -330,6 +333,18 @@ case $probe in
         }' "$OUT/gpu_bench.txt"
         grep '^POINT \(error\|failed_check\|skipped\) ' "$OUT/gpu_bench.txt" | grep -v 'Duplicate GPU' |
             head -20 | cut -c1-200 | sed 's/^/  /'
+        # Per-phase tags (CUDA events) of one record: the ring allreduce at
+        # p = 4, 8 MiB; and what the parameterised points read.
+        echo "Tags of allreduce_ring, p = 4, 8 MiB (name, kind, median ns, share of the call):"
+        grep '"run_id":4,' "$gb/points.jsonl" 2>/dev/null | grep '"name":"allreduce_ring"' |
+            grep '"size_B":8388608,' | head -1 | grep -o '"tags":\[[^]]*\]' |
+            grep -o '{"name":"[^"]*","kind":"[a-z]*","median_ns":[0-9.e+]*,"share":[0-9.e+-]*}' |
+            sed 's/{"name":"\([^"]*\)","kind":"\([a-z]*\)","median_ns":\([^,]*\),"share":\(.*\)}/  \1 \2 \3 \4/' |
+            head -12
+        echo "Parameterised points (effective params as the code read them):"
+        grep '"run_id":4,' "$gb/points.jsonl" 2>/dev/null | grep '"name":"bcast_knomial(radix=' |
+            sed -n 's/.*"point_id":"\([^"]*\)","seq":[0-9]*,"status":"\([a-z_]*\)".*"effective":{.*"params":\({[^}]*}\).*/  \1 \2 effective.params \3/p' |
+            head -6
     } | tee -a "$summary"
     ;;
 *)

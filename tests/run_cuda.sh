@@ -115,7 +115,9 @@ run() {
 # shellcheck source=harness/gpu/job.sh
 . harness/gpu/job.sh
 
-# The tiny job's points at NP ranks: every collective, NCCL and generated.
+# The tiny job's points at NP ranks: every collective, NCCL and generated;
+# every datatype (float16 and bfloat16 too: allreduce by NCCL, and the
+# generated reduce-scatter in place).
 bc_points() {
     local r=$(($1 - 1))
     bc_point ar-native 0 allreduce native:default 1000 double sum 0 false
@@ -128,11 +130,15 @@ bc_points() {
     bc_point rs-ring 7 reduce_scatter_block generated:reduce_scatter_block_ring 100 int64 prod 0 false
     bc_point bc-native 8 bcast native:default 1000 double - "$r" false
     bc_point bc-binomial 9 bcast generated:bcast_binomial_doubling 1000 double - "$r" false
-    bc_point a2a-native 10 alltoall native:default 64 int32 - 0 false
-    bc_point a2a-pairwise 11 alltoall generated:alltoall_pairwise 64 int32 - 0 false
+    bc_point ar-native-f16 10 allreduce native:default 1000 float16 sum 0 false
+    bc_point rs-rh-bf16-ip 11 reduce_scatter_block generated:reduce_scatter_block_recursive_halving 100 bfloat16 sum 0 true
+    bc_point a2a-native 12 alltoall native:default 64 int32 - 0 false
+    bc_point a2a-pairwise 13 alltoall generated:alltoall_pairwise 64 int32 - 0 false
 }
 bc_ids="ar-native ar-ring ar-rab-ip ar-native-ip ag-native ag-ring rs-native-ip rs-ring bc-native
-    bc-binomial a2a-native a2a-pairwise"
+    bc-binomial ar-native-f16 rs-rh-bf16-ip a2a-native a2a-pairwise"
+# shellcheck disable=SC2086 # one word per id
+bc_n=$(echo $bc_ids | wc -w)
 
 # bc_launch NAME NP JOB [VAR=VALUE...]: bench_cuda under the launcher,
 # limited as run() limits; its output in $log, its exit status in last_rc.
@@ -265,8 +271,8 @@ if [ -x build/cuda/test_bench_cuda ]; then
     run "cuda test_bench_cuda" direct build/cuda/test_bench_cuda "$d/jobs/job-1.json"
     recs=$d/points.jsonl
     why=
-    [ "$(wc -l <"$recs" 2>/dev/null)" = 12 ] || why="not 12 records"
-    [ "$(grep -c '"backend":"cuda","library":"nccl"' "$recs")" = 12 ] || why="$why; backend/library"
+    [ "$(wc -l <"$recs" 2>/dev/null)" = "$bc_n" ] || why="not $bc_n records"
+    [ "$(grep -c '"backend":"cuda","library":"nccl"' "$recs")" = "$bc_n" ] || why="$why; backend/library"
     [ "$(bc_status "$recs" ar-native)" = ok ] || why="$why; ar-native not ok"
     [ "$(bc_status "$recs" ar-rab-ip)" = failed_check ] || why="$why; ar-rab-ip not failed_check"
     [ "$(bc_status "$recs" bc-binomial)" = skipped ] || why="$why; bc-binomial not skipped"
@@ -280,6 +286,10 @@ if [ -x build/cuda/test_bench_cuda ]; then
         grep -q '"transport":"ipc".*"schedule_file":"schedules/allreduce/ring.json","schedule_hash":"[0-9a-f]\{16\}"' ||
         why="$why; ar-ring: transport or schedule"
     [ -f "$d/raw/ar-native.txt" ] || why="$why; no raw file"
+    grep -F '"point_id":"ar-native-f16"' "$recs" |
+        grep -q '"status":"ok".*"datatype":"float16".*"size_B":2000,' || why="$why; ar-native-f16: float16's size"
+    grep -F '"point_id":"rs-rh-bf16-ip"' "$recs" |
+        grep -q '"status":"ok".*"datatype":"bfloat16".*"size_B":800,' || why="$why; rs-rh-bf16-ip: bfloat16's size"
     if command -v python3 >/dev/null 2>&1 && ! python3 - "$recs" >"$log" 2>&1 <<'EOF'; then
 import json, sys
 for n, line in enumerate(open(sys.argv[1]), 1):
@@ -294,17 +304,32 @@ for n, line in enumerate(open(sys.argv[1]), 1):
         assert r["check"]["reference"] == "formula" and r["check"]["verdict"] == "ok", n
         assert r["bandwidth"]["busbw_GBps"] > 0, n
         assert r["effective"]["algorithm_source"] in ("generated", "nccl_debug", "unobservable"), n
+    # Per-phase tags: generated points only, the schedule's tags in id order
+    # (its call tag first), each median as test_bench_cuda made it.
+    if r["status"] == "ok" and r["kind"] == "generated":
+        tags = r["tags"]
+        assert isinstance(tags, list) and len(tags) >= 2, "line %d: tags %r" % (n, tags)
+        assert tags[0]["name"] == r["name"] and tags[0]["kind"] == "call", n
+        for k, t in enumerate(tags):
+            assert k == 0 or t["name"].startswith(r["name"] + "/"), (n, t)
+            assert t["kind"] in ("call", "phase", "round", "comm", "reduce", "copy"), (n, t)
+            assert t["median_ns"] == 1000 * (k + 1) + 12, (n, t)
+            assert abs(t["share"] - t["median_ns"] / r["timing"]["median_ns"]) < 1e-9, (n, t)
+    else:
+        assert r["tags"] is None, "line %d: %s %s has tags" % (n, r["kind"], r["status"])
 EOF
         why="$why; $(tail -1 "$log")"
     fi
     if [ -z "$why" ]; then
-        pass "cuda_bench_cuda_records_are_complete (12 synthetic outcomes)"
+        pass "cuda_bench_cuda_records_are_complete ($bc_n synthetic outcomes)"
     else
         fail "cuda_bench_cuda_records_are_complete:${why#;}"
     fi
     if [ -x build/collgen ]; then
         if build/collgen report "$d" >"$log" 2>&1 &&
             grep -q '^== allreduce / nccl / p=4 / double sum ==' "$log" &&
+            grep -q '^== allreduce / nccl / p=4 / float16 sum ==' "$log" &&
+            grep -q '^== reduce_scatter_block / nccl / p=4 / bfloat16 sum / in place ==' "$log" &&
             grep -q 'native default ran ring/ll,tree/simple (nccl_debug)' "$log"; then
             pass "cuda_bench_cuda_records_are_read_by_collgen_report"
         else
@@ -317,23 +342,19 @@ EOF
 fi
 
 # The GPU test descriptor (tests/descriptors/gpu.json on platform gpu-node):
-# it validates once descriptor.c lets generated code run for a nccl library
-# (until then SKIP, with exactly that refusal, and anything else is a
-# failure); its native part runs through `collgen run` and bench_cuda
+# it validates (generated schedules with a CUDA twin run for a nccl
+# library); its native part runs through `collgen run` and bench_cuda
 # (p = 1): every point recorded, skipped without a GPU, ok with one.
 if [ -x build/collgen ] && [ -x build/cuda/bench_cuda ]; then
     build/collgen run tests/descriptors/gpu.json --platform gpu-node --dry-run >"$log" 2>&1
     rc=$?
     if [ "$rc" -eq 0 ] && grep -q '^plan: [1-9]' "$log"; then
         pass "cuda_gpu_test_descriptor_validates ($(grep '^plan: ' "$log" | cut -d';' -f1))"
-    elif [ "$rc" -eq 2 ] && ! grep -v 'error: generated:\*: generated code runs over MPI, and library nccl is nccl$' "$log" |
-        grep -q .; then
-        skip "cuda_gpu_test_descriptor_validates: descriptor.c does not let generated code run for a nccl library yet (harness/gpu/README.md, \"Descriptors\")"
     else
         fail "cuda_gpu_test_descriptor_validates (exit status $rc)"
         head -10 "$log"
     fi
-    sed 's/, "generated:\*"//g; s/"ranks": \[1, 4\]/"ranks": [1]/' tests/descriptors/gpu.json >"$bc_dir/gpu-native.json"
+    sed 's/, "generated:\*"//g; s/"ranks": \[1, 4\]/"ranks": [1]/; /"params":/d' tests/descriptors/gpu.json >"$bc_dir/gpu-native.json"
     build/collgen run "$bc_dir/gpu-native.json" --platform gpu-node --out "$bc_dir/camp" --quiet \
         --no-report >"$log" 2>&1
     rc=$?
@@ -412,7 +433,7 @@ case $probe in
         fi
         why=
         [ "$last_rc" -eq 0 ] || why="exit status $last_rc"
-        [ "$(wc -l <"$d/points.jsonl" 2>/dev/null)" = 12 ] || why="$why; not 12 records"
+        [ "$(wc -l <"$d/points.jsonl" 2>/dev/null)" = "$bc_n" ] || why="$why; not $bc_n records"
         for id in $bc_ids; do
             st=$(bc_status "$d/points.jsonl" "$id")
             want=ok
@@ -430,6 +451,24 @@ case $probe in
             esac
         done
         grep -q '"pci_bus_id"' "$d/run-$np.json" 2>/dev/null || why="$why; run metadata"
+        # Per-phase tags of the generated ok points: the call tag's GPU time
+        # lies inside the events around the call, each repetition (both the
+        # slowest rank's), so its median cannot exceed the call's.
+        if ! python3 - "$d/points.jsonl" >"$log.tags" 2>&1 <<'EOF'; then
+import json, sys
+for n, line in enumerate(open(sys.argv[1]), 1):
+    r = json.loads(line)
+    if r["status"] != "ok" or r["kind"] != "generated":
+        assert r["tags"] is None, "line %d: %s has tags" % (n, r["point_id"])
+        continue
+    t = r["tags"]
+    assert t and t[0]["name"] == r["name"], "line %d: %s: tags %r" % (n, r["point_id"], t)
+    assert 0 < t[0]["median_ns"] <= r["timing"]["median_ns"], (r["point_id"], t[0], r["timing"])
+    assert all(x["median_ns"] >= 0 for x in t), (r["point_id"], t)
+EOF
+            why="$why; tags: $(tail -1 "$log.tags")"
+        fi
+        rm -f "$log.tags"
         if [ -z "$why" ]; then
             pass "cuda_bench_cuda_gpu_records_ok p=$np ($(grep -c '"status":"ok"' "$d/points.jsonl") ok)"
         else
@@ -458,10 +497,10 @@ case $probe in
         bc_launch "bench_cuda without a GPU, p=2" 2 "$d/jobs/job-1.json"
         why=
         [ "$last_rc" -eq 5 ] || why="exit status $last_rc, not 5"
-        [ "$(wc -l <"$d/points.jsonl" 2>/dev/null)" = 12 ] || why="$why; not 12 records"
+        [ "$(wc -l <"$d/points.jsonl" 2>/dev/null)" = "$bc_n" ] || why="$why; not $bc_n records"
         [ "$(grep -c '"status":"skipped","reason":"no GPU on rank 0 (cudaGetDeviceCount: ' \
-            "$d/points.jsonl")" = 12 ] || why="$why; not 12 skipped records with the reason"
-        [ "$(grep -c '"backend":"cuda"' "$d/points.jsonl")" = 12 ] || why="$why; backend"
+            "$d/points.jsonl")" = "$bc_n" ] || why="$why; not $bc_n skipped records with the reason"
+        [ "$(grep -c '"backend":"cuda"' "$d/points.jsonl")" = "$bc_n" ] || why="$why; backend"
         { grep -q '"gpus":[[:space:]]*\[\]' "$d/run-1.json" &&
             grep -q '"gpu_error":[[:space:]]*"no GPU' "$d/run-1.json" &&
             grep -q '"program":[[:space:]]*"bench_cuda"' "$d/run-1.json"; } 2>/dev/null ||

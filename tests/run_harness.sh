@@ -482,6 +482,27 @@ else
     fail resume_of_a_finished_campaign_runs_nothing_and_is_noted "exit status $rc"
 fi
 
+# ---- bench's float16 and bfloat16 data (tests/test_bench_data.c) --------------------
+
+# The conversion, the exact expected results and the uniqueness of the GPU
+# mode's 16-bit inputs (harness/bench_data.c): build/openmpi/test_bench_data
+# (runtime/mpi.ninja), no launcher needed.
+if [ -x build/openmpi/test_bench_data ]; then
+    timeout 120 build/openmpi/test_bench_data >"$tmp/tbd.out" 2>&1
+    rc=$?
+    sed -n 's/^PASS /PASS harness /p' "$tmp/tbd.out"
+    while read -r line; do
+        fail "${line#FAIL }"
+    done < <(grep '^FAIL ' "$tmp/tbd.out")
+    if [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' "$tmp/tbd.out"; then
+        fail bench_data_unit_test "exit status $rc: $(tail -1 "$tmp/tbd.out")"
+    elif ! grep -q '^PASS ' "$tmp/tbd.out"; then
+        fail bench_data_unit_test "ran no test"
+    fi
+else
+    fail bench_data_unit_test "build/openmpi/test_bench_data was not built (run ninja)"
+fi
+
 # ---- with the real benchmark program -----------------------------------------------
 
 if [ ! -x build/openmpi/bench ] || [ ! -x build/mpich/bench ]; then
@@ -496,6 +517,7 @@ if [ ! -x build/openmpi/bench ] || [ ! -x build/mpich/bench ]; then
         micro_benchmarks_under_virtual_nodes_record_ok_and_shapes \
         wrong_micro_benchmark_data_is_recorded_as_failed_check \
         bench_refuses_unknown_parameters_and_lanes_beyond_the_node \
+        bench_records_float16_and_bfloat16_points_as_skipped \
         real_parameter_sweep_records_requested_and_effective_params; do
         skip "$t" "build/openmpi/bench or build/mpich/bench is not built yet"
     done
@@ -1096,6 +1118,44 @@ EOF2
 else
     cat "$tmp/pjob/log"
     fail bench_refuses_unknown_parameters_and_lanes_beyond_the_node "exit status $rc"
+fi
+
+# float16 and bfloat16 are the GPU mode's (collgen run refuses them for an
+# MPI library: tests/descriptors/bad/float16_over_mpi.json): bench, given
+# them in a job file written here, records their points as skipped with the
+# reason, and the job goes on (a double point after them is ok).
+mkdir -p "$tmp/hjob"
+cat >"$tmp/hjob/job.json" <<EOF2
+{ "schema_version": 1, "campaign": "hjob", "run_id": 1, "library": "openmpi", "ranks": 1,
+  "ranks_per_node": 1, "virtual_ranks_per_node": null,
+  "timing": { "sync": "barrier", "warmup": 0, "min_reps": 2, "max_reps": 2 },
+  "points": [
+    { "id": "h", "seq": 1, "collective": "allreduce", "impl": "native:default",
+      "count": 8, "datatype": "float16", "op": "sum", "root": 0, "in_place": false },
+    { "id": "b", "seq": 2, "collective": "allgather", "impl": "generated:allgather_ring",
+      "count": 8, "datatype": "bfloat16", "root": 0, "in_place": false },
+    { "id": "d", "seq": 3, "collective": "allreduce", "impl": "native:default",
+      "count": 8, "datatype": "double", "op": "sum", "root": 0, "in_place": false } ],
+  "out": { "points": "$tmp/hjob/points.jsonl", "raw_dir": "$tmp/hjob/raw", "run_meta": "$tmp/hjob/run-1.json" } }
+EOF2
+CG_MPIRUN_TIMEOUT=60 tests/mpirun.sh openmpi 1 build/openmpi/bench "$tmp/hjob/job.json" >"$tmp/hjob/log" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && "$py" - "$tmp/hjob/points.jsonl" <<'EOF2'; then
+import json, sys
+r = {x["point_id"]: x for x in map(json.loads, open(sys.argv[1]))}
+ok = len(r) == 3 and r["d"]["status"] == "ok"
+for i, dt in (("h", "float16"), ("b", "bfloat16")):
+    x = r[i]
+    ok = ok and x["status"] == "skipped" and x["requested"]["datatype"] == dt and x["size_B"] == 16
+    ok = ok and x["reason"].startswith("datatype %s: MPI has no standard 16-bit floating-point type" % dt)
+    ok = ok and "build/cuda/bench_cuda" in x["reason"] and x["timing"] is None and x["check"] is None
+sys.exit(0 if ok else 1)
+EOF2
+    pass bench_records_float16_and_bfloat16_points_as_skipped
+else
+    cat "$tmp/hjob/log"
+    head -c 2000 "$tmp/hjob/points.jsonl" 2>/dev/null
+    fail bench_records_float16_and_bfloat16_points_as_skipped "exit status $rc"
 fi
 
 # A real parameter sweep, once the library has a schedule with a ranged

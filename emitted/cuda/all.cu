@@ -37,7 +37,9 @@ static const struct cg_cu_algo algo_allgather_bruck = {
     cgcu_allgather_bruck, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_allgather_recursive_doubling = {
@@ -51,7 +53,9 @@ static const struct cg_cu_algo algo_allgather_recursive_doubling = {
     cgcu_allgather_recursive_doubling, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_allgather_ring = {
@@ -65,7 +69,9 @@ static const struct cg_cu_algo algo_allgather_ring = {
     cgcu_allgather_ring, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_allgather_two_level_bruck = {
@@ -79,7 +85,9 @@ static const struct cg_cu_algo algo_allgather_two_level_bruck = {
     cgcu_allgather_two_level_bruck, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_allgather_two_level_ring = {
@@ -93,7 +101,9 @@ static const struct cg_cu_algo algo_allgather_two_level_ring = {
     cgcu_allgather_two_level_ring, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_allreduce_rabenseifner = {
@@ -107,7 +117,9 @@ static const struct cg_cu_algo algo_allreduce_rabenseifner = {
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_allreduce_recursive_doubling = {
@@ -121,7 +133,9 @@ static const struct cg_cu_algo algo_allreduce_recursive_doubling = {
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_allreduce_ring = {
@@ -135,7 +149,9 @@ static const struct cg_cu_algo algo_allreduce_ring = {
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_allreduce_two_level_halving = {
@@ -149,7 +165,9 @@ static const struct cg_cu_algo algo_allreduce_two_level_halving = {
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_allreduce_two_level_ring = {
@@ -163,7 +181,9 @@ static const struct cg_cu_algo algo_allreduce_two_level_ring = {
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_alltoall_bruck = {
@@ -177,7 +197,9 @@ static const struct cg_cu_algo algo_alltoall_bruck = {
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
-    cgcu_alltoall_bruck /* alltoall */
+    cgcu_alltoall_bruck, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_alltoall_linear = {
@@ -191,7 +213,9 @@ static const struct cg_cu_algo algo_alltoall_linear = {
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
-    cgcu_alltoall_linear /* alltoall */
+    cgcu_alltoall_linear, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_alltoall_pairwise = {
@@ -205,7 +229,9 @@ static const struct cg_cu_algo algo_alltoall_pairwise = {
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
-    cgcu_alltoall_pairwise /* alltoall */
+    cgcu_alltoall_pairwise, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_bcast_binomial_doubling = {
@@ -219,7 +245,9 @@ static const struct cg_cu_algo algo_bcast_binomial_doubling = {
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     cgcu_bcast_binomial_doubling, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_bcast_binomial_halving = {
@@ -233,7 +261,13 @@ static const struct cg_cu_algo algo_bcast_binomial_halving = {
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     cgcu_bcast_binomial_halving, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_param_info params_bcast_chain[] = {
+    { "segments", 8, 1, 32 },
 };
 
 static const struct cg_cu_algo algo_bcast_chain = {
@@ -247,7 +281,13 @@ static const struct cg_cu_algo algo_bcast_chain = {
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     cgcu_bcast_chain, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    params_bcast_chain, /* params */
+    1 /* nparams */
+};
+
+static const struct cg_param_info params_bcast_knomial[] = {
+    { "radix", 4, 2, 8 },
 };
 
 static const struct cg_cu_algo algo_bcast_knomial = {
@@ -261,7 +301,9 @@ static const struct cg_cu_algo algo_bcast_knomial = {
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     cgcu_bcast_knomial, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    params_bcast_knomial, /* params */
+    1 /* nparams */
 };
 
 static const struct cg_cu_algo algo_bcast_scatter_allgather = {
@@ -275,7 +317,9 @@ static const struct cg_cu_algo algo_bcast_scatter_allgather = {
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     cgcu_bcast_scatter_allgather, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_reduce_scatter_block_recursive_halving = {
@@ -289,7 +333,9 @@ static const struct cg_cu_algo algo_reduce_scatter_block_recursive_halving = {
     NULL, /* allgather */
     cgcu_reduce_scatter_block_recursive_halving, /* reduce_scatter_block */
     NULL, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_reduce_scatter_block_ring = {
@@ -303,7 +349,9 @@ static const struct cg_cu_algo algo_reduce_scatter_block_ring = {
     NULL, /* allgather */
     cgcu_reduce_scatter_block_ring, /* reduce_scatter_block */
     NULL, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_reduce_scatter_block_two_level_halving = {
@@ -317,7 +365,9 @@ static const struct cg_cu_algo algo_reduce_scatter_block_two_level_halving = {
     NULL, /* allgather */
     cgcu_reduce_scatter_block_two_level_halving, /* reduce_scatter_block */
     NULL, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 static const struct cg_cu_algo algo_reduce_scatter_block_two_level_ring = {
@@ -331,7 +381,9 @@ static const struct cg_cu_algo algo_reduce_scatter_block_two_level_ring = {
     NULL, /* allgather */
     cgcu_reduce_scatter_block_two_level_ring, /* reduce_scatter_block */
     NULL, /* bcast */
-    NULL /* alltoall */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
 };
 
 const struct cg_cu_algo *const cg_cu_algos[] = {

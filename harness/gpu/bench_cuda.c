@@ -154,6 +154,7 @@ int main(int argc, char **argv)
 {
     struct bench_job job;
     struct bc_ctx c;
+    struct cg_topo topo;
     char msg[1024];
     int world_rank = 0;
     int world_size = 0;
@@ -189,6 +190,7 @@ int main(int argc, char **argv)
     }
 
     memset(&c, 0, sizeof(c));
+    memset(&topo, 0, sizeof(topo));
     c.base.job = &job;
     c.base.rank = world_rank;
     c.base.p = world_size;
@@ -227,6 +229,21 @@ int main(int argc, char **argv)
     apply_knobs(&c);
     bc_nccl_debug_setup(&c);
     gpu_status = gpu_setup(&c);
+    {
+        /* The node structure as the generated topology schedules see it
+         * (runtime/topo.c, the function the CUDA runtime calls on the same
+         * communicator), for the records' effective ranks_per_node,
+         * node_shape and regular. MPI only: also without a GPU. */
+        char local[BENCH_REASON_LEN] = "";
+        int trc = cg_topo_detect(c.base.comm, world_rank, world_size, &topo);
+        if (trc != MPI_SUCCESS) {
+            bench_fmt(local, sizeof(local), "rank %d: cg_topo_detect: %s", world_rank,
+                      (cg_last_error()[0] != '\0') ? cg_last_error() : "failed");
+        }
+        if (!bc_agree(&c, trc != MPI_SUCCESS, local, c.base.topo_error)) {
+            c.base.topo = &topo;
+        }
+    }
 
     {
         int ok = (bc_write_run_meta(&c, msg, sizeof(msg)) == 0);
@@ -301,6 +318,7 @@ int main(int argc, char **argv)
 #endif
     /* Frees the CUDA runtime's context cached on it (collective), before the
      * stream it last used goes. */
+    cg_topo_free(&topo);
     MPI_Comm_free(&c.base.comm);
     MPI_Comm_free(&c.base.sync_comm);
     if (c.pool_send != NULL) {

@@ -105,6 +105,9 @@ struct bc_run {
     const char *stop;               /* "rse" | "budget" | "max_reps"; NULL when not timed */
     uint64_t *times;                /* rank 0: slowest rank's GPU time per repetition, ns */
     uint64_t *all_times;            /* rank 0, verbosity full: n x p */
+    struct bench_params_eff params; /* generated: what its code reads for each parameter */
+    int ntags;                      /* generated: the schedule's timing tags; 0 otherwise */
+    uint64_t *tag_times;            /* rank 0: n x ntags, the slowest rank's per tag, ns */
     const char *transport;          /* "nccl", "ipc"; NULL when nothing ran */
     struct bc_nccl_tuning tuning;   /* native points, rank 0 */
 };

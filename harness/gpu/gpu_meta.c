@@ -1,7 +1,7 @@
 /* gpu_meta.c - run-<n>.json of a GPU launch: bench_meta.c's file (hosts,
  * CPU, memory, rank placement, environment including NCCL_ and CUDA_
  * variables, timing policy, knobs), then completed on rank 0 with
- *   "backend": "cuda", harness.program "bench_cuda", build.tags false;
+ *   "backend": "cuda", harness.program "bench_cuda", build.tags true;
  *   "gpus": per rank, the device, its PCI bus id, name, memory, compute
  *   capability and multiprocessors ([] and "gpu_error" without a GPU);
  *   "cuda": runtime and driver versions (and the runtime compiled against);
@@ -145,7 +145,7 @@ static int complete(const struct bc_ctx *c, const struct gpu_info *all, char *ms
     }
     o = cJSON_GetObjectItemCaseSensitive(doc, "build");
     if (cJSON_IsObject(o)) {
-        set(o, "tags", cJSON_CreateFalse());
+        set(o, "tags", cJSON_CreateTrue()); /* emitted/cuda/all.cu with CG_TAGS */
         version_text(v, sizeof(v), CUDART_VERSION, 0);
         set(o, "cuda_runtime_compiled", cJSON_CreateString(v));
 #ifdef CG_CUDA_NO_NCCL

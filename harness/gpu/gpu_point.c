@@ -30,7 +30,11 @@
 
 /* Relative tolerances of the float and double comparisons. The inputs make
  * every result exact, so any difference is counted (check.elements_inexact)
- * even when it is within these. */
+ * even when it is within these. float16 and bfloat16 get 0 (the choice in
+ * bc_run_point): their results are exact too (bench_data.c), and with 11
+ * and 8 significand bits any tolerance would be whole units in the last
+ * place, wide enough to hide a wrong sum; only a zero of the other sign
+ * then passes, as inexact. */
 #define TOL_FLOAT 1e-5
 #define TOL_DOUBLE 1e-12
 
@@ -79,6 +83,10 @@ static cg_cu_dtype cu_dtype(enum bench_dtype t)
         return CG_CU_INT64;
     case BENCH_FLOAT:
         return CG_CU_FLOAT32;
+    case BENCH_FLOAT16:
+        return CG_CU_FLOAT16;
+    case BENCH_BFLOAT16:
+        return CG_CU_BFLOAT16;
     case BENCH_DOUBLE:
         break;
     }
@@ -585,41 +593,15 @@ static int call_impl(struct bc_ctx *c, const struct bench_point *pt, const struc
 
 /* ---- check ------------------------------------------------------------------------- */
 
-static double as_double(enum bench_dtype t, const unsigned char *src)
-{
-    switch (t) {
-    case BENCH_INT32: {
-        int32_t v;
-        memcpy(&v, src, sizeof(v));
-        return (double)v;
-    }
-    case BENCH_INT64: {
-        int64_t v;
-        memcpy(&v, src, sizeof(v));
-        return (double)v;
-    }
-    case BENCH_FLOAT: {
-        float v;
-        memcpy(&v, src, sizeof(v));
-        return (double)v;
-    }
-    case BENCH_DOUBLE:
-        break;
-    }
-    {
-        double v;
-        memcpy(&v, src, sizeof(v));
-        return v;
-    }
-}
-
 /* Compares n elements: integers exactly, floats within tol relative to the
- * expected value (both finite). */
+ * expected value (both finite; bench_as_double decodes float16 and
+ * bfloat16). */
 static void compare(enum bench_dtype t, const unsigned char *got, const unsigned char *want,
                     size_t n, double tol, uint64_t *wrong, uint64_t *inexact, double *max_error)
 {
     size_t size = bench_dtype_size(t);
-    int is_float = (t == BENCH_FLOAT || t == BENCH_DOUBLE);
+    int is_float = (t == BENCH_FLOAT || t == BENCH_DOUBLE || t == BENCH_FLOAT16 ||
+                    t == BENCH_BFLOAT16);
 
     *wrong = 0;
     *inexact = 0;
@@ -632,8 +614,8 @@ static void compare(enum bench_dtype t, const unsigned char *got, const unsigned
         if (memcmp(got + (i * size), want + (i * size), size) == 0) {
             continue;
         }
-        g = as_double(t, got + (i * size));
-        w = as_double(t, want + (i * size));
+        g = bench_as_double(t, got + (i * size));
+        w = bench_as_double(t, want + (i * size));
         e = fabs(g - w);
         if (!isfinite(e)) {
             e = INFINITY;
@@ -730,9 +712,12 @@ static int decide(const struct bench_timing *tm, const struct bench_online *o, d
     return (o->n >= tm->max_reps) ? STOP_MAX : GO_ON;
 }
 
-/* One timed repetition on this rank: the GPU time of the call, in ns. */
+/* One timed repetition on this rank: the GPU time of the call, in ns, and
+ * (generated points) each of the schedule's tags in tag_ns: the GPU time
+ * between its CUDA events, summed over its pairs in the call. */
 static int one_rep(struct bc_ctx *c, const struct bench_point *pt, struct bc_run *run,
-                   struct bc_bufs *b, int refresh, uint64_t *ns, char *why, size_t whylen)
+                   struct bc_bufs *b, int refresh, uint64_t *ns, uint64_t *tag_ns, char *why,
+                   size_t whylen)
 {
     float ms = 0.0f;
     int rc = 0;
@@ -752,6 +737,9 @@ static int one_rep(struct bc_ctx *c, const struct bench_point *pt, struct bc_run
         rc = -1;
         goto out;
     }
+    if (run->ntags > 0) {
+        cg_cu_tag_reset();
+    }
     BC_CUDA(cudaEventRecord(c->ev_begin, c->stream));
     rc = call_impl(c, pt, run, b, why, whylen);
     if (rc != 0) {
@@ -762,6 +750,15 @@ static int one_rep(struct bc_ctx *c, const struct bench_point *pt, struct bc_run
     BC_CUDA(cudaEventSynchronize(c->ev_end));
     BC_CUDA(cudaEventElapsedTime(&ms, c->ev_begin, c->ev_end));
     *ns = (ms > 0.0f) ? (uint64_t)llround((double)ms * 1e6) : 0;
+    for (int k = 0; k < run->ntags; k++) {
+        uint64_t calls = 0;
+        if (cg_cu_tag_read(run->algo->tag_first + k, &tag_ns[k], &calls) != 0) {
+            bench_fmt(why, whylen, "rank %d: reading the timing tags failed: %s", g_rank,
+                      cg_last_error());
+            rc = -1;
+            goto out;
+        }
+    }
 out:
     return rc;
 }
@@ -774,7 +771,10 @@ static int time_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_
     struct bench_online online;
     char why[BENCH_REASON_LEN] = "";
     size_t whylen = sizeof(why);
-    uint64_t vals[2];
+    /* Per repetition, reduced by max over the ranks: the call's time, a
+     * failure flag, then each tag's time (bench.c's layout). */
+    int nval = 2 + run->ntags;
+    uint64_t *vals = calloc((size_t)nval, sizeof(uint64_t));
     int decision = GO_ON;
     int bad = 0;
     int rc = 0;
@@ -791,12 +791,19 @@ static int time_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_
         if (c->base.job->verbosity_full) {
             run->all_times = calloc((size_t)tm->max_reps * (size_t)c->base.p, sizeof(uint64_t));
         }
+        if (run->ntags > 0) {
+            run->tag_times =
+                calloc((size_t)tm->max_reps * (size_t)run->ntags, sizeof(uint64_t));
+        }
         bad = run->times == NULL || scratch == NULL ||
-              (c->base.job->verbosity_full && run->all_times == NULL);
+              (c->base.job->verbosity_full && run->all_times == NULL) ||
+              (run->ntags > 0 && run->tag_times == NULL);
     }
+    bad = bad || vals == NULL;
     if (bc_agree(c, bad, "out of memory for the repetitions", run->reason)) {
         run->status = "error";
         free(scratch);
+        free(vals);
         return -1;
     }
 
@@ -815,6 +822,7 @@ out:
     if (bc_agree(c, rc != 0, why, run->reason)) {
         run->status = "error";
         free(scratch);
+        free(vals);
         return -1;
     }
 
@@ -822,10 +830,11 @@ out:
     run->n = 0;
     while (decision == GO_ON) {
         uint64_t ns = 0;
-        rc = one_rep(c, pt, run, b, refresh, &ns, why, whylen);
+        memset(vals, 0, (size_t)nval * sizeof(uint64_t));
+        rc = one_rep(c, pt, run, b, refresh, &ns, vals + 2, why, whylen);
         vals[0] = ns;
         vals[1] = (rc != 0);
-        if (hx_allreduce(&c->base, vals, 2, HX_U64, HX_MAX) != MPI_SUCCESS ||
+        if (hx_allreduce(&c->base, vals, nval, HX_U64, HX_MAX) != MPI_SUCCESS ||
             (c->base.job->verbosity_full &&
              hx_gather(&c->base, &ns, (int)sizeof(ns),
                        (c->base.rank == 0)
@@ -843,6 +852,9 @@ out:
         }
         if (c->base.rank == 0) {
             run->times[run->n] = vals[0];
+            for (int k = 0; k < run->ntags; k++) {
+                run->tag_times[((size_t)run->n * (size_t)run->ntags) + (size_t)k] = vals[2 + k];
+            }
         }
         run->n++;
         if (c->base.rank == 0) {
@@ -856,6 +868,7 @@ out:
         }
     }
     free(scratch);
+    free(vals);
     if (strcmp(run->status, "ok") != 0) {
         return -1;
     }
@@ -881,7 +894,7 @@ static void skip(struct bc_run *run, const char *why)
     snprintf(run->reason, sizeof(run->reason), "%s", why);
 }
 
-void bc_run_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_run *run)
+static void run_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_run *run)
 {
     struct bc_bufs b;
     size_t size = bench_dtype_size(pt->dtype);
@@ -917,13 +930,13 @@ void bc_run_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_run 
         return;
     }
     if (pt->kind == BENCH_GENERATED) {
-        run->algo = find_algo(pt->name);
+        run->algo = find_algo(pt->base);
         if (run->algo == NULL) {
             run->status = "error";
             bench_fmt(run->reason, sizeof(run->reason),
                       "no generated GPU collective named \"%s\" in this build "
                       "(emitted/cuda/all.cu; schedules with call steps have none)",
-                      pt->name);
+                      pt->base);
             return;
         }
         if (run->algo->coll != pt->coll) {
@@ -931,6 +944,13 @@ void bc_run_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_run 
             bench_fmt(run->reason, sizeof(run->reason), "schedule \"%s\" implements %s, not %s",
                       pt->name, bc_coll_name(run->algo->coll), bc_coll_name(pt->coll));
             run->algo = NULL;
+            return;
+        }
+        run->ntags = run->algo->tag_count;
+        /* The same on every rank: a refusal needs no agreement. */
+        if (bench_params_apply(run->algo->name, run->algo->params, run->algo->nparams, pt,
+                               &run->params, run->reason, sizeof(run->reason)) != 0) {
+            run->status = "error";
             return;
         }
         if (transport_ready(c, run->reason) != 0) {
@@ -1008,9 +1028,20 @@ out:
     free_bufs(&b);
 }
 
+void bc_run_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_run *run)
+{
+    run_point(c, pt, run);
+    /* A parameter set for this point is not left for other programs' calls
+     * (every generated point sets all of its schedule's anyway). */
+    if (run->algo != NULL) {
+        bench_params_clear(run->algo->name, run->algo->params, run->algo->nparams);
+    }
+}
+
 void bc_free_run(struct bc_run *run)
 {
     free(run->times);
     free(run->all_times);
+    free(run->tag_times);
     memset(run, 0, sizeof(*run));
 }

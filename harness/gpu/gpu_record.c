@@ -11,67 +11,26 @@
  *   check.elements_inexact;
  *   timing.timer "cuda_event": every time is the GPU time between two CUDA
  *   events around the call on its stream;
- *   "tags" null: the GPU mode records no per-phase tags.
+ *   "tags": generated points, each tag's GPU time (CUDA events around the
+ *   schedule's phases, rounds and steps; the slowest rank's per repetition,
+ *   its median) as build/<lib>/bench writes them; null for NCCL's.
+ * The record itself is written by bench_record.c, as bench's are.
  * A point that never ran (skipped, or an error before its first call) has
  * effective null and an empty diff, as the runner's own records.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_cuda.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* nccl-tests' size (bench.c's size_B). */
-static size_t size_B(int p, const struct bench_point *pt)
-{
-    size_t s = pt->count * bench_dtype_size(pt->dtype);
-
-    switch (pt->coll) {
-    case CG_COLL_ALLGATHER:
-    case CG_COLL_REDUCE_SCATTER_BLOCK:
-    case CG_COLL_GATHER:
-    case CG_COLL_SCATTER:
-    case CG_COLL_ALLTOALL:
-        s *= (size_t)p;
-        break;
-    case CG_COLL_BARRIER:
-        s = 0;
-        break;
-    default:
-        break;
-    }
-    return s;
-}
-
-/* busbw = algbw x this (harness/README.md, "Bus bandwidth"). */
-static double busbw_factor(int p, enum cg_coll coll)
-{
-    double pp = (double)p;
-
-    switch (coll) {
-    case CG_COLL_ALLREDUCE:
-        return 2.0 * (pp - 1.0) / pp;
-    case CG_COLL_ALLGATHER:
-    case CG_COLL_REDUCE_SCATTER_BLOCK:
-    case CG_COLL_GATHER:
-    case CG_COLL_SCATTER:
-    case CG_COLL_ALLTOALL:
-        return (pp - 1.0) / pp;
-    case CG_COLL_BARRIER:
-        return NAN;
-    default:
-        break;
-    }
-    return 1.0;
-}
-
 double bc_busbw_GBps(int p, const struct bench_point *pt, double median_ns)
 {
-    return (median_ns > 0.0) ? (double)size_B(p, pt) / median_ns * busbw_factor(p, pt->coll)
-                             : NAN;
+    return (median_ns > 0.0)
+               ? (double)bench_size_B(p, pt) / median_ns * bench_busbw_factor(p, pt->coll)
+               : NAN;
 }
 
 static cJSON *str_or_null(const char *s)
@@ -198,10 +157,14 @@ static cJSON *block(const struct bc_ctx *c, const struct bench_point *pt,
                                                 : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "root", cJSON_CreateNumber(pt->root));
     cJSON_AddItemToObject(o, "in_place", cJSON_CreateBool(pt->in_place));
-    cJSON_AddItemToObject(o, "ranks", cJSON_CreateNumber((e != NULL) ? c->base.p : job->ranks));
-    cJSON_AddItemToObject(o, "ranks_per_node",
-                          cJSON_CreateNumber((e != NULL) ? c->base.ranks_per_node
-                                                         : job->ranks_per_node));
+    bench_record_shape(o, &c->base, e != NULL);
+    {
+        const struct cg_cu_algo *a = run->algo;
+        cJSON_AddItemToObject(o, "params",
+                              bench_params_json(pt, a != NULL, (a != NULL) ? a->params : NULL,
+                                                (a != NULL) ? a->nparams : 0,
+                                                (e != NULL) ? &run->params : NULL));
+    }
     if (e == NULL) {
         cJSON_AddItemToObject(o, "knobs", (job->knobs != NULL) ? cJSON_Duplicate(job->knobs, 1)
                                                                : cJSON_CreateObject());
@@ -222,258 +185,55 @@ static cJSON *block(const struct bc_ctx *c, const struct bench_point *pt,
     return o;
 }
 
-/* The raw file as the record names it: relative to points.jsonl's directory
- * when raw_dir is under it (bench.c's raw_record_path). */
-static void raw_record_path(const struct bench_job *job, const char *id, char *out, size_t len)
-{
-    const char *slash = strrchr(job->out_points, '/');
-    size_t dlen = (slash != NULL) ? (size_t)(slash - job->out_points) + 1 : 0;
-
-    if (strncmp(job->out_raw_dir, job->out_points, dlen) == 0) {
-        bench_fmt(out, len, "%s/%s.txt", job->out_raw_dir + dlen, id);
-    } else {
-        bench_fmt(out, len, "%s/%s.txt", job->out_raw_dir, id);
-    }
-}
-
-static int write_raw(const struct bc_ctx *c, const struct bench_point *pt,
-                     const struct bc_run *run, char *msg, size_t msglen)
-{
-    int full = c->base.job->verbosity_full && run->all_times != NULL;
-    size_t cap = ((size_t)run->n * (size_t)(full ? (c->base.p + 1) : 1) * 21) + 1;
-    char *text = malloc(cap);
-    char path[4096];
-    size_t len = 0;
-    int rc;
-
-    bench_fmt(path, sizeof(path), "%s/%s.txt", c->base.job->out_raw_dir, pt->id);
-    if (text == NULL) {
-        bench_fmt(msg, msglen, "%s: out of memory", path);
-        return -1;
-    }
-    text[0] = '\0';
-    for (long i = 0; i < run->n; i++) {
-        len += (size_t)snprintf(text + len, cap - len, "%llu", (unsigned long long)run->times[i]);
-        for (int r = 0; full && r < c->base.p; r++) {
-            len += (size_t)snprintf(
-                text + len, cap - len, " %llu",
-                (unsigned long long)run->all_times[((size_t)i * (size_t)c->base.p) + (size_t)r]);
-        }
-        text[len++] = '\n';
-    }
-    rc = bench_write_atomic(path, text, len);
-    if (rc != 0) {
-        bench_fmt(msg, msglen, "%s: %s", path, strerror(errno));
-    }
-    free(text);
-    return rc;
-}
-
-static void write_timing(struct jw *w, const struct bench_job *job, const struct bc_run *run,
-                         const struct bench_stats *st)
-{
-    jw_obj(w);
-    jw_key(w, "aggregation");
-    jw_str(w, "max_over_ranks_per_rep");
-    jw_key(w, "sync");
-    jw_str(w, (job->timing.sync == BENCH_SYNC_DISSEMINATION) ? "dissemination" : "barrier");
-    jw_key(w, "n");
-    jw_int(w, run->n);
-    jw_key(w, "warmup");
-    jw_int(w, job->timing.warmup);
-    jw_key(w, "stop");
-    jw_str(w, run->stop);
-    jw_key(w, "min_ns");
-    jw_num(w, st->min_ns);
-    jw_key(w, "median_ns");
-    jw_num(w, st->median_ns);
-    jw_key(w, "mean_ns");
-    jw_num(w, st->mean_ns);
-    jw_key(w, "stdev_ns");
-    jw_num(w, st->stdev_ns);
-    jw_key(w, "p5_ns");
-    jw_num(w, st->p5_ns);
-    jw_key(w, "p25_ns");
-    jw_num(w, st->p25_ns);
-    jw_key(w, "p75_ns");
-    jw_num(w, st->p75_ns);
-    jw_key(w, "p95_ns");
-    jw_num(w, st->p95_ns);
-    jw_key(w, "ci95_median_lo_ns");
-    jw_num(w, st->ci_lo_ns);
-    jw_key(w, "ci95_median_hi_ns");
-    jw_num(w, st->ci_hi_ns);
-    jw_key(w, "rse");
-    jw_num(w, st->rse);
-    jw_key(w, "timer");
-    jw_str(w, "cuda_event");
-    jw_obj_end(w);
-}
-
 int bc_write_record(const struct bc_ctx *c, const struct bench_point *pt, const struct bc_run *run,
                     char *msg, size_t msglen)
 {
-    const struct bench_job *job = c->base.job;
     struct effective eff;
-    struct bench_stats st;
+    struct bench_record r;
     cJSON *req;
     cJSON *effb = NULL;
-    struct jw w;
-    int timed = (run->stop != NULL && run->n > 0);
-    char raw[4096];
-    char hash[17];
-    int rc = 0;
+    char kind[32];
+    int rc;
 
-    memset(&st, 0, sizeof(st));
     req = block(c, pt, NULL, run);
     if (run->ran) {
         effective_for(c, pt, run, &eff);
         effb = block(c, pt, &eff, run);
     }
-    if (timed) {
-        uint64_t *sorted = malloc((size_t)run->n * sizeof(uint64_t));
-        if (sorted == NULL) {
-            cJSON_Delete(req);
-            cJSON_Delete(effb);
-            bench_fmt(msg, msglen, "out of memory for the statistics");
-            return -1;
-        }
-        bench_stats_compute(run->times, run->n, sorted, &st);
-        free(sorted);
-        if (write_raw(c, pt, run, msg, msglen) != 0) {
-            cJSON_Delete(req);
-            cJSON_Delete(effb);
-            return -1;
-        }
-    }
+    /* The impl's prefix, as the runner's own records have it. */
+    bench_fmt(kind, sizeof(kind), "%.*s", (int)strcspn(pt->impl, ":"), pt->impl);
 
-    jw_init(&w);
-    jw_obj(&w);
-    jw_key(&w, "schema_version");
-    jw_int(&w, 1);
-    jw_key(&w, "campaign");
-    jw_str(&w, job->campaign);
-    jw_key(&w, "run_id");
-    jw_int(&w, job->run_id);
-    jw_key(&w, "point_id");
-    jw_str(&w, pt->id);
-    jw_key(&w, "seq");
-    jw_int(&w, pt->seq);
-    jw_key(&w, "status");
-    jw_str(&w, run->status);
-    jw_key(&w, "reason");
-    jw_str(&w, (strcmp(run->status, "ok") != 0) ? run->reason : NULL);
-    jw_key(&w, "collective");
-    jw_str(&w, bc_coll_name(pt->coll));
-    jw_key(&w, "backend");
-    jw_str(&w, "cuda");
-    jw_key(&w, "library");
-    jw_str(&w, job->library);
-    jw_key(&w, "transport");
-    jw_str(&w, run->ran ? run->transport : NULL);
-    jw_key(&w, "kind");
-    {
-        /* The impl's prefix, as the runner's own records have it. */
-        char kind[32];
-        bench_fmt(kind, sizeof(kind), "%.*s", (int)strcspn(pt->impl, ":"), pt->impl);
-        jw_str(&w, kind);
-    }
-    jw_key(&w, "name");
-    jw_str(&w, pt->name);
-    jw_key(&w, "schedule_file");
-    jw_str(&w, (run->algo != NULL) ? run->algo->file : NULL);
-    jw_key(&w, "schedule_hash");
-    jw_str(&w, (run->algo != NULL && bench_fnv1a64_file(run->algo->file, hash) == 0) ? hash
-                                                                                     : NULL);
-    jw_key(&w, "requested");
-    jw_json(&w, req);
-    jw_key(&w, "effective");
-    jw_json(&w, effb);
-    jw_key(&w, "diff");
-    jw_arr(&w);
-    for (const cJSON *it = (req != NULL && effb != NULL) ? req->child : NULL; it != NULL;
-         it = it->next) {
-        const cJSON *e = cJSON_GetObjectItemCaseSensitive(effb, it->string);
-        if (!cJSON_IsNull(it) && (e == NULL || !cJSON_Compare(it, e, 1))) {
-            jw_str(&w, it->string);
-        }
-    }
-    jw_arr_end(&w);
-    jw_key(&w, "size_B");
-    jw_uint(&w, size_B(c->base.p, pt));
-    jw_key(&w, "timing");
-    if (timed) {
-        write_timing(&w, job, run, &st);
-    } else {
-        jw_null(&w);
-    }
-    jw_key(&w, "bandwidth");
-    if (timed && st.median_ns > 0.0) {
-        double algbw = (double)size_B(c->base.p, pt) / st.median_ns; /* bytes per ns = GB/s */
-        double factor = busbw_factor(c->base.p, pt->coll);
-        jw_obj(&w);
-        jw_key(&w, "algbw_GBps");
-        jw_num(&w, algbw);
-        jw_key(&w, "busbw_GBps");
-        jw_num(&w, algbw * factor);
-        jw_key(&w, "busbw_factor");
-        jw_num(&w, factor);
-        jw_obj_end(&w);
-    } else {
-        jw_null(&w);
-    }
-    jw_key(&w, "check");
-    if (run->checked) {
-        jw_obj(&w);
-        jw_key(&w, "reference");
-        jw_str(&w, "formula");
-        jw_key(&w, "elements_wrong");
-        jw_uint(&w, run->wrong);
-        jw_key(&w, "max_error");
-        jw_num(&w, run->max_error);
-        jw_key(&w, "verdict");
-        jw_str(&w, (run->wrong == 0) ? "ok" : "wrong");
-        jw_key(&w, "elements_inexact");
-        jw_uint(&w, run->inexact);
-        jw_key(&w, "tolerance");
-        jw_num(&w, run->tolerance);
-        jw_obj_end(&w);
-    } else {
-        jw_null(&w);
-    }
-    jw_key(&w, "tags");
-    jw_null(&w);
-    jw_key(&w, "raw");
-    if (timed) {
-        raw_record_path(job, pt->id, raw, sizeof(raw));
-        jw_str(&w, raw);
-    } else {
-        jw_null(&w);
-    }
-    jw_obj_end(&w);
+    memset(&r, 0, sizeof(r));
+    r.pt = pt;
+    r.p = c->base.p;
+    r.status = run->status;
+    r.reason = run->reason;
+    r.collective = bc_coll_name(pt->coll);
+    r.backend = "cuda";
+    r.kind = kind;
+    r.has_transport = 1;
+    r.transport = run->ran ? run->transport : NULL;
+    r.schedule_file = (run->algo != NULL) ? run->algo->file : NULL;
+    r.requested = req;
+    r.effective = effb;
+    r.n = run->n;
+    r.stop = run->stop;
+    r.times = run->times;
+    r.all_times = c->base.job->verbosity_full ? run->all_times : NULL;
+    r.all_p = c->base.p;
+    r.timer = "cuda_event";
+    r.checked = run->checked;
+    r.reference = "formula";
+    r.wrong = run->wrong;
+    r.max_error = run->max_error;
+    r.has_tolerance = 1;
+    r.inexact = run->inexact;
+    r.tolerance = run->tolerance;
+    r.tag_first = (run->algo != NULL) ? run->algo->tag_first : 0;
+    r.ntags = run->ntags;
+    r.tag_times = run->tag_times;
+    rc = bench_record_write(c->base.job, &r, msg, msglen);
     cJSON_Delete(req);
     cJSON_Delete(effb);
-    if (w.oom) {
-        jw_free(&w);
-        bench_fmt(msg, msglen, "out of memory writing the record");
-        return -1;
-    }
-    {
-        /* The newline goes in the same write as the record. */
-        char *line = malloc(w.len + 1);
-        if (line == NULL) {
-            jw_free(&w);
-            bench_fmt(msg, msglen, "out of memory writing the record");
-            return -1;
-        }
-        memcpy(line, w.buf, w.len);
-        line[w.len] = '\n';
-        if (bench_append_line(job->out_points, line, w.len + 1) != 0) {
-            bench_fmt(msg, msglen, "%s: %s", job->out_points, strerror(errno));
-            rc = -1;
-        }
-        free(line);
-    }
-    jw_free(&w);
     return rc;
 }

@@ -18,6 +18,7 @@ bc_point() {
 # `collgen run` makes it (descriptors/README.md), library nccl.
 bc_id() {
     local impl=${3//:/_}
+    impl=${impl//[()=,]/_} # generated:bcast_knomial(radix=2): no brackets in file names
     printf '%s-nccl-p%s-%s-%s-%s-r%s-ip%s-%sB\n' "$1" "$2" "${impl//\//_}" "$4" "${5/-/sum}" \
         "$6" "$([ "$7" = true ] && echo 1 || echo 0)" "$8"
 }

@@ -72,6 +72,8 @@ struct cg_cu_algo {
     cg_cu_reduce_scatter_block_fn reduce_scatter_block;
     cg_cu_bcast_fn bcast;
     cg_cu_alltoall_fn alltoall;
+    const struct cg_param_info *params;                 /* ranged params (the MPI twin's), */
+    int nparams;                                        /*   set with cg_param_set as there */
 };
 
 extern const struct cg_cu_algo *const cg_cu_algos[]; /* every generated GPU collective, NULL last */

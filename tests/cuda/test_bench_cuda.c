@@ -6,6 +6,8 @@
  *     warnings, other functions, an offset, a 1-rank communicator, alltoall
  *     and a missing file; and the effective algorithm at the request's
  *     granularity;
+ *   - the ranged parameters of a generated point (bench_params.c on the
+ *     GPU table's params): set, read back, default, refusals;
  *   - with a job file (argv[1]): one record per point written by
  *     bc_write_record (gpu_record.c) from synthetic outcomes (ok native with
  *     NCCL's tuning lines, ok generated, failed_check, error, skipped), so
@@ -114,6 +116,54 @@ static const struct cg_cu_algo *find_algo(const char *name)
     return NULL;
 }
 
+/* Ranged parameters of a generated GPU point, as bench_cuda sets them
+ * (bench_params.c on the table's params): bcast_knomial's radix, verified
+ * 2..8 with default 4 (schedules/bcast/knomial.json). */
+static void gpu_points_should_set_their_parameters(void)
+{
+    const struct cg_cu_algo *a = find_algo("bcast_knomial");
+    struct bench_point pt;
+    struct bench_params_eff e;
+    char why[BENCH_REASON_LEN] = "";
+    char detail[256];
+
+    if (a == NULL || a->nparams != 1 || strcmp(a->params[0].name, "radix") != 0 ||
+        a->params[0].dflt != 4 || a->params[0].lo != 2 || a->params[0].hi != 8) {
+        check(0, "gpu_table_has_the_ranged_parameters", "bcast_knomial: radix 4, 2..8 expected");
+        return;
+    }
+    check(1, "gpu_table_has_the_ranged_parameters", NULL);
+    memset(&pt, 0, sizeof(pt));
+    pt.kind = BENCH_GENERATED;
+    pt.name = "bcast_knomial(radix=8)";
+    snprintf(pt.base, sizeof(pt.base), "bcast_knomial");
+    pt.nparams = 1;
+    snprintf(pt.params[0].name, sizeof(pt.params[0].name), "radix");
+    pt.params[0].value = 8;
+    int rc = bench_params_apply(a->name, a->params, a->nparams, &pt, &e, why, sizeof(why));
+    snprintf(detail, sizeof(detail), "rc %d, %d values, radix %d ok %d: %s", rc, e.n,
+             e.eff[0].value, e.ok[0], why);
+    check(rc == 0 && e.n == 1 && e.ok[0] && e.eff[0].value == 8,
+          "gpu_point_sets_radix_8_and_reads_it_back", detail);
+    bench_params_clear(a->name, a->params, a->nparams);
+    pt.nparams = 0;
+    rc = bench_params_apply(a->name, a->params, a->nparams, &pt, &e, why, sizeof(why));
+    check(rc == 0 && e.n == 1 && e.ok[0] && e.eff[0].value == 4,
+          "gpu_point_without_a_value_reads_the_default", why);
+    pt.nparams = 1;
+    pt.params[0].value = 9;
+    rc = bench_params_apply(a->name, a->params, a->nparams, &pt, &e, why, sizeof(why));
+    check(rc != 0 && strstr(why, "radix=9 is outside the range bcast_knomial was verified for, "
+                                 "2..8") != NULL,
+          "gpu_point_refuses_a_value_outside_the_verified_range", why);
+    snprintf(pt.params[0].name, sizeof(pt.params[0].name), "segments");
+    pt.params[0].value = 2;
+    rc = bench_params_apply(a->name, a->params, a->nparams, &pt, &e, why, sizeof(why));
+    check(rc != 0 && strstr(why, "has no tunable parameter \"segments\"") != NULL,
+          "gpu_point_refuses_an_unknown_parameter", why);
+    bench_params_clear(a->name, a->params, a->nparams);
+}
+
 /* One synthetic outcome per point, by its position: 0 mod 5 ok, 1 ok, 2
  * failed_check, 3 error after running, 4 skipped. */
 static void records_should_be_written_for_every_outcome(const char *jobfile, const char *dir)
@@ -157,7 +207,14 @@ static void records_should_be_written_for_every_outcome(const char *jobfile, con
         run.status = "ok";
         run.tolerance = (pt->dtype == BENCH_DOUBLE) ? 1e-12 : 0.0;
         if (pt->kind == BENCH_GENERATED) {
-            run.algo = find_algo(pt->name);
+            char why[BENCH_REASON_LEN];
+            /* As bench_cuda: by the schedule's name, with the point's params. */
+            run.algo = find_algo(pt->base);
+            if (run.algo != NULL &&
+                bench_params_apply(run.algo->name, run.algo->params, run.algo->nparams, pt,
+                                   &run.params, why, sizeof(why)) != 0) {
+                check(0, "bench_cuda_record_params", why);
+            }
             run.transport = "ipc";
         } else {
             run.transport = "nccl";
@@ -189,6 +246,22 @@ static void records_should_be_written_for_every_outcome(const char *jobfile, con
                     }
                     if (run.times == NULL) {
                         run.n = 0;
+                    }
+                    /* Generated: tag k of repetition r takes 1000 (k + 1) + r ns, so
+                     * that its median over the 25 repetitions is 1000 (k + 1) + 12. */
+                    if (run.algo != NULL && run.n > 0) {
+                        run.ntags = run.algo->tag_count;
+                        run.tag_times =
+                            calloc((size_t)run.n * (size_t)run.ntags, sizeof(uint64_t));
+                        for (long r = 0; run.tag_times != NULL && r < run.n; r++) {
+                            for (int t = 0; t < run.ntags; t++) {
+                                run.tag_times[((size_t)r * (size_t)run.ntags) + (size_t)t] =
+                                    (uint64_t)((1000 * (t + 1)) + r);
+                            }
+                        }
+                        if (run.tag_times == NULL) {
+                            run.ntags = 0;
+                        }
                     }
                 }
             }
@@ -225,6 +298,7 @@ int main(int argc, char **argv)
         }
     }
     parser_should_read_nccl_tuning_lines(dir);
+    gpu_points_should_set_their_parameters();
     if (argc == 2) {
         records_should_be_written_for_every_outcome(argv[1], dir);
     }

@@ -1,0 +1,434 @@
+/* bench_record.c - the record of one point (a line of points.jsonl) and its
+ * raw file, written by rank 0 of both bench programs: build/<lib>/bench
+ * (bench.c) and build/cuda/bench_cuda (harness/gpu/). Each program fills a
+ * struct bench_record with what it measured and how it describes the
+ * request and what ran (its own requested/effective blocks); the order of
+ * the keys, the statistics, the bandwidths, the tags and the raw file are
+ * written here once, so that the two kinds of records cannot drift apart
+ * (harness/FORMATS.md).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "bench.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg.h" /* struct cg_topo */
+
+size_t bench_size_B(int p, const struct bench_point *pt)
+{
+    size_t s = pt->count * bench_dtype_size(pt->dtype);
+
+    switch (pt->coll) {
+    case CG_COLL_ALLGATHER:
+    case CG_COLL_REDUCE_SCATTER_BLOCK:
+    case CG_COLL_GATHER:
+    case CG_COLL_SCATTER:
+    case CG_COLL_ALLTOALL:
+        s *= (size_t)p;
+        break;
+    case CG_COLL_BARRIER:
+        s = 0;
+        break;
+    default:
+        break;
+    }
+    return s;
+}
+
+double bench_busbw_factor(int p, enum cg_coll coll)
+{
+    double pp = (double)p;
+
+    switch (coll) {
+    case CG_COLL_ALLREDUCE:
+        return 2.0 * (pp - 1.0) / pp;
+    case CG_COLL_ALLGATHER:
+    case CG_COLL_REDUCE_SCATTER_BLOCK:
+    case CG_COLL_GATHER:
+    case CG_COLL_SCATTER:
+    case CG_COLL_ALLTOALL:
+        return (pp - 1.0) / pp;
+    case CG_COLL_BARRIER:
+        return NAN;
+    case CG_COLL_BCAST:
+    case CG_COLL_REDUCE:
+    case CG_COLL_SCAN:   /* a convention: nccl-tests has no scan */
+    case CG_COLL_EXSCAN:
+    default:
+        break;
+    }
+    return 1.0;
+}
+
+const char *bench_tag_kind_name(enum cg_tag_kind k)
+{
+    switch (k) {
+    case CG_TAG_KIND_CALL:
+        return "call";
+    case CG_TAG_KIND_PHASE:
+        return "phase";
+    case CG_TAG_KIND_ROUND:
+        return "round";
+    case CG_TAG_KIND_COMM:
+        return "comm";
+    case CG_TAG_KIND_REDUCE:
+        return "reduce";
+    case CG_TAG_KIND_COPY:
+        return "copy";
+    }
+    return "unknown";
+}
+
+static cJSON *str_or_null(const char *s)
+{
+    return (s != NULL && s[0] != '\0') ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+void bench_record_shape(cJSON *o, const struct bench_ctx *ctx, int effective)
+{
+    const struct bench_job *job = ctx->job;
+
+    cJSON_AddItemToObject(o, "ranks", cJSON_CreateNumber(effective ? ctx->p : job->ranks));
+    if (!effective) {
+        int vppn = job->virtual_ranks_per_node;
+        int ppn = (vppn > 0) ? vppn : job->ranks_per_node;
+        cJSON_AddItemToObject(o, "ranks_per_node", cJSON_CreateNumber(ppn));
+        cJSON_AddItemToObject(o, "node_shape",
+                              cJSON_CreateString((vppn > 0) ? "virtual (CG_PPN)" : "real"));
+        cJSON_AddItemToObject(o, "regular", cJSON_CreateBool(job->ranks % ppn == 0));
+    } else {
+        /* What the runtime's topology (runtime/topo.c, as the generated
+         * topology schedules see it) says, not a copy of the request. */
+        const struct cg_topo *t = ctx->topo;
+        int virt = (t != NULL) ? (strcmp(t->source, "CG_PPN") == 0)
+                               : (getenv("CG_PPN") != NULL && getenv("CG_PPN")[0] != '\0');
+        cJSON_AddItemToObject(o, "ranks_per_node",
+                              (t != NULL && virt) ? cJSON_CreateNumber(t->ppn)
+                              : virt              ? cJSON_CreateNull()
+                                                  : cJSON_CreateNumber(ctx->ranks_per_node));
+        cJSON_AddItemToObject(o, "node_shape",
+                              cJSON_CreateString(virt ? "virtual (CG_PPN)" : "real"));
+        cJSON_AddItemToObject(o, "regular",
+                              (t != NULL) ? cJSON_CreateBool(t->regular) : cJSON_CreateNull());
+        cJSON_AddItemToObject(o, "irregular_why",
+                              (t == NULL) ? str_or_null(ctx->topo_error) : str_or_null(t->why));
+    }
+}
+
+void bench_raw_record_path(const struct bench_job *job, const char *id, char *out, size_t len)
+{
+    const char *slash = strrchr(job->out_points, '/');
+    size_t dlen = (slash != NULL) ? (size_t)(slash - job->out_points) + 1 : 0;
+
+    if (strncmp(job->out_raw_dir, job->out_points, dlen) == 0) {
+        bench_fmt(out, len, "%s/%s.txt", job->out_raw_dir + dlen, id);
+    } else {
+        bench_fmt(out, len, "%s/%s.txt", job->out_raw_dir, id);
+    }
+}
+
+/* raw/<id>.txt: a line per repetition, the slowest rank's time, then (all_times)
+ * every rank's. */
+static int write_raw(const struct bench_job *job, const struct bench_record *r, char *msg,
+                     size_t msglen)
+{
+    int full = (r->all_times != NULL);
+    size_t cap = ((size_t)r->n * (size_t)(full ? (r->all_p + 1) : 1) * 21) + 1;
+    char *text = malloc(cap);
+    char path[4096];
+    size_t len = 0;
+    int rc;
+
+    bench_fmt(path, sizeof(path), "%s/%s.txt", job->out_raw_dir, r->pt->id);
+    if (text == NULL) {
+        bench_fmt(msg, msglen, "%s: out of memory", path);
+        return -1;
+    }
+    text[0] = '\0';
+    for (long i = 0; i < r->n; i++) {
+        len += (size_t)snprintf(text + len, cap - len, "%llu", (unsigned long long)r->times[i]);
+        for (int q = 0; full && q < r->all_p; q++) {
+            len += (size_t)snprintf(
+                text + len, cap - len, " %llu",
+                (unsigned long long)r->all_times[((size_t)i * (size_t)r->all_p) + (size_t)q]);
+        }
+        text[len++] = '\n';
+    }
+    rc = bench_write_atomic(path, text, len);
+    if (rc != 0) {
+        bench_fmt(msg, msglen, "%s: %s", path, strerror(errno));
+    }
+    free(text);
+    return rc;
+}
+
+static void write_timing(struct jw *w, const struct bench_job *job, const struct bench_record *r,
+                         const struct bench_stats *st)
+{
+    jw_obj(w);
+    jw_key(w, "aggregation");
+    jw_str(w, "max_over_ranks_per_rep");
+    jw_key(w, "sync");
+    jw_str(w, (job->timing.sync == BENCH_SYNC_DISSEMINATION) ? "dissemination" : "barrier");
+    jw_key(w, "n");
+    jw_int(w, r->n);
+    jw_key(w, "warmup");
+    jw_int(w, job->timing.warmup);
+    jw_key(w, "stop");
+    jw_str(w, r->stop);
+    jw_key(w, "min_ns");
+    jw_num(w, st->min_ns);
+    jw_key(w, "median_ns");
+    jw_num(w, st->median_ns);
+    jw_key(w, "mean_ns");
+    jw_num(w, st->mean_ns);
+    jw_key(w, "stdev_ns");
+    jw_num(w, st->stdev_ns);
+    jw_key(w, "p5_ns");
+    jw_num(w, st->p5_ns);
+    jw_key(w, "p25_ns");
+    jw_num(w, st->p25_ns);
+    jw_key(w, "p75_ns");
+    jw_num(w, st->p75_ns);
+    jw_key(w, "p95_ns");
+    jw_num(w, st->p95_ns);
+    jw_key(w, "ci95_median_lo_ns");
+    jw_num(w, st->ci_lo_ns);
+    jw_key(w, "ci95_median_hi_ns");
+    jw_num(w, st->ci_hi_ns);
+    jw_key(w, "rse");
+    jw_num(w, st->rse);
+    if (r->timer != NULL) {
+        jw_key(w, "timer");
+        jw_str(w, r->timer);
+    }
+    jw_obj_end(w);
+}
+
+static void write_bandwidth(struct jw *w, const struct bench_record *r, const struct bench_stats *st)
+{
+    const struct bench_point *pt = r->pt;
+
+    if (pt->coll == CG_COLL_BARRIER) {
+        /* No data moves: no bandwidth (jw_num writes NaN as null). */
+        jw_obj(w);
+        jw_key(w, "algbw_GBps");
+        jw_null(w);
+        jw_key(w, "busbw_GBps");
+        jw_null(w);
+        jw_key(w, "busbw_factor");
+        jw_null(w);
+        jw_obj_end(w);
+    } else if (st->median_ns > 0.0) {
+        double algbw = (double)bench_size_B(r->p, pt) / st->median_ns; /* bytes per ns = GB/s */
+        double factor = bench_busbw_factor(r->p, pt->coll);
+        jw_obj(w);
+        jw_key(w, "algbw_GBps");
+        jw_num(w, algbw);
+        jw_key(w, "busbw_GBps");
+        jw_num(w, algbw * factor);
+        jw_key(w, "busbw_factor");
+        jw_num(w, factor);
+        jw_obj_end(w);
+    } else {
+        jw_null(w);
+    }
+}
+
+static void write_check(struct jw *w, const struct bench_record *r)
+{
+    jw_obj(w);
+    jw_key(w, "reference");
+    jw_str(w, r->reference);
+    jw_key(w, "elements_wrong");
+    jw_uint(w, r->wrong);
+    jw_key(w, "max_error");
+    jw_num(w, r->max_error); /* null when not finite */
+    jw_key(w, "verdict");
+    jw_str(w, (r->wrong == 0) ? "ok" : "wrong");
+    if (r->has_tolerance) {
+        jw_key(w, "elements_inexact");
+        jw_uint(w, r->inexact);
+        jw_key(w, "tolerance");
+        jw_num(w, r->tolerance);
+    }
+    jw_obj_end(w);
+}
+
+/* The median of each tag over the repetitions (each repetition's value is
+ * the slowest rank's), and its share of the median call time. */
+static void write_tags(struct jw *w, const struct bench_record *r, const struct bench_stats *st)
+{
+    uint64_t *col = malloc((size_t)r->n * sizeof(uint64_t));
+    uint64_t *scratch = malloc((size_t)r->n * sizeof(uint64_t));
+
+    if (col == NULL || scratch == NULL) {
+        w->oom = 1;
+    } else {
+        jw_arr(w);
+        for (int k = 0; k < r->ntags; k++) {
+            const struct cg_tag_info *info = &cg_tag_infos[r->tag_first + k];
+            double med;
+            for (long i = 0; i < r->n; i++) {
+                col[i] = r->tag_times[((size_t)i * (size_t)r->ntags) + (size_t)k];
+            }
+            med = bench_median_u64(col, r->n, scratch);
+            jw_obj(w);
+            jw_key(w, "name");
+            jw_str(w, info->name);
+            jw_key(w, "kind");
+            jw_str(w, bench_tag_kind_name(info->kind));
+            jw_key(w, "median_ns");
+            jw_num(w, med);
+            jw_key(w, "share");
+            jw_num(w, (st->median_ns > 0.0) ? med / st->median_ns : NAN);
+            jw_obj_end(w);
+        }
+        jw_arr_end(w);
+    }
+    free(col);
+    free(scratch);
+}
+
+int bench_record_write(const struct bench_job *job, const struct bench_record *r, char *msg,
+                       size_t msglen)
+{
+    const struct bench_point *pt = r->pt;
+    struct bench_stats st;
+    struct jw w;
+    int timed = (r->stop != NULL && r->n > 0);
+    char raw[4096];
+    char hash[17];
+    int rc = 0;
+
+    memset(&st, 0, sizeof(st));
+    if (timed) {
+        uint64_t *sorted = malloc((size_t)r->n * sizeof(uint64_t));
+        if (sorted == NULL) {
+            bench_fmt(msg, msglen, "out of memory for the statistics");
+            return -1;
+        }
+        bench_stats_compute(r->times, r->n, sorted, &st);
+        free(sorted);
+        if (write_raw(job, r, msg, msglen) != 0) {
+            return -1;
+        }
+    }
+
+    jw_init(&w);
+    jw_obj(&w);
+    jw_key(&w, "schema_version");
+    jw_int(&w, 1);
+    jw_key(&w, "campaign");
+    jw_str(&w, job->campaign);
+    jw_key(&w, "run_id");
+    jw_int(&w, job->run_id);
+    jw_key(&w, "point_id");
+    jw_str(&w, pt->id);
+    jw_key(&w, "seq");
+    jw_int(&w, pt->seq);
+    jw_key(&w, "status");
+    jw_str(&w, r->status);
+    jw_key(&w, "reason");
+    jw_str(&w, (strcmp(r->status, "ok") != 0) ? r->reason : NULL);
+    jw_key(&w, "collective");
+    jw_str(&w, r->collective);
+    jw_key(&w, "backend");
+    jw_str(&w, r->backend);
+    jw_key(&w, "library");
+    jw_str(&w, job->library);
+    if (r->has_transport) {
+        jw_key(&w, "transport");
+        jw_str(&w, r->transport);
+    }
+    jw_key(&w, "kind");
+    jw_str(&w, r->kind);
+    jw_key(&w, "name");
+    jw_str(&w, pt->name);
+    jw_key(&w, "schedule_file");
+    jw_str(&w, r->schedule_file);
+    jw_key(&w, "schedule_hash");
+    jw_str(&w, (r->schedule_file != NULL && bench_fnv1a64_file(r->schedule_file, hash) == 0)
+                   ? hash
+                   : NULL);
+    jw_key(&w, "requested");
+    jw_json(&w, r->requested);
+    jw_key(&w, "effective");
+    jw_json(&w, r->effective);
+    /* diff: keys whose values differ; a key the request leaves null (reps:
+     * the stopping rule decides) has nothing to differ from. Nothing ran
+     * (effective null): nothing to compare. */
+    jw_key(&w, "diff");
+    jw_arr(&w);
+    for (const cJSON *it = (r->requested != NULL && r->effective != NULL) ? r->requested->child
+                                                                          : NULL;
+         it != NULL; it = it->next) {
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(r->effective, it->string);
+        if (!cJSON_IsNull(it) && (e == NULL || !cJSON_Compare(it, e, 1))) {
+            jw_str(&w, it->string);
+        }
+    }
+    jw_arr_end(&w);
+    jw_key(&w, "size_B");
+    jw_uint(&w, bench_size_B(r->p, pt));
+    jw_key(&w, "timing");
+    if (timed) {
+        write_timing(&w, job, r, &st);
+    } else {
+        jw_null(&w);
+    }
+    jw_key(&w, "bandwidth");
+    if (timed) {
+        write_bandwidth(&w, r, &st);
+    } else {
+        jw_null(&w);
+    }
+    jw_key(&w, "check");
+    if (r->checked) {
+        write_check(&w, r);
+    } else {
+        jw_null(&w);
+    }
+    jw_key(&w, "tags");
+    if (timed && r->ntags > 0 && r->tag_times != NULL) {
+        write_tags(&w, r, &st);
+    } else {
+        jw_null(&w);
+    }
+    jw_key(&w, "raw");
+    if (timed) {
+        bench_raw_record_path(job, pt->id, raw, sizeof(raw));
+        jw_str(&w, raw);
+    } else {
+        jw_null(&w);
+    }
+    jw_obj_end(&w);
+    if (w.oom) {
+        jw_free(&w);
+        bench_fmt(msg, msglen, "out of memory writing the record");
+        return -1;
+    }
+    {
+        /* The newline goes in the same write as the record: a reader never
+         * sees half a line, whatever happens after. */
+        char *line = malloc(w.len + 1);
+        if (line == NULL) {
+            jw_free(&w);
+            bench_fmt(msg, msglen, "out of memory writing the record");
+            return -1;
+        }
+        memcpy(line, w.buf, w.len);
+        line[w.len] = '\n';
+        if (bench_append_line(job->out_points, line, w.len + 1) != 0) {
+            bench_fmt(msg, msglen, "%s: %s", job->out_points, strerror(errno));
+            rc = -1;
+        }
+        free(line);
+    }
+    jw_free(&w);
+    return rc;
+}
