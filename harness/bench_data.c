@@ -344,6 +344,22 @@ void bench_value(const struct bench_point *pt, int p, int rank, size_t i, void *
     }
 }
 
+/* a op b for the floating-point types. */
+static double combine_real(enum bench_op op, double a, double b)
+{
+    switch (op) {
+    case BENCH_SUM:
+        return a + b;
+    case BENCH_PROD:
+        return a * b;
+    case BENCH_MIN:
+        return (b < a) ? b : a;
+    case BENCH_MAX:
+        break;
+    }
+    return (b > a) ? b : a;
+}
+
 /* acc = acc op v, both of type t. Integer sum and product in the unsigned
  * type: the wrapped result MPI libraries compute, without undefined
  * behaviour here. */
@@ -383,18 +399,13 @@ static void combine(enum bench_dtype t, enum bench_op op, void *acc, const void 
         break;
     }
     case BENCH_FLOAT: {
+        /* In double, then rounded: for one sum or product of two floats the
+         * same as float arithmetic (53 >= 2 x 24 + 2 bits: no double
+         * rounding). */
         float a, b;
         memcpy(&a, acc, sizeof(a));
         memcpy(&b, v, sizeof(b));
-        if (op == BENCH_SUM) {
-            a = a + b;
-        } else if (op == BENCH_PROD) {
-            a = a * b;
-        } else if (op == BENCH_MIN) {
-            a = (b < a) ? b : a;
-        } else {
-            a = (b > a) ? b : a;
-        }
+        a = (float)combine_real(op, a, b);
         memcpy(acc, &a, sizeof(a));
         break;
     }
@@ -402,15 +413,7 @@ static void combine(enum bench_dtype t, enum bench_op op, void *acc, const void 
         double a, b;
         memcpy(&a, acc, sizeof(a));
         memcpy(&b, v, sizeof(b));
-        if (op == BENCH_SUM) {
-            a = a + b;
-        } else if (op == BENCH_PROD) {
-            a = a * b;
-        } else if (op == BENCH_MIN) {
-            a = (b < a) ? b : a;
-        } else {
-            a = (b > a) ? b : a;
-        }
+        a = combine_real(op, a, b);
         memcpy(acc, &a, sizeof(a));
         break;
     }
@@ -419,21 +422,9 @@ static void combine(enum bench_dtype t, enum bench_op op, void *acc, const void 
         /* In double, rounded once, as the GPU kernels do in fp32: with
          * these inputs every partial result is exact either way. */
         uint16_t ha, hb;
-        double a, b;
         memcpy(&ha, acc, sizeof(ha));
         memcpy(&hb, v, sizeof(hb));
-        a = decode16(t, ha);
-        b = decode16(t, hb);
-        if (op == BENCH_SUM) {
-            a = a + b;
-        } else if (op == BENCH_PROD) {
-            a = a * b;
-        } else if (op == BENCH_MIN) {
-            a = (b < a) ? b : a;
-        } else {
-            a = (b > a) ? b : a;
-        }
-        ha = encode16(t, a);
+        ha = encode16(t, combine_real(op, decode16(t, ha), decode16(t, hb)));
         memcpy(acc, &ha, sizeof(ha));
         break;
     }
