@@ -1,4 +1,7 @@
-/* tests/cuda/bench_ring.cu - the ring allreduce and allgather (ring.cu) over
+/* tests/cuda/bench_ring.cu - the generated ring allreduce and allgather
+ * (emitted/cuda/allreduce_ring.cu, allgather_ring.cu: the code collgen writes
+ * from schedules/allreduce/ring.json and schedules/allgather/ring.json), then
+ * the generated Rabenseifner allreduce and recursive-doubling allgather, over
  * the transport the runtime picks (IPC for processes of one node), from
  * 1 MiB to 1 GiB, as bus bandwidth against a device-to-device copy measured
  * in the same run.
@@ -14,11 +17,13 @@
  * bandwidth is S_max / t of a cudaMemcpy of S_max bytes by rank 0 alone (the
  * bytes copied, not read plus written). When p processes share one GPU they
  * share its memory bandwidth too: busbw is then the whole GPU's work. Sizes
- * stop early when BUDGET_S (default 120) has passed.
+ * stop early when BUDGET_S (default 120) has passed (the rings come first).
+ * Tags are compiled out (build/cuda/emitted/all.o).
  *
  * Prints "BENCH ring ..." lines from rank 0; without a GPU, one SKIP line.
  */
 #include "cu_test.h"
+#include "collgen_cuda.h"
 
 #include <algorithm>
 
@@ -67,14 +72,28 @@ static int bench_main(size_t max_mib, double budget)
     }
     MPI_Bcast(&copy_gbs, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 
-    for (int coll = 0; coll < 2; coll++) {
+    /* The generated collectives measured, in order: coll 0 allreduce, 1 allgather. */
+    struct impl {
+        int coll;
+        const char *name;
+        cg_cu_allreduce_fn allreduce;
+        cg_cu_allgather_fn allgather;
+    };
+    const struct impl impls[] = {
+        {0, "allreduce_ring", cgcu_allreduce_ring, NULL},
+        {1, "allgather_ring", NULL, cgcu_allgather_ring},
+        {0, "allreduce_rabenseifner", cgcu_allreduce_rabenseifner, NULL},
+        {1, "allgather_recursive_doubling", NULL, cgcu_allgather_recursive_doubling},
+    };
+    for (const struct impl &im : impls) {
+        const int coll = im.coll;
         for (size_t bytes = (size_t)1 << 20; bytes <= maxb; bytes *= 4) {
             int stop = (MPI_Wtime() - start > budget);
             MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
             if (stop) {
                 if (g_rank == 0) {
                     printf("# bench_ring: budget of %.0f s spent; %s stops before %zu bytes\n",
-                           budget, coll ? "allgather" : "allreduce", bytes);
+                           budget, im.name, bytes);
                 }
                 break;
             }
@@ -86,15 +105,15 @@ static int bench_main(size_t max_mib, double budget)
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
                 for (int i = 0; (i < reps) && (rc == MPI_SUCCESS); i++) {
-                    rc = coll ? cg_cu_allgather_ring(sb, per, rb, per, CG_CU_FLOAT32, MPI_COMM_WORLD, s)
-                              : cg_cu_allreduce_ring(sb, rb, count, CG_CU_FLOAT32, CG_CU_SUM,
-                                                     MPI_COMM_WORLD, s);
+                    rc = coll ? im.allgather(sb, rb, per, CG_CU_FLOAT32, MPI_COMM_WORLD, s)
+                              : im.allreduce(sb, rb, count, CG_CU_FLOAT32, CG_CU_SUM,
+                                             MPI_COMM_WORLD, s);
                 }
                 (void)cudaStreamSynchronize(s);
                 MPI_Barrier(MPI_COMM_WORLD);
                 t = (MPI_Wtime() - t0) / reps;
                 if (rc != MPI_SUCCESS) {
-                    printf("FAIL bench_ring: rank %d: %s\n", g_rank, cg_last_error());
+                    printf("FAIL bench_ring: %s: rank %d: %s\n", im.name, g_rank, cg_last_error());
                     return 1;
                 }
                 reps = (int)std::min(20.0, std::max(2.0, 0.25 / std::max(t, 1e-6)));
@@ -104,9 +123,9 @@ static int bench_main(size_t max_mib, double budget)
             double alg = (double)moved / t / 1e9;
             double bus = alg * (coll ? (double)(p - 1) / p : 2.0 * (p - 1) / p);
             if (g_rank == 0) {
-                printf("BENCH ring coll=%s transport=%s p=%d bytes=%zu time_ms=%.3f algbw_GBps=%.2f "
-                       "busbw_GBps=%.2f busbw_over_copy=%.3f\n",
-                       coll ? "allgather" : "allreduce", cg_cu_transport_name(transport), p, moved,
+                printf("BENCH ring coll=%s impl=%s transport=%s p=%d bytes=%zu time_ms=%.3f "
+                       "algbw_GBps=%.2f busbw_GBps=%.2f busbw_over_copy=%.3f\n",
+                       coll ? "allgather" : "allreduce", im.name, cg_cu_transport_name(transport), p, moved,
                        t * 1e3, alg, bus, bus / copy_gbs);
                 fflush(stdout);
             }
