@@ -1229,6 +1229,7 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
     r.max_error = run->max_error;
     r.tag_first = (run->algo != NULL) ? run->algo->tag_first : 0;
     r.ntags = run->ntags;
+    r.tag_n = run->n; /* the timed repetitions carry the tags */
     r.tag_times = run->tag_times;
     rc = bench_record_write(ctx->job, &r, msg, msglen);
     cJSON_Delete(req);

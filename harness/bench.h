@@ -227,7 +227,12 @@ struct bench_record {
     uint64_t inexact;
     double tolerance;
     int tag_first, ntags;      /* the schedule's tag ids (cg_tag_infos); 0 tags: null */
-    const uint64_t *tag_times; /* n x ntags, the slowest rank's per repetition, ns */
+    long tag_n;                /* rows of tag_times: n when the timed repetitions carry
+                                * the tags (bench), else repetitions of their own */
+    const uint64_t *tag_times; /* tag_n x ntags, the slowest rank's per repetition, ns */
+    int share_of_call_tag;     /* 0: share = tag median / the call's median time; 1:
+                                * of the call tag's (tag 0) median, in the same
+                                * repetitions (bench_cuda: tags timed apart) */
 };
 
 /* Writes raw/<id>.txt when timed, then appends the record line to

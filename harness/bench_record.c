@@ -259,24 +259,29 @@ static void write_check(struct jw *w, const struct bench_record *r)
     jw_obj_end(w);
 }
 
-/* The median of each tag over the repetitions (each repetition's value is
- * the slowest rank's), and its share of the median call time. */
+/* The median of each tag over its repetitions (each repetition's value is
+ * the slowest rank's), and its share of the median call time (or of the
+ * call tag's median: share_of_call_tag). */
 static void write_tags(struct jw *w, const struct bench_record *r, const struct bench_stats *st)
 {
-    uint64_t *col = malloc((size_t)r->n * sizeof(uint64_t));
-    uint64_t *scratch = malloc((size_t)r->n * sizeof(uint64_t));
+    uint64_t *col = malloc((size_t)r->tag_n * sizeof(uint64_t));
+    uint64_t *scratch = malloc((size_t)r->tag_n * sizeof(uint64_t));
 
     if (col == NULL || scratch == NULL) {
         w->oom = 1;
     } else {
+        double base = st->median_ns;
         jw_arr(w);
         for (int k = 0; k < r->ntags; k++) {
             const struct cg_tag_info *info = &cg_tag_infos[r->tag_first + k];
             double med;
-            for (long i = 0; i < r->n; i++) {
+            for (long i = 0; i < r->tag_n; i++) {
                 col[i] = r->tag_times[((size_t)i * (size_t)r->ntags) + (size_t)k];
             }
-            med = bench_median_u64(col, r->n, scratch);
+            med = bench_median_u64(col, r->tag_n, scratch);
+            if (k == 0 && r->share_of_call_tag) {
+                base = med; /* tag 0 is the call tag */
+            }
             jw_obj(w);
             jw_key(w, "name");
             jw_str(w, info->name);
@@ -285,7 +290,7 @@ static void write_tags(struct jw *w, const struct bench_record *r, const struct 
             jw_key(w, "median_ns");
             jw_num(w, med);
             jw_key(w, "share");
-            jw_num(w, (st->median_ns > 0.0) ? med / st->median_ns : NAN);
+            jw_num(w, (base > 0.0) ? med / base : NAN);
             jw_obj_end(w);
         }
         jw_arr_end(w);
@@ -394,7 +399,7 @@ int bench_record_write(const struct bench_job *job, const struct bench_record *r
         jw_null(&w);
     }
     jw_key(&w, "tags");
-    if (timed && r->ntags > 0 && r->tag_times != NULL) {
+    if (timed && r->ntags > 0 && r->tag_n > 0 && r->tag_times != NULL) {
         write_tags(&w, r, &st);
     } else {
         jw_null(&w);

@@ -227,6 +227,9 @@ int main(int argc, char **argv)
     }
 
     apply_knobs(&c);
+    /* The generated code is built with tags; they are on only in the
+     * tagged repetitions (gpu_point.c, tag_point). */
+    cg_cu_tag_enable(0);
     bc_nccl_debug_setup(&c);
     gpu_status = gpu_setup(&c);
     {

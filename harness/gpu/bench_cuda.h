@@ -107,7 +107,8 @@ struct bc_run {
     uint64_t *all_times;            /* rank 0, verbosity full: n x p */
     struct bench_params_eff params; /* generated: what its code reads for each parameter */
     int ntags;                      /* generated: the schedule's timing tags; 0 otherwise */
-    uint64_t *tag_times;            /* rank 0: n x ntags, the slowest rank's per tag, ns */
+    long tag_n;                     /* tagged repetitions (after the timed ones, tags on) */
+    uint64_t *tag_times;            /* rank 0: tag_n x ntags, the slowest rank's per tag, ns */
     const char *transport;          /* "nccl", "ipc"; NULL when nothing ran */
     struct bc_nccl_tuning tuning;   /* native points, rank 0 */
 };

@@ -712,8 +712,8 @@ static int decide(const struct bench_timing *tm, const struct bench_online *o, d
     return (o->n >= tm->max_reps) ? STOP_MAX : GO_ON;
 }
 
-/* One timed repetition on this rank: the GPU time of the call, in ns, and
- * (generated points) each of the schedule's tags in tag_ns: the GPU time
+/* One repetition on this rank: the GPU time of the call, in ns, and when
+ * tag_ns is given (tags on) each of the schedule's tags in it: the GPU time
  * between its CUDA events, summed over its pairs in the call. */
 static int one_rep(struct bc_ctx *c, const struct bench_point *pt, struct bc_run *run,
                    struct bc_bufs *b, int refresh, uint64_t *ns, uint64_t *tag_ns, char *why,
@@ -737,7 +737,7 @@ static int one_rep(struct bc_ctx *c, const struct bench_point *pt, struct bc_run
         rc = -1;
         goto out;
     }
-    if (run->ntags > 0) {
+    if (tag_ns != NULL) {
         cg_cu_tag_reset();
     }
     BC_CUDA(cudaEventRecord(c->ev_begin, c->stream));
@@ -750,7 +750,7 @@ static int one_rep(struct bc_ctx *c, const struct bench_point *pt, struct bc_run
     BC_CUDA(cudaEventSynchronize(c->ev_end));
     BC_CUDA(cudaEventElapsedTime(&ms, c->ev_begin, c->ev_end));
     *ns = (ms > 0.0f) ? (uint64_t)llround((double)ms * 1e6) : 0;
-    for (int k = 0; k < run->ntags; k++) {
+    for (int k = 0; tag_ns != NULL && k < run->ntags; k++) {
         uint64_t calls = 0;
         if (cg_cu_tag_read(run->algo->tag_first + k, &tag_ns[k], &calls) != 0) {
             bench_fmt(why, whylen, "rank %d: reading the timing tags failed: %s", g_rank,
@@ -763,6 +763,59 @@ out:
     return rc;
 }
 
+/* The tags of a generated point, in repetitions of their own after the
+ * timed ones (which ran with the tags off: each tag costs two
+ * cudaEventRecord calls of host time, which a short GPU collective may
+ * wait for). min(n, BC_TAG_REPS) repetitions, tags on; per repetition each
+ * tag's slowest rank into run->tag_times. 0, or -1 with the point's error
+ * recorded. */
+#define BC_TAG_REPS 30
+static int tag_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_bufs *b,
+                     struct bc_run *run, int refresh)
+{
+    long reps = (run->n < BC_TAG_REPS) ? run->n : BC_TAG_REPS;
+    int nval = 2 + run->ntags; /* failure flag, a spare, then the tags */
+    uint64_t *vals = calloc((size_t)nval, sizeof(uint64_t));
+    char why[BENCH_REASON_LEN] = "";
+    int bad = (vals == NULL);
+    int rc = 0;
+
+    if (c->base.rank == 0) {
+        run->tag_times = calloc((size_t)reps * (size_t)run->ntags, sizeof(uint64_t));
+        bad = bad || run->tag_times == NULL;
+    }
+    if (bc_agree(c, bad, "out of memory for the tags", run->reason)) {
+        run->status = "error";
+        free(vals);
+        return -1;
+    }
+    cg_cu_tag_enable(1);
+    for (long t = 0; t < reps; t++) {
+        uint64_t ns = 0;
+        memset(vals, 0, (size_t)nval * sizeof(uint64_t));
+        rc = one_rep(c, pt, run, b, refresh, &ns, vals + 2, why, sizeof(why));
+        vals[0] = (rc != 0);
+        if (hx_allreduce(&c->base, vals, nval, HX_U64, HX_MAX) != MPI_SUCCESS) {
+            run->status = "error";
+            snprintf(run->reason, sizeof(run->reason), "the harness's own allreduce failed");
+            break;
+        }
+        if (vals[0] != 0) {
+            bc_agree(c, rc != 0, why, run->reason);
+            run->status = "error";
+            break;
+        }
+        if (c->base.rank == 0) {
+            memcpy(run->tag_times + ((size_t)t * (size_t)run->ntags), vals + 2,
+                   (size_t)run->ntags * sizeof(uint64_t));
+        }
+        run->tag_n = t + 1;
+    }
+    cg_cu_tag_enable(0);
+    free(vals);
+    return (strcmp(run->status, "ok") == 0) ? 0 : -1;
+}
+
 static int time_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_bufs *b,
                       struct bc_run *run)
 {
@@ -771,10 +824,7 @@ static int time_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_
     struct bench_online online;
     char why[BENCH_REASON_LEN] = "";
     size_t whylen = sizeof(why);
-    /* Per repetition, reduced by max over the ranks: the call's time, a
-     * failure flag, then each tag's time (bench.c's layout). */
-    int nval = 2 + run->ntags;
-    uint64_t *vals = calloc((size_t)nval, sizeof(uint64_t));
+    uint64_t vals[2]; /* per repetition, max over the ranks: the time, a failure flag */
     int decision = GO_ON;
     int bad = 0;
     int rc = 0;
@@ -791,19 +841,12 @@ static int time_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_
         if (c->base.job->verbosity_full) {
             run->all_times = calloc((size_t)tm->max_reps * (size_t)c->base.p, sizeof(uint64_t));
         }
-        if (run->ntags > 0) {
-            run->tag_times =
-                calloc((size_t)tm->max_reps * (size_t)run->ntags, sizeof(uint64_t));
-        }
         bad = run->times == NULL || scratch == NULL ||
-              (c->base.job->verbosity_full && run->all_times == NULL) ||
-              (run->ntags > 0 && run->tag_times == NULL);
+              (c->base.job->verbosity_full && run->all_times == NULL);
     }
-    bad = bad || vals == NULL;
     if (bc_agree(c, bad, "out of memory for the repetitions", run->reason)) {
         run->status = "error";
         free(scratch);
-        free(vals);
         return -1;
     }
 
@@ -822,7 +865,6 @@ out:
     if (bc_agree(c, rc != 0, why, run->reason)) {
         run->status = "error";
         free(scratch);
-        free(vals);
         return -1;
     }
 
@@ -830,11 +872,10 @@ out:
     run->n = 0;
     while (decision == GO_ON) {
         uint64_t ns = 0;
-        memset(vals, 0, (size_t)nval * sizeof(uint64_t));
-        rc = one_rep(c, pt, run, b, refresh, &ns, vals + 2, why, whylen);
+        rc = one_rep(c, pt, run, b, refresh, &ns, NULL, why, whylen);
         vals[0] = ns;
         vals[1] = (rc != 0);
-        if (hx_allreduce(&c->base, vals, nval, HX_U64, HX_MAX) != MPI_SUCCESS ||
+        if (hx_allreduce(&c->base, vals, 2, HX_U64, HX_MAX) != MPI_SUCCESS ||
             (c->base.job->verbosity_full &&
              hx_gather(&c->base, &ns, (int)sizeof(ns),
                        (c->base.rank == 0)
@@ -852,9 +893,6 @@ out:
         }
         if (c->base.rank == 0) {
             run->times[run->n] = vals[0];
-            for (int k = 0; k < run->ntags; k++) {
-                run->tag_times[((size_t)run->n * (size_t)run->ntags) + (size_t)k] = vals[2 + k];
-            }
         }
         run->n++;
         if (c->base.rank == 0) {
@@ -868,11 +906,14 @@ out:
         }
     }
     free(scratch);
-    free(vals);
     if (strcmp(run->status, "ok") != 0) {
         return -1;
     }
     run->stop = (decision == STOP_RSE) ? "rse" : (decision == STOP_BUDGET) ? "budget" : "max_reps";
+    if (run->ntags > 0 && run->n > 0 && tag_point(c, pt, b, run, refresh) != 0) {
+        run->stop = NULL; /* an error point carries no timing */
+        return -1;
+    }
     return 0;
 }
 

@@ -231,7 +231,9 @@ int bc_write_record(const struct bc_ctx *c, const struct bench_point *pt, const 
     r.tolerance = run->tolerance;
     r.tag_first = (run->algo != NULL) ? run->algo->tag_first : 0;
     r.ntags = run->ntags;
+    r.tag_n = run->tag_n;
     r.tag_times = run->tag_times;
+    r.share_of_call_tag = 1; /* tags timed in repetitions of their own (gpu_point.c) */
     rc = bench_record_write(c->base.job, &r, msg, msglen);
     cJSON_Delete(req);
     cJSON_Delete(effb);

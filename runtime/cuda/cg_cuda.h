@@ -227,6 +227,10 @@ int cg_cu_tag_read(int id, uint64_t *ns, uint64_t *calls);
 void cg_cu_tag_reset(void);
 /* Frees the event pool (events are otherwise kept for reuse). */
 void cg_cu_tag_free(void);
+/* Code built with tags records them unless switched off here (on by
+ * default; process-wide): off, CG_CU_TAG_BEGIN/END return at once. Switch
+ * only between calls, never with a tag open. */
+void cg_cu_tag_enable(int on);
 
 #ifdef __cplusplus
 }

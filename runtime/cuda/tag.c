@@ -41,6 +41,11 @@ static int cg_cu_tag_npool, cg_cu_tag_pool_cap;
 static char cg_cu_tag_err[512]; /* the first failure since the last collection */
 static _Thread_local cudaStream_t cg_cu_tag_stream;
 static _Thread_local int cg_cu_tag_active;
+/* Why a switch in code built with tags: each pair costs two
+ * cudaEventRecord calls of host time, which a short GPU collective may wait
+ * for; a benchmark times its calls with the tags off and reads them in
+ * repetitions of their own (harness/gpu/gpu_point.c). */
+static int cg_cu_tag_disabled;
 
 /* Why collect on the way: a program that never reads its tags would grow the
  * record list without bound; past this many records, begin collects the
@@ -93,8 +98,16 @@ static void cg_cu_tag_release(cudaEvent_t ev)
 
 static int cg_cu_tag_collect_closed(void);
 
+void cg_cu_tag_enable(int on)
+{
+    cg_cu_tag_disabled = !on;
+}
+
 void cg_cu_tag_begin(int id)
 {
+    if (cg_cu_tag_disabled) {
+        return;
+    }
     if ((id < 0) || (id >= CG_TAG_CAPACITY)) {
         cg_cu_tag_fail("CG_CU_TAG_BEGIN", "tag id out of range");
         return;
@@ -141,6 +154,9 @@ void cg_cu_tag_begin(int id)
 
 void cg_cu_tag_end(int id)
 {
+    if (cg_cu_tag_disabled) {
+        return;
+    }
     if ((id < 0) || (id >= CG_TAG_CAPACITY) || (cg_cu_tag_open[id] == 0)) {
         cg_cu_tag_fail("CG_CU_TAG_END", "no open CG_CU_TAG_BEGIN of this id");
         return;

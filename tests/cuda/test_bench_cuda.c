@@ -251,6 +251,7 @@ static void records_should_be_written_for_every_outcome(const char *jobfile, con
                      * that its median over the 25 repetitions is 1000 (k + 1) + 12. */
                     if (run.algo != NULL && run.n > 0) {
                         run.ntags = run.algo->tag_count;
+                        run.tag_n = run.n;
                         run.tag_times =
                             calloc((size_t)run.n * (size_t)run.ntags, sizeof(uint64_t));
                         for (long r = 0; run.tag_times != NULL && r < run.n; r++) {

@@ -321,6 +321,20 @@ static void tags_should_count_what_the_schedule_enters(void)
     cg_cu_tag_reset();
     uint64_t z = 1, zc = 1;
     CHECK(cg_cu_tag_read(CG_TAG_ALLREDUCE_RING, &z, &zc) == 0 && z == 0 && zc == 0);
+    /* Switched off between calls (bench_cuda's timed repetitions): nothing
+     * recorded, no error; switched on again: counted again. */
+    cg_cu_tag_enable(0);
+    CG_OK(cg_cu_allreduce_ring(CG_CU_IN_PLACE, b.ptr, 4096, CG_CU_FLOAT32, CG_CU_SUM, MPI_COMM_WORLD,
+                               g_stream));
+    z = 1, zc = 1;
+    CHECKF(cg_cu_tag_read(CG_TAG_ALLREDUCE_RING, &z, &zc) == 0 && z == 0 && zc == 0,
+           "rank %d: tags switched off recorded %llu calls: %s", g_rank, (unsigned long long)zc,
+           cg_last_error());
+    cg_cu_tag_enable(1);
+    CG_OK(cg_cu_allreduce_ring(CG_CU_IN_PLACE, b.ptr, 4096, CG_CU_FLOAT32, CG_CU_SUM, MPI_COMM_WORLD,
+                               g_stream));
+    CHECK(cg_cu_tag_read(CG_TAG_ALLREDUCE_RING, &z, &zc) == 0 && zc == 1 && z > 0);
+    cg_cu_tag_reset();
     MPI_Barrier(MPI_COMM_WORLD);
     cu_buf_free(&b);
 }
