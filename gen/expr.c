@@ -4,6 +4,7 @@
 #include "expr.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Binding strength, lowest first; the parser's binary levels are 2..11. */
@@ -544,20 +545,9 @@ struct cg_expr *cg_expr_parse(struct cg_arena *arena, struct cg_diag *d, const c
 
 /* ---- evaluation ---------------------------------------------------------- */
 
-struct eval {
-    const int64_t *env;         /* values of bound names */
-    const struct cg_expr *bad;  /* the node that failed */
-    const char *why;            /* and why */
-};
-
-static int fail(struct eval *ev, const struct cg_expr *e, const char *why)
-{
-    ev->bad = e;
-    ev->why = why;
-    return -1;
-}
-
-static int eval(struct eval *ev, const struct cg_expr *e, int64_t *out);
+/* What each operator and function computes, shared by the tree evaluator and
+ * the compiled programs below so that the two cannot disagree. Each returns
+ * NULL and sets *out, or returns why it fails. */
 
 static int64_t floor_log2(int64_t x)
 {
@@ -585,6 +575,152 @@ static int pow_checked(int64_t b, int64_t e, int64_t *out)
     return 0;
 }
 
+static int fn_arity(enum cg_expr_fn fn)
+{
+    return fn == CG_FN_LOG2 || fn == CG_FN_CEIL_LOG2 || fn == CG_FN_POF2 ? 1 : 2;
+}
+
+static inline const char *apply_unary(enum cg_expr_op op, int64_t v, int64_t *out)
+{
+    switch (op) {
+    case CG_OP_NEG:
+        return __builtin_sub_overflow((int64_t)0, v, out) ? "overflow" : NULL;
+    case CG_OP_NOT: *out = v == 0; return NULL;
+    case CG_OP_BNOT: *out = ~v; return NULL;
+    default: return "bad unary operator";
+    }
+}
+
+/* Every binary operator but the short-circuiting '&&' and '||'. */
+static inline __attribute__((always_inline)) const char *
+apply_binary(enum cg_expr_op op, int64_t a, int64_t b, int64_t *out)
+{
+    switch (op) {
+    case CG_OP_ADD:
+        return __builtin_add_overflow(a, b, out) ? "overflow" : NULL;
+    case CG_OP_SUB:
+        return __builtin_sub_overflow(a, b, out) ? "overflow" : NULL;
+    case CG_OP_MUL:
+        return __builtin_mul_overflow(a, b, out) ? "overflow" : NULL;
+    case CG_OP_DIV:
+    case CG_OP_MOD:
+        if (b <= 0) {
+            if (op == CG_OP_DIV) {
+                return b == 0 ? "division by zero" : "division by a negative number";
+            }
+            return b == 0 ? "modulo by zero" : "modulo by a negative number";
+        }
+        if (op == CG_OP_DIV) {
+            *out = a / b - ((a % b != 0 && a < 0) ? 1 : 0);
+        } else {
+            *out = a % b < 0 ? a % b + b : a % b;
+        }
+        return NULL;
+    case CG_OP_SHL:
+    case CG_OP_SHR:
+        if (b < 0 || b > 62) {
+            return "shift count outside 0..62";
+        }
+        if (op == CG_OP_SHR) {
+            *out = a >> b;
+            return NULL;
+        }
+        return __builtin_mul_overflow(a, (int64_t)1 << b, out) ? "overflow" : NULL;
+    case CG_OP_BAND: *out = a & b; return NULL;
+    case CG_OP_BOR: *out = a | b; return NULL;
+    case CG_OP_BXOR: *out = a ^ b; return NULL;
+    case CG_OP_LT: *out = a < b; return NULL;
+    case CG_OP_LE: *out = a <= b; return NULL;
+    case CG_OP_GT: *out = a > b; return NULL;
+    case CG_OP_GE: *out = a >= b; return NULL;
+    case CG_OP_EQ: *out = a == b; return NULL;
+    case CG_OP_NE: *out = a != b; return NULL;
+    default: return "bad binary operator";
+    }
+}
+
+/* v holds fn_arity(fn) arguments. */
+static const char *apply_call(enum cg_expr_fn fn, const int64_t *v, int64_t *out)
+{
+    switch (fn) {
+    case CG_FN_LOG2:
+        if (v[0] < 1) {
+            return v[0] == 0 ? "log2 of 0" : "log2 of a negative number";
+        }
+        *out = floor_log2(v[0]);
+        return NULL;
+    case CG_FN_CEIL_LOG2:
+        if (v[0] < 1) {
+            return v[0] == 0 ? "ceil_log2 of 0" : "ceil_log2 of a negative number";
+        }
+        *out = floor_log2(v[0]) + ((v[0] & (v[0] - 1)) != 0 ? 1 : 0);
+        return NULL;
+    case CG_FN_POF2:
+        if (v[0] < 1) {
+            return v[0] == 0 ? "pof2 of 0" : "pof2 of a negative number";
+        }
+        *out = (int64_t)1 << floor_log2(v[0]);
+        return NULL;
+    case CG_FN_POW:
+        if (v[1] < 0) {
+            return "pow with a negative exponent";
+        }
+        return pow_checked(v[0], v[1], out) != 0 ? "overflow" : NULL;
+    case CG_FN_MIN:
+        *out = v[0] < v[1] ? v[0] : v[1];
+        return NULL;
+    case CG_FN_MAX:
+        *out = v[0] > v[1] ? v[0] : v[1];
+        return NULL;
+    case CG_FN_CEIL_DIV:
+        if (v[1] <= 0) {
+            return v[1] == 0 ? "ceil_div by zero" : "ceil_div by a negative number";
+        }
+        *out = v[0] / v[1] + ((v[0] % v[1] != 0 && v[0] > 0) ? 1 : 0);
+        return NULL;
+    case CG_FN_CEIL_LOG: {
+        if (v[0] < 2) {
+            return "ceil_log with a base below 2";
+        }
+        if (v[1] < 1) {
+            return v[1] == 0 ? "ceil_log of 0" : "ceil_log of a negative number";
+        }
+        int64_t k = 0, b = 1;
+        while (b < v[1]) {
+            b = b > v[1] / v[0] ? v[1] : b * v[0];
+            k++;
+        }
+        *out = k;
+        return NULL;
+    }
+    }
+    return "unknown function";
+}
+
+/* Why: the emitted C computes every subexpression in int, so a value that
+ * fits int64 but not int would verify here and overflow there. */
+static int fits_int(int64_t v)
+{
+    return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+/* ---- the tree evaluator: one environment, says which node fails and why -- */
+
+struct eval {
+    const int64_t *env;         /* values of bound names */
+    const struct cg_expr *bad;  /* the node that failed */
+    const char *why;            /* and why */
+};
+
+static int fail(struct eval *ev, const struct cg_expr *e, const char *why)
+{
+    ev->bad = e;
+    ev->why = why;
+    return -1;
+}
+
+static int eval(struct eval *ev, const struct cg_expr *e, int64_t *out);
+
 static int eval_call(struct eval *ev, const struct cg_expr *e, int64_t *out)
 {
     int64_t v[2] = {0, 0};
@@ -593,66 +729,11 @@ static int eval_call(struct eval *ev, const struct cg_expr *e, int64_t *out)
             return -1;
         }
     }
-    int unary = e->fn == CG_FN_LOG2 || e->fn == CG_FN_CEIL_LOG2 || e->fn == CG_FN_POF2;
-    if (e->nargs != (unary ? 1 : 2)) {
+    if (e->nargs != fn_arity(e->fn)) {
         return fail(ev, e, "wrong number of arguments");
     }
-    switch (e->fn) {
-    case CG_FN_LOG2:
-        if (v[0] < 1) {
-            return fail(ev, e, v[0] == 0 ? "log2 of 0" : "log2 of a negative number");
-        }
-        *out = floor_log2(v[0]);
-        return 0;
-    case CG_FN_CEIL_LOG2:
-        if (v[0] < 1) {
-            return fail(ev, e, v[0] == 0 ? "ceil_log2 of 0" : "ceil_log2 of a negative number");
-        }
-        *out = floor_log2(v[0]) + ((v[0] & (v[0] - 1)) != 0 ? 1 : 0);
-        return 0;
-    case CG_FN_POF2:
-        if (v[0] < 1) {
-            return fail(ev, e, v[0] == 0 ? "pof2 of 0" : "pof2 of a negative number");
-        }
-        *out = (int64_t)1 << floor_log2(v[0]);
-        return 0;
-    case CG_FN_POW:
-        if (v[1] < 0) {
-            return fail(ev, e, "pow with a negative exponent");
-        }
-        if (pow_checked(v[0], v[1], out) != 0) {
-            return fail(ev, e, "overflow");
-        }
-        return 0;
-    case CG_FN_MIN:
-        *out = v[0] < v[1] ? v[0] : v[1];
-        return 0;
-    case CG_FN_MAX:
-        *out = v[0] > v[1] ? v[0] : v[1];
-        return 0;
-    case CG_FN_CEIL_DIV:
-        if (v[1] <= 0) {
-            return fail(ev, e, v[1] == 0 ? "ceil_div by zero" : "ceil_div by a negative number");
-        }
-        *out = v[0] / v[1] + ((v[0] % v[1] != 0 && v[0] > 0) ? 1 : 0);
-        return 0;
-    case CG_FN_CEIL_LOG: {
-        if (v[0] < 2) {
-            return fail(ev, e, "ceil_log with a base below 2");
-        }
-        if (v[1] < 1) {
-            return fail(ev, e, v[1] == 0 ? "ceil_log of 0" : "ceil_log of a negative number");
-        }
-        int64_t k = 0, b = 1;
-        while (b < v[1]) {
-            b = b > v[1] / v[0] ? v[1] : b * v[0];
-            k++;
-        }
-        *out = k;
-        return 0;
-    }
-    }
-    return fail(ev, e, "unknown function");
+    const char *why = apply_call(e->fn, v, out);
+    return why != NULL ? fail(ev, e, why) : 0;
 }
 
 static int eval_binary(struct eval *ev, const struct cg_expr *e, int64_t *out)
@@ -675,53 +756,14 @@ static int eval_binary(struct eval *ev, const struct cg_expr *e, int64_t *out)
     if (eval(ev, e->b, &b) != 0) {
         return -1;
     }
-    switch (e->op) {
-    case CG_OP_ADD:
-        return __builtin_add_overflow(a, b, out) ? fail(ev, e, "overflow") : 0;
-    case CG_OP_SUB:
-        return __builtin_sub_overflow(a, b, out) ? fail(ev, e, "overflow") : 0;
-    case CG_OP_MUL:
-        return __builtin_mul_overflow(a, b, out) ? fail(ev, e, "overflow") : 0;
-    case CG_OP_DIV:
-    case CG_OP_MOD:
-        if (b <= 0) {
-            if (e->op == CG_OP_DIV) {
-                return fail(ev, e, b == 0 ? "division by zero" : "division by a negative number");
-            }
-            return fail(ev, e, b == 0 ? "modulo by zero" : "modulo by a negative number");
-        }
-        if (e->op == CG_OP_DIV) {
-            *out = a / b - ((a % b != 0 && a < 0) ? 1 : 0);
-        } else {
-            *out = a % b < 0 ? a % b + b : a % b;
-        }
-        return 0;
-    case CG_OP_SHL:
-    case CG_OP_SHR:
-        if (b < 0 || b > 62) {
-            return fail(ev, e, "shift count outside 0..62");
-        }
-        if (e->op == CG_OP_SHR) {
-            *out = a >> b;
-            return 0;
-        }
-        return __builtin_mul_overflow(a, (int64_t)1 << b, out) ? fail(ev, e, "overflow") : 0;
-    case CG_OP_BAND: *out = a & b; return 0;
-    case CG_OP_BOR: *out = a | b; return 0;
-    case CG_OP_BXOR: *out = a ^ b; return 0;
-    case CG_OP_LT: *out = a < b; return 0;
-    case CG_OP_LE: *out = a <= b; return 0;
-    case CG_OP_GT: *out = a > b; return 0;
-    case CG_OP_GE: *out = a >= b; return 0;
-    case CG_OP_EQ: *out = a == b; return 0;
-    case CG_OP_NE: *out = a != b; return 0;
-    default: return fail(ev, e, "bad binary operator");
-    }
+    const char *why = apply_binary(e->op, a, b, out);
+    return why != NULL ? fail(ev, e, why) : 0;
 }
 
 static int eval_node(struct eval *ev, const struct cg_expr *e, int64_t *out)
 {
     int64_t v;
+    const char *why;
     if (e == NULL) {
         return fail(ev, e, "missing expression");
     }
@@ -739,13 +781,8 @@ static int eval_node(struct eval *ev, const struct cg_expr *e, int64_t *out)
         if (eval(ev, e->a, &v) != 0) {
             return -1;
         }
-        switch (e->op) {
-        case CG_OP_NEG:
-            return __builtin_sub_overflow((int64_t)0, v, out) ? fail(ev, e, "overflow") : 0;
-        case CG_OP_NOT: *out = v == 0; return 0;
-        case CG_OP_BNOT: *out = ~v; return 0;
-        default: return fail(ev, e, "bad unary operator");
-        }
+        why = apply_unary(e->op, v, out);
+        return why != NULL ? fail(ev, e, why) : 0;
     case CG_E_BINARY:
         return eval_binary(ev, e, out);
     case CG_E_COND:
@@ -759,14 +796,12 @@ static int eval_node(struct eval *ev, const struct cg_expr *e, int64_t *out)
     return fail(ev, e, "bad expression kind");
 }
 
-/* Why: the emitted C computes every subexpression in int, so a value that
- * fits int64 but not int would verify here and overflow there. */
 static int eval(struct eval *ev, const struct cg_expr *e, int64_t *out)
 {
     if (eval_node(ev, e, out) != 0) {
         return -1;
     }
-    if (*out < INT32_MIN || *out > INT32_MAX) {
+    if (!fits_int(*out)) {
         return fail(ev, e, "value does not fit in int (the generated code computes in int)");
     }
     return 0;
@@ -788,6 +823,337 @@ int cg_expr_eval(const struct cg_expr *e, const int64_t *env, int64_t *out,
     }
     *out = v;
     return 0;
+}
+
+/* ---- compiled programs: many environments at once ------------------------
+ *
+ * A program is the tree in postorder, each node one instruction that works on
+ * whole registers (a value per environment, or lane): a node evaluated at
+ * depth d leaves its value in register d, and its operands are registers d,
+ * d + 1 and d + 2. Each lane also carries a failure flag, set where the tree
+ * evaluator would fail; '&&', '||' and '?:' evaluate both sides in every lane
+ * and take the flag of the side the tree evaluator would have evaluated, so
+ * the flags match it exactly.
+ *
+ * Why uniform registers: many values are the same in every lane (a constant,
+ * p, a round variable, what is computed from them only), and a round at
+ * p = 1000 would compute them a thousand times. A register holds one value
+ * for all lanes until an operand that differs per lane meets it.
+ */
+
+enum vop {
+    V_FAIL,   /* fails in every lane (unbound name, wrong arity, bad tree) */
+    V_CONST,  /* k */
+    V_SLOT,   /* env[slot] */
+    V_UNARY,  /* op r */
+    V_BINARY, /* r op r+1 */
+    V_AND,    /* r && r+1 */
+    V_OR,     /* r || r+1 */
+    V_COND,   /* r ? r+1 : r+2 */
+    V_CALL    /* fn(r) or fn(r, r+1) */
+};
+
+struct vinsn {
+    enum vop op;  /* what it computes */
+    int r;        /* its register, and its first operand's */
+    int sub;      /* V_UNARY, V_BINARY: enum cg_expr_op; V_CALL: enum cg_expr_fn; V_SLOT: slot */
+    int64_t k;    /* V_CONST: the value */
+};
+
+struct cg_expr_prog {
+    int n;                 /* instructions */
+    int nregs;             /* registers they use */
+    struct vinsn insn[];   /* in execution order */
+};
+
+/* A register: lane i's value at v[i & mask], its flag at f[i & mask]; mask
+ * 0 for a uniform register, whose value is kept in `one`. */
+struct cg_expr_reg {
+    const int64_t *v;       /* values */
+    const unsigned char *f; /* failure flags */
+    size_t mask;            /* SIZE_MAX, or 0: uniform */
+    int64_t one;            /* a uniform register's value */
+    unsigned char one_f;    /* and flag */
+};
+
+static int count_nodes(const struct cg_expr *e)
+{
+    if (e == NULL) {
+        return 1;
+    }
+    int n = 1 + (e->a ? count_nodes(e->a) : 0) + (e->b ? count_nodes(e->b) : 0) +
+            (e->c ? count_nodes(e->c) : 0);
+    for (int i = 0; i < e->nargs; i++) {
+        n += count_nodes(e->args[i]);
+    }
+    return n;
+}
+
+static void emit_insn(struct cg_expr_prog *pr, enum vop op, int r, int sub, int64_t k)
+{
+    pr->insn[pr->n++] = (struct vinsn){op, r, sub, k};
+    if (r + 3 > pr->nregs) {
+        pr->nregs = r + 3;
+    }
+}
+
+static void compile(struct cg_expr_prog *pr, const struct cg_expr *e, int r)
+{
+    if (e == NULL) {
+        emit_insn(pr, V_FAIL, r, 0, 0);
+        return;
+    }
+    switch (e->kind) {
+    case CG_E_NUM:
+        emit_insn(pr, V_CONST, r, 0, e->num);
+        return;
+    case CG_E_NAME:
+        emit_insn(pr, e->slot < 0 ? V_FAIL : V_SLOT, r, e->slot, 0);
+        return;
+    case CG_E_UNARY:
+        compile(pr, e->a, r);
+        emit_insn(pr, V_UNARY, r, e->op, 0);
+        return;
+    case CG_E_BINARY:
+        compile(pr, e->a, r);
+        compile(pr, e->b, r + 1);
+        emit_insn(pr, e->op == CG_OP_AND ? V_AND : e->op == CG_OP_OR ? V_OR : V_BINARY, r, e->op,
+                  0);
+        return;
+    case CG_E_COND:
+        compile(pr, e->a, r);
+        compile(pr, e->b, r + 1);
+        compile(pr, e->c, r + 2);
+        emit_insn(pr, V_COND, r, 0, 0);
+        return;
+    case CG_E_CALL:
+        if (e->nargs != fn_arity(e->fn)) {
+            emit_insn(pr, V_FAIL, r, 0, 0);
+            return;
+        }
+        for (int i = 0; i < e->nargs; i++) {
+            compile(pr, e->args[i], r + i);
+        }
+        emit_insn(pr, V_CALL, r, e->fn, 0);
+        return;
+    }
+    emit_insn(pr, V_FAIL, r, 0, 0);
+}
+
+struct cg_expr_prog *cg_expr_compile(const struct cg_expr *e)
+{
+    int n = count_nodes(e);
+    struct cg_expr_prog *pr = malloc(sizeof(*pr) + sizeof(pr->insn[0]) * (size_t)n);
+    if (pr == NULL) {
+        cg_panic("out of memory");
+    }
+    pr->n = 0;
+    pr->nregs = 0;
+    compile(pr, e, 0);
+    return pr;
+}
+
+void cg_expr_prog_free(struct cg_expr_prog *pr)
+{
+    free(pr);
+}
+
+void cg_expr_work_free(struct cg_expr_work *w)
+{
+    free(w->val);
+    free(w->failed);
+    free(w->regs);
+    *w = (struct cg_expr_work){0};
+}
+
+/* An operand, copied out of its register before the result overwrites it. */
+struct lanes {
+    const int64_t *v;       /* values */
+    const unsigned char *f; /* flags */
+    size_t mask;            /* SIZE_MAX, or 0: uniform */
+};
+
+static struct lanes lanes_of(const struct cg_expr_reg *r)
+{
+    return (struct lanes){r->v, r->f, r->mask};
+}
+
+/* r op r+1 in n lanes. Inlined with a constant op (below), so that each
+ * operator gets a loop without branches; apply_binary never divides by zero
+ * or shifts too far, so lanes that already failed are computed harmlessly. */
+static inline __attribute__((always_inline)) void
+binary_lanes(enum cg_expr_op op, int n, int64_t *x, unsigned char *fx, struct lanes a,
+             struct lanes b)
+{
+    for (int i = 0; i < n; i++) {
+        size_t ia = (size_t)i & a.mask, ib = (size_t)i & b.mask;
+        int64_t v = 0;
+        int failed = apply_binary(op, a.v[ia], b.v[ib], &v) != NULL;
+        fx[i] = (unsigned char)(a.f[ia] | b.f[ib] | failed | !fits_int(v));
+        x[i] = v;
+    }
+}
+
+static void binary(int op, int n, int64_t *x, unsigned char *fx, struct lanes a, struct lanes b)
+{
+    switch ((enum cg_expr_op)op) {
+    case CG_OP_ADD: binary_lanes(CG_OP_ADD, n, x, fx, a, b); return;
+    case CG_OP_SUB: binary_lanes(CG_OP_SUB, n, x, fx, a, b); return;
+    case CG_OP_MUL: binary_lanes(CG_OP_MUL, n, x, fx, a, b); return;
+    case CG_OP_DIV: binary_lanes(CG_OP_DIV, n, x, fx, a, b); return;
+    case CG_OP_MOD: binary_lanes(CG_OP_MOD, n, x, fx, a, b); return;
+    case CG_OP_SHL: binary_lanes(CG_OP_SHL, n, x, fx, a, b); return;
+    case CG_OP_SHR: binary_lanes(CG_OP_SHR, n, x, fx, a, b); return;
+    case CG_OP_BAND: binary_lanes(CG_OP_BAND, n, x, fx, a, b); return;
+    case CG_OP_BOR: binary_lanes(CG_OP_BOR, n, x, fx, a, b); return;
+    case CG_OP_BXOR: binary_lanes(CG_OP_BXOR, n, x, fx, a, b); return;
+    case CG_OP_LT: binary_lanes(CG_OP_LT, n, x, fx, a, b); return;
+    case CG_OP_LE: binary_lanes(CG_OP_LE, n, x, fx, a, b); return;
+    case CG_OP_GT: binary_lanes(CG_OP_GT, n, x, fx, a, b); return;
+    case CG_OP_GE: binary_lanes(CG_OP_GE, n, x, fx, a, b); return;
+    case CG_OP_EQ: binary_lanes(CG_OP_EQ, n, x, fx, a, b); return;
+    case CG_OP_NE: binary_lanes(CG_OP_NE, n, x, fx, a, b); return;
+    default: binary_lanes((enum cg_expr_op)op, n, x, fx, a, b); return;
+    }
+}
+
+static void grow_work(struct cg_expr_work *w, int nregs, int n)
+{
+    size_t need = (size_t)(nregs - 1) * (size_t)n;
+    if (need > w->cap) {
+        free(w->val);
+        free(w->failed);
+        w->val = malloc(sizeof(int64_t) * need);
+        w->failed = malloc(need);
+        if (w->val == NULL || w->failed == NULL) {
+            cg_panic("out of memory");
+        }
+        w->cap = need;
+    }
+    if (nregs > w->nregs) {
+        free(w->regs);
+        w->regs = calloc((size_t)nregs, sizeof(*w->regs));
+        if (w->regs == NULL) {
+            cg_panic("out of memory");
+        }
+        w->nregs = nregs;
+    }
+}
+
+void cg_expr_run(const struct cg_expr_prog *pr, const int64_t *env, size_t stride,
+                 const unsigned char *same, const int *idx, int n, int64_t *out,
+                 unsigned char *failed, struct cg_expr_work *w)
+{
+    if (n <= 0) {
+        return;
+    }
+    grow_work(w, pr->nregs, n);
+    for (int k = 0; k < pr->n; k++) {
+        const struct vinsn *in = &pr->insn[k];
+        struct cg_expr_reg *d = &w->regs[in->r];
+        struct lanes a = lanes_of(d), b = lanes_of(d + 1), c = lanes_of(d + 2);
+        /* The result is uniform unless an operand differs per lane (or the
+         * slot read does). */
+        size_t mask = 0;
+        switch (in->op) {
+        case V_FAIL:
+        case V_CONST:
+            break;
+        case V_SLOT:
+            mask = same != NULL && same[in->sub] ? 0 : SIZE_MAX;
+            break;
+        case V_UNARY:
+            mask = a.mask;
+            break;
+        case V_COND:
+            mask = a.mask | b.mask | c.mask;
+            break;
+        case V_CALL:
+            mask = fn_arity((enum cg_expr_fn)in->sub) == 2 ? a.mask | b.mask : a.mask;
+            break;
+        default:
+            mask = a.mask | b.mask;
+            break;
+        }
+        int m = mask ? n : 1;
+        /* Register 0 of n lanes is the caller's output. */
+        int64_t *x = &d->one;
+        unsigned char *fx = &d->one_f;
+        if (mask && in->r == 0) {
+            x = out;
+            fx = failed;
+        } else if (mask) {
+            x = w->val + (size_t)(in->r - 1) * (size_t)n;
+            fx = w->failed + (size_t)(in->r - 1) * (size_t)n;
+        }
+        const char *why;
+        switch (in->op) {
+        case V_FAIL:
+            *x = 0;
+            *fx = 1;
+            break;
+        case V_CONST:
+            *x = in->k;
+            *fx = !fits_int(in->k);
+            break;
+        case V_SLOT:
+            for (int i = 0; i < m; i++) {
+                x[i] = env[(size_t)idx[i] * stride + (size_t)in->sub];
+                fx[i] = !fits_int(x[i]);
+            }
+            break;
+        case V_UNARY:
+            for (int i = 0; i < m; i++) {
+                size_t ia = (size_t)i & a.mask;
+                int64_t v = 0;
+                why = apply_unary((enum cg_expr_op)in->sub, a.v[ia], &v);
+                fx[i] = a.f[ia] | (why != NULL) | !fits_int(v);
+                x[i] = v;
+            }
+            break;
+        case V_BINARY:
+            binary(in->sub, m, x, fx, a, b);
+            break;
+        case V_AND:
+        case V_OR:
+            for (int i = 0; i < m; i++) {
+                size_t ia = (size_t)i & a.mask, ib = (size_t)i & b.mask;
+                /* b is evaluated where a does not decide. */
+                int decides = (a.v[ia] != 0) == (in->op == V_OR);
+                fx[i] = a.f[ia] | (!decides && b.f[ib]);
+                x[i] = decides ? in->op == V_OR : b.v[ib] != 0;
+            }
+            break;
+        case V_COND:
+            for (int i = 0; i < m; i++) {
+                size_t ia = (size_t)i & a.mask, ib = (size_t)i & b.mask, ic = (size_t)i & c.mask;
+                fx[i] = a.f[ia] | (a.v[ia] != 0 ? b.f[ib] : c.f[ic]);
+                x[i] = a.v[ia] != 0 ? b.v[ib] : c.v[ic];
+            }
+            break;
+        case V_CALL: {
+            int two = fn_arity((enum cg_expr_fn)in->sub) == 2;
+            for (int i = 0; i < m; i++) {
+                size_t ia = (size_t)i & a.mask, ib = (size_t)i & b.mask;
+                int64_t args[2] = {a.v[ia], two ? b.v[ib] : 0}, v = 0;
+                why = apply_call((enum cg_expr_fn)in->sub, args, &v);
+                fx[i] = a.f[ia] | (two && b.f[ib]) | (why != NULL) | !fits_int(v);
+                x[i] = v;
+            }
+            break;
+        }
+        }
+        d->v = x;
+        d->f = fx;
+        d->mask = mask;
+    }
+    const struct cg_expr_reg *r0 = &w->regs[0];
+    if (r0->mask == 0) {
+        for (int i = 0; i < n; i++) {
+            out[i] = r0->one;
+            failed[i] = r0->one_f;
+        }
+    }
 }
 
 /* ---- printing ------------------------------------------------------------

@@ -83,6 +83,35 @@ struct cg_expr *cg_expr_parse(struct cg_arena *arena, struct cg_diag *d, const c
 int cg_expr_eval(const struct cg_expr *e, const int64_t *env, int64_t *out,
                  const struct cg_expr **bad, const char **why);
 
+/* The same evaluation compiled, for one expression in many environments at
+ * once (the simulator evaluates each expression for every rank of a round):
+ * the tree is walked once per call instead of once per environment. */
+struct cg_expr_prog;
+
+/* Registers of cg_expr_run, kept between calls and grown as needed. */
+struct cg_expr_reg;
+struct cg_expr_work {
+    int64_t *val;             /* values */
+    unsigned char *failed;    /* failure flags */
+    size_t cap;               /* entries of each */
+    struct cg_expr_reg *regs; /* the registers */
+    int nregs;                /* how many */
+};
+
+/* Compiles e (bound names: slots are read at run time). Never NULL. */
+struct cg_expr_prog *cg_expr_compile(const struct cg_expr *e);
+void cg_expr_prog_free(struct cg_expr_prog *pr);
+void cg_expr_work_free(struct cg_expr_work *w);
+
+/* For i < n: evaluates in the environment env + idx[i] * stride. Sets
+ * failed[i] to 1 where cg_expr_eval would fail (out[i] is then meaningless;
+ * cg_expr_eval says why), else to 0 with out[i] the value. same (NULL: none)
+ * flags the slots that hold one value in all these environments: they are
+ * read once, and what is computed from them only is computed once. */
+void cg_expr_run(const struct cg_expr_prog *pr, const int64_t *env, size_t stride,
+                 const unsigned char *same, const int *idx, int n, int64_t *out,
+                 unsigned char *failed, struct cg_expr_work *w);
+
 /* Prints e as C into buf (always NUL-terminated, truncated at cap), with the
  * fewest parentheses that keep C's meaning. '/' and '%' print as
  * cg_div(a, b) and cg_mod(a, b) unless both operands are provably

@@ -104,6 +104,114 @@ void cg_sim_error(struct cg_gen *g, const struct cg_schedule *s, const struct cg
     cg_error(&g->diag, s->file, pos, "%s: %s", where, msg);
 }
 
+/* ---- compiled expressions ------------------------------------------------- */
+
+/* The schedule's expressions compiled (cg_expr_compile), by tree, in an
+ * open-addressing table: looked up once per column (below), compiled the
+ * first time. */
+struct progs {
+    const struct cg_expr **keys;  /* trees; NULL: free entry */
+    struct cg_expr_prog **progs;  /* their programs */
+    size_t cap;                   /* entries, a power of two */
+    size_t n;                     /* used */
+    unsigned char *same;          /* by slot: the same value on every rank that reads it */
+};
+
+/* Whether e reads a slot that may differ between ranks. */
+static int varies(const struct cg_expr *e, const unsigned char *same)
+{
+    if (e == NULL) {
+        return 0;
+    }
+    if (e->kind == CG_E_NAME) {
+        return e->slot >= 0 && !same[e->slot];
+    }
+    int v = varies(e->a, same) || varies(e->b, same) || varies(e->c, same);
+    for (int i = 0; i < e->nargs && !v; i++) {
+        v = varies(e->args[i], same);
+    }
+    return v;
+}
+
+static void lets_vary(const struct cg_let *lets, int nlets, unsigned char *same)
+{
+    for (int i = 0; i < nlets; i++) {
+        same[lets[i].slot] = !varies(lets[i].expr, same);
+    }
+}
+
+static struct progs *progs_new(const struct cg_schedule *s)
+{
+    size_t nslots = s->nslots > CG_SLOT_FIRST_FREE ? (size_t)s->nslots : CG_SLOT_FIRST_FREE;
+    struct progs *pr = calloc(1, sizeof(*pr));
+    if (pr == NULL || (pr->same = malloc(nslots)) == NULL) {
+        cg_panic("out of memory");
+    }
+    /* Rank, node and local differ between ranks, and so may lets computed
+     * from them; every other slot holds one value wherever it is read: p,
+     * root, ppn, nnodes and params everywhere, a round variable and its
+     * phase's lets on the ranks in the round (the only ones that read them,
+     * since names are scoped by phase). */
+    memset(pr->same, 1, nslots);
+    pr->same[CG_SLOT_RANK] = pr->same[CG_SLOT_NODE] = pr->same[CG_SLOT_LOCAL] = 0;
+    lets_vary(s->lets, s->nlets, pr->same);
+    for (int i = 0; i < s->nphases; i++) {
+        lets_vary(s->phases[i].lets, s->phases[i].nlets, pr->same);
+    }
+    return pr;
+}
+
+static void progs_free(struct progs *pr)
+{
+    for (size_t i = 0; i < pr->cap; i++) {
+        cg_expr_prog_free(pr->progs[i]);
+    }
+    free(pr->keys);
+    free(pr->progs);
+    free(pr->same);
+    free(pr);
+}
+
+static size_t prog_slot(const struct progs *pr, const struct cg_expr *e)
+{
+    size_t i = (size_t)(((uintptr_t)e >> 4) * 0x9e3779b97f4a7c15ull >> 32) & (pr->cap - 1);
+    while (pr->keys[i] != NULL && pr->keys[i] != e) {
+        i = (i + 1) & (pr->cap - 1);
+    }
+    return i;
+}
+
+static const struct cg_expr_prog *prog_of(struct progs *pr, const struct cg_expr *e)
+{
+    if (2 * (pr->n + 1) > pr->cap) {
+        struct progs old = *pr;
+        pr->cap = old.cap ? 2 * old.cap : 64;
+        pr->keys = calloc(pr->cap, sizeof(*pr->keys));
+        pr->progs = calloc(pr->cap, sizeof(*pr->progs));
+        if (pr->keys == NULL || pr->progs == NULL) {
+            cg_panic("out of memory");
+        }
+        for (size_t i = 0; i < old.cap; i++) {
+            if (old.keys[i] != NULL) {
+                size_t j = prog_slot(pr, old.keys[i]);
+                pr->keys[j] = old.keys[i];
+                pr->progs[j] = old.progs[i];
+            }
+        }
+        free(old.keys);
+        free(old.progs);
+    }
+    size_t i = prog_slot(pr, e);
+    if (pr->keys[i] == NULL) {
+        pr->keys[i] = e;
+        pr->progs[i] = cg_expr_compile(e);
+        pr->n++;
+    }
+    return pr->progs[i];
+}
+
+/* ---- the simulation ------------------------------------------------------ */
+
 struct sim {
     struct cg_gen *g;              /* context */
     const struct cg_schedule *s;   /* what runs */
@@ -118,6 +226,17 @@ struct sim {
     int nrecvs, caprecvs;          /* used, allocated */
     struct cg_sim_local *locals;   /* one step's reduces or copies */
     unsigned char *ran;            /* per rank: ran the current step */
+    /* The column cache (see "columns" below). */
+    struct progs *progs;           /* compiled expressions */
+    struct cg_expr_work work;      /* their registers */
+    int *ranks, *xranks;           /* p each: ranks a column is computed for */
+    int64_t *out;                  /* p: cg_expr_run's values */
+    unsigned char *failed;         /* p: and failure flags */
+    const struct cg_expr **col_e;  /* per column: its expression */
+    int64_t *col_val;              /* per column, p values by rank */
+    unsigned char *col_have;       /* per column, p flags: the value is there */
+    int ncols, capcols;            /* columns used, allocated */
+    int next_col;                  /* where eval looks first */
 };
 
 static int64_t *env_of(struct sim *m, int rank)
@@ -125,8 +244,109 @@ static int64_t *env_of(struct sim *m, int rank)
     return m->env + (size_t)rank * (size_t)m->s->nslots;
 }
 
+/* ---- columns ----------------------------------------------------------------
+ *
+ * Why: interpreting an expression's tree once per rank was 40 % of verifying
+ * the library (a round at p = 1000 evaluates each "when" a thousand times).
+ * So before the per-rank loops of a phase's start, a round's lets or a step
+ * instance, each expression they will evaluate is run once for all the ranks
+ * that will evaluate it (cg_expr_run), into a column of values by rank, and
+ * eval() reads the column. A column is a cache and nothing more: where it has
+ * no value (a rank it was not computed for, or one whose evaluation fails),
+ * eval() evaluates the tree as before, so every error is found and reported
+ * exactly as it was. Which ranks a column is computed for follows the loops'
+ * "when"s, so that few values are computed that nobody reads.
+ */
+
+/* Drops the columns: the environments they were computed from change. */
+static void columns_reset(struct sim *m)
+{
+    m->ncols = 0;
+    m->next_col = 0;
+}
+
+/* Computes e for ranks[0..n) into a new column; returns it (-1: none). */
+static int column(struct sim *m, const struct cg_expr *e, const int *ranks, int n)
+{
+    if (e == NULL || n == 0) {
+        return -1;
+    }
+    size_t p = (size_t)m->p;
+    if (m->ncols == m->capcols) {
+        m->capcols = m->capcols ? 2 * m->capcols : 16;
+        m->col_e = realloc(m->col_e, sizeof(*m->col_e) * (size_t)m->capcols);
+        m->col_val = realloc(m->col_val, sizeof(int64_t) * p * (size_t)m->capcols);
+        m->col_have = realloc(m->col_have, p * (size_t)m->capcols);
+        if (m->col_e == NULL || m->col_val == NULL || m->col_have == NULL) {
+            cg_panic("out of memory");
+        }
+    }
+    int k = m->ncols++;
+    int64_t *val = m->col_val + (size_t)k * p;
+    unsigned char *have = m->col_have + (size_t)k * p;
+    m->col_e[k] = e;
+    memset(have, 0, p);
+    cg_expr_run(prog_of(m->progs, e), m->env, (size_t)m->s->nslots, m->progs->same, ranks, n,
+                m->out, m->failed, &m->work);
+    for (int i = 0; i < n; i++) {
+        val[ranks[i]] = m->out[i];
+        have[ranks[i]] = !m->failed[i];
+    }
+    return k;
+}
+
+/* Keeps the ranks of ranks[0..n) where condition e (NULL: true) is known to
+ * hold; returns how many. */
+static int keep_true(struct sim *m, const struct cg_expr *e, int *ranks, int n)
+{
+    int k = column(m, e, ranks, n);
+    if (k < 0) {
+        return e == NULL ? n : 0;
+    }
+    const int64_t *val = m->col_val + (size_t)k * (size_t)m->p;
+    const unsigned char *have = m->col_have + (size_t)k * (size_t)m->p;
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        if (have[ranks[i]] && val[ranks[i]] != 0) {
+            ranks[kept++] = ranks[i];
+        }
+    }
+    return kept;
+}
+
+static void ref_columns(struct sim *m, const struct cg_ref *r, const int *ranks, int n)
+{
+    if (r->kind != CG_RANGE_ALL) {
+        column(m, r->first, ranks, n);
+    }
+    if (r->kind == CG_RANGE_SPAN) {
+        column(m, r->count, ranks, n);
+    }
+}
+
+/* Looks e up for rank: 1 and *out set when its column has the value. Columns
+ * are read in about the order they were made, so the search starts after
+ * the last one found. */
+static int column_value(struct sim *m, int rank, const struct cg_expr *e, int64_t *out)
+{
+    for (int t = 0, k = m->next_col; t < m->ncols; t++, k = k + 1 < m->ncols ? k + 1 : 0) {
+        if (m->col_e[k] == e) {
+            m->next_col = k + 1 < m->ncols ? k + 1 : 0;
+            if (!m->col_have[(size_t)k * (size_t)m->p + (size_t)rank]) {
+                return 0;
+            }
+            *out = m->col_val[(size_t)k * (size_t)m->p + (size_t)rank];
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int eval(struct sim *m, int rank, const struct cg_expr *e, int64_t *out)
 {
+    if (column_value(m, rank, e, out)) {
+        return 0;
+    }
     const struct cg_expr *bad = NULL;
     const char *why = NULL;
     if (cg_expr_eval(e, env_of(m, rank), out, &bad, &why) != 0) {
@@ -236,9 +456,39 @@ static int xfers(struct sim *m, int rank, const struct cg_xfer *xs, int nx, int 
     return 0;
 }
 
+/* The columns of a step instance: the step's "when" for the ranks in the
+ * round, then, for those where it holds, each transfer's "when" and, where
+ * that holds, its peer and blocks; or the step's views, root and colour. */
+static void step_columns(struct sim *m, const struct cg_step *st, const unsigned char *in_round)
+{
+    int n = 0;
+    columns_reset(m);
+    for (int rank = 0; rank < m->p; rank++) {
+        if (in_round[rank]) {
+            m->ranks[n++] = rank;
+        }
+    }
+    n = keep_true(m, st->when, m->ranks, n);
+    if (st->kind != CG_STEP_EXCHANGE) {
+        ref_columns(m, &st->dst, m->ranks, n);
+        ref_columns(m, &st->src, m->ranks, n);
+        column(m, st->call_root, m->ranks, n);
+        column(m, st->call_color, m->ranks, n);
+        return;
+    }
+    for (int k = 0; k < st->nsends + st->nrecvs; k++) {
+        const struct cg_xfer *x = k < st->nsends ? &st->sends[k] : &st->recvs[k - st->nsends];
+        memcpy(m->xranks, m->ranks, sizeof(int) * (size_t)n);
+        int nx = keep_true(m, x->when, m->xranks, n);
+        column(m, x->peer, m->xranks, nx);
+        ref_columns(m, &x->ref, m->xranks, nx);
+    }
+}
+
 static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct cg_step *st,
                     const unsigned char *in_round)
 {
+    step_columns(m, st, in_round);
     m->w.step = st;
     m->nsends = m->nrecvs = 0;
     int nlocal = 0;
@@ -375,6 +625,45 @@ static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct
     return rc ? -1 : 0;
 }
 
+/* Evaluates lets in order for the ranks flagged in `on`, which are
+ * m->ranks[0..n). */
+static int eval_lets(struct sim *m, const struct cg_let *lets, int nlets, const unsigned char *on,
+                     int n)
+{
+    /* A let's column is computed from the environments its predecessors'
+     * columns wrote; a rank whose value is missing there drops out of the
+     * later columns, and eval() below evaluates it the slow way. */
+    columns_reset(m);
+    for (int k = 0; k < nlets && n > 0; k++) {
+        int c = column(m, lets[k].expr, m->ranks, n);
+        if (c < 0) {
+            break;
+        }
+        const unsigned char *have = m->col_have + (size_t)c * (size_t)m->p;
+        int kept = 0;
+        for (int i = 0; i < n; i++) {
+            int rank = m->ranks[i];
+            if (have[rank]) {
+                env_of(m, rank)[lets[k].slot] = m->col_val[(size_t)c * (size_t)m->p + (size_t)rank];
+                m->ranks[kept++] = rank;
+            }
+        }
+        n = kept;
+    }
+    for (int rank = 0; rank < m->p; rank++) {
+        if (!on[rank]) {
+            continue;
+        }
+        int64_t *env = env_of(m, rank);
+        for (int k = 0; k < nlets; k++) {
+            if (eval(m, rank, lets[k].expr, &env[lets[k].slot]) != 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 static int run_phase(struct sim *m, const struct cg_sim_consumer *c, const struct cg_phase *ph,
                      unsigned char *active, int64_t *lo, int64_t *hi, unsigned char *in_round)
 {
@@ -383,6 +672,15 @@ static int run_phase(struct sim *m, const struct cg_sim_consumer *c, const struc
     m->w.has_round = 0;
     int any = 0;
     int64_t glo = INT64_MAX, ghi = INT64_MIN;
+    columns_reset(m);
+    for (int rank = 0; rank < m->p; rank++) {
+        m->ranks[rank] = rank;
+    }
+    int n = keep_true(m, ph->when, m->ranks, m->p);
+    if (ph->rounds != CG_ROUNDS_NONE) {
+        column(m, ph->from, m->ranks, n);
+        column(m, ph->to, m->ranks, n);
+    }
     for (int rank = 0; rank < m->p; rank++) {
         int on = truth(m, rank, ph->when);
         if (on < 0) {
@@ -437,20 +735,18 @@ static int run_phase(struct sim *m, const struct cg_sim_consumer *c, const struc
         int64_t v = down ? ghi - i : glo + i;
         m->w.has_round = ph->rounds != CG_ROUNDS_NONE;
         m->w.round = v;
+        int n_in = 0;
         for (int rank = 0; rank < m->p; rank++) {
             in_round[rank] = (unsigned char)(active[rank] && lo[rank] <= v && v <= hi[rank]);
-            if (!in_round[rank]) {
-                continue;
-            }
-            int64_t *env = env_of(m, rank);
-            if (ph->rounds != CG_ROUNDS_NONE) {
-                env[ph->var_slot] = v;
-            }
-            for (int k = 0; k < ph->nlets; k++) {
-                if (eval(m, rank, ph->lets[k].expr, &env[ph->lets[k].slot]) != 0) {
-                    return -1;
+            if (in_round[rank]) {
+                if (ph->rounds != CG_ROUNDS_NONE) {
+                    env_of(m, rank)[ph->var_slot] = v;
                 }
+                m->ranks[n_in++] = rank;
             }
+        }
+        if (eval_lets(m, ph->lets, ph->nlets, in_round, n_in) != 0) {
+            return -1;
         }
         if (c->round_ranks && m->w.has_round && c->round_ranks(c->arg, &m->w, in_round) != 0) {
             return -1;
@@ -471,6 +767,11 @@ static int run_phase(struct sim *m, const struct cg_sim_consumer *c, const struc
 static int uniform(struct sim *m, const struct cg_expr *e, const char *what, long min, long *out)
 {
     int64_t first = 0;
+    columns_reset(m);
+    for (int rank = 0; rank < m->p; rank++) {
+        m->ranks[rank] = rank;
+    }
+    column(m, e, m->ranks, m->p);
     for (int rank = 0; rank < m->p; rank++) {
         int64_t v = 0;
         if (eval(m, rank, e, &v) != 0) {
@@ -543,9 +844,15 @@ int cg_sim_run_cfg(struct cg_gen *g, const struct cg_schedule *s, const struct c
     int64_t *lo = calloc((size_t)p, sizeof(int64_t) * 2);
     m.locals = calloc((size_t)p, sizeof(*m.locals));
     m.ran = calloc((size_t)p, 1);
-    if (m.ran == NULL || m.env == NULL || active == NULL || lo == NULL || m.locals == NULL) {
+    m.progs = progs_new(s);
+    m.ranks = calloc((size_t)p, 2 * sizeof(int));
+    m.out = calloc((size_t)p, sizeof(int64_t));
+    m.failed = calloc((size_t)p, 1);
+    if (m.ran == NULL || m.env == NULL || active == NULL || lo == NULL || m.locals == NULL ||
+        m.ranks == NULL || m.out == NULL || m.failed == NULL) {
         cg_panic("out of memory");
     }
+    m.xranks = m.ranks + p;
     int64_t *hi = lo + p;
     unsigned char *in_round = active + p;
     int rc = -1;
@@ -563,11 +870,11 @@ int cg_sim_run_cfg(struct cg_gen *g, const struct cg_schedule *s, const struct c
         for (int i = 0; i < s->nparams; i++) {
             env[s->params[i].slot] = pv[i];
         }
-        for (int i = 0; i < s->nlets; i++) {
-            if (eval(&m, rank, s->lets[i].expr, &env[s->lets[i].slot]) != 0) {
-                goto out;
-            }
-        }
+        m.ranks[rank] = rank;
+        active[rank] = 1;
+    }
+    if (eval_lets(&m, s->lets, s->nlets, active, p) != 0) {
+        goto out;
     }
     long scratch = 0;
     if (uniform(&m, s->blocks, "\"blocks\"", 1, &m.blocks) != 0) {
@@ -599,5 +906,13 @@ out:
     free(m.ran);
     free(m.sends);
     free(m.recvs);
+    progs_free(m.progs);
+    cg_expr_work_free(&m.work);
+    free(m.ranks);
+    free(m.out);
+    free(m.failed);
+    free(m.col_e);
+    free(m.col_val);
+    free(m.col_have);
     return rc;
 }

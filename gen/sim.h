@@ -52,7 +52,8 @@ struct cg_sim_consumer {
     void *arg;
     /* Called once before the first phase, with the geometry. */
     int (*start)(void *arg, const struct cg_sim_where *w, long blocks, const long *nblocks);
-    /* An exchange step instance: every send and receive posted by any rank. */
+    /* An exchange step instance: every send and receive posted by any rank,
+     * each array in rank order and a rank's messages in posting order. */
     int (*exchange)(void *arg, const struct cg_sim_where *w, const struct cg_sim_msg *sends,
                     int nsends, const struct cg_sim_msg *recvs, int nrecvs);
     /* A reduce or copy step instance: one entry per rank that runs it; a

@@ -20,7 +20,10 @@ struct val {
     int lb;            /* block of the result this is; -1: no data */
     int stamp;         /* exchange serial that last received into it */
     struct cg_pos pos; /* step that wrote it last (0: initial) */
+    uint32_t set;      /* its contribution set (see "sets" below); NO_SET exactly where lb < 0 */
 };
+
+#define NO_SET UINT32_MAX
 
 struct state {
     struct cg_gen *g;             /* context */
@@ -33,21 +36,23 @@ struct state {
     long blocks;                  /* B */
     long nb[CG_BUF_COUNT_];       /* blocks per buffer */
     struct val *vals[CG_BUF_COUNT_];   /* p x nb values */
-    uint64_t *bits[CG_BUF_COUNT_];     /* p x nb x nwords sets */
+    uint64_t *set_words;          /* nwords per set */
+    uint32_t *set_refs;           /* per set: how many hold it; 0: free */
+    uint32_t *set_free;           /* free sets, a stack */
+    uint32_t nsets, nfree;        /* sets made, free ones */
+    uint32_t *single;             /* p: the set {rank}, or NO_SET until needed */
+    uint32_t empty;               /* the empty set (fill steps), or NO_SET */
     int serial;                   /* exchange counter */
     struct val *stage;            /* values in flight during one exchange */
-    uint64_t *stage_bits;         /* their sets */
     size_t stage_cap;             /* entries allocated */
+    struct cg_sim_msg *msgs;      /* one exchange's messages, sorted */
+    size_t msg_cap;               /* entries allocated */
+    int *msg_at;                  /* p + 1 counters of the sort */
 };
 
 static struct val *val_at(struct state *st, enum cg_bufid b, int rank, long j)
 {
     return &st->vals[b][(size_t)rank * (size_t)st->nb[b] + (size_t)j];
-}
-
-static uint64_t *bits_at(struct state *st, enum cg_bufid b, int rank, long j)
-{
-    return &st->bits[b][((size_t)rank * (size_t)st->nb[b] + (size_t)j) * (size_t)st->nwords];
 }
 
 static int set_count(const struct state *st, const uint64_t *w)
@@ -124,51 +129,131 @@ static void val_str(const struct state *st, const struct val *v, const uint64_t 
     snprintf(buf, cap, "block %d with the contribution of %s", v->lb, set);
 }
 
-/* Gives block j of buffer b on `rank` the value (lb, {who}). */
-static void put(struct state *st, enum cg_bufid b, int rank, long j, int lb, int who)
-{
-    val_at(st, b, rank, j)->lb = lb;
-    bits_at(st, b, rank, j)[who / 64] |= 1ull << (who % 64);
-}
-
-/* Why a pool: one (p, root, ppn) run at p = 1000 with B = p needs 128 MB of
- * contribution sets per buffer; allocating them afresh for each run made the
- * kernel fault every page in again (a quarter of the library's verify time).
- * The buffers are kept and grown between runs (the generator is
- * single-threaded) and live until the process exits. */
+/* Why a pool: one (p, root, ppn) run at p = 1000 with B = p holds a million
+ * blocks and up to as many contribution sets; allocating them afresh for
+ * each run made the kernel fault every page in again (a quarter of the
+ * library's verify time). The buffers are kept and grown between runs (the
+ * generator is single-threaded) and live until the process exits. */
 struct pool {
     void *p;
     size_t cap;
 };
-static struct pool pool_vals[CG_BUF_COUNT_], pool_bits[CG_BUF_COUNT_];
+static struct pool pool_vals[CG_BUF_COUNT_], pool_set_words, pool_set_refs, pool_set_free;
 
-static void *pool_get(struct pool *pl, size_t bytes, int zero)
+/* Grows pl to at least `bytes`, keeping what it holds when keep is set. */
+static void *pool_get(struct pool *pl, size_t bytes, int keep)
 {
     if (bytes > pl->cap) {
-        free(pl->p);
-        pl->p = malloc(bytes);
-        if (pl->p == NULL) {
+        size_t cap = bytes > 2 * pl->cap ? bytes : 2 * pl->cap;
+        void *p = keep ? realloc(pl->p, cap) : (free(pl->p), malloc(cap));
+        if (p == NULL) {
             cg_panic("out of memory");
         }
-        pl->cap = bytes;
-    }
-    if (zero) {
-        memset(pl->p, 0, bytes);
+        pl->p = p;
+        pl->cap = cap;
     }
     return pl->p;
+}
+
+/* ---- sets ----------------------------------------------------------------
+ *
+ * Why shared: at p = 1000 a contribution set is 16 words, and copying one
+ * with every block a step moves was a third of verify. So a block refers to
+ * its set by index, moving or copying a block copies the index, and sets
+ * count who holds them: a reduce changes its set in place only when its
+ * block is the one holder, else it makes a new one. A set nobody holds is
+ * reused. Set words move when the store grows: pointers from set_words()
+ * are good until the next set_new().
+ */
+
+static uint64_t *set_words(struct state *st, uint32_t id)
+{
+    return &st->set_words[(size_t)id * (size_t)st->nwords];
+}
+
+/* A set with one holder, its words not yet written. */
+static uint32_t set_new(struct state *st)
+{
+    uint32_t id;
+    if (st->nfree > 0) {
+        id = st->set_free[--st->nfree];
+    } else {
+        id = st->nsets++;
+        size_t n = (size_t)st->nsets;
+        st->set_words = pool_get(&pool_set_words, sizeof(uint64_t) * n * (size_t)st->nwords, 1);
+        st->set_refs = pool_get(&pool_set_refs, sizeof(uint32_t) * n, 1);
+        st->set_free = pool_get(&pool_set_free, sizeof(uint32_t) * n, 1);
+    }
+    st->set_refs[id] = 1;
+    return id;
+}
+
+static uint32_t set_copy_of(struct state *st, const uint64_t *w)
+{
+    uint32_t id = set_new(st);
+    memcpy(set_words(st, id), w, sizeof(uint64_t) * (size_t)st->nwords);
+    return id;
+}
+
+static uint32_t set_hold(struct state *st, uint32_t id)
+{
+    if (id != NO_SET) {
+        st->set_refs[id]++;
+    }
+    return id;
+}
+
+static void set_drop(struct state *st, uint32_t id)
+{
+    if (id != NO_SET && --st->set_refs[id] == 0) {
+        st->set_free[st->nfree++] = id;
+    }
+}
+
+/* Makes id (a reference the caller hands over) v's set. */
+static void set_give(struct state *st, struct val *v, uint32_t id)
+{
+    set_drop(st, v->set);
+    v->set = id;
+}
+
+/* The words of v's set; NULL where it has none. */
+static const uint64_t *val_words(struct state *st, const struct val *v)
+{
+    return v->set == NO_SET ? NULL : set_words(st, v->set);
+}
+
+/* Gives block j of buffer b on `rank` the value (lb, {who}). */
+static void put(struct state *st, enum cg_bufid b, int rank, long j, int lb, int who)
+{
+    if (st->single[who] == NO_SET) {
+        st->single[who] = set_new(st);
+        uint64_t *w = set_words(st, st->single[who]);
+        memset(w, 0, sizeof(uint64_t) * (size_t)st->nwords);
+        w[who / 64] = 1ull << (who % 64);
+    } else {
+        set_hold(st, st->single[who]);
+    }
+    struct val *v = val_at(st, b, rank, j);
+    v->lb = lb;
+    set_give(st, v, st->single[who]);
 }
 
 static int on_start(void *arg, const struct cg_sim_where *w, long blocks, const long *nblocks)
 {
     struct state *st = arg;
     st->blocks = blocks;
+    st->nsets = st->nfree = 0;
+    st->empty = NO_SET;
+    for (int rank = 0; rank < st->p; rank++) {
+        st->single[rank] = NO_SET;
+    }
     for (int b = 0; b < CG_BUF_COUNT_; b++) {
         st->nb[b] = nblocks[b];
         size_t n = (size_t)st->p * (size_t)nblocks[b];
         st->vals[b] = pool_get(&pool_vals[b], sizeof(struct val) * (n ? n : 1), 0);
-        st->bits[b] = pool_get(&pool_bits[b], sizeof(uint64_t) * (n ? n : 1) * (size_t)st->nwords, 1);
         for (size_t i = 0; i < n; i++) {
-            st->vals[b][i] = (struct val){ -1, 0, { 0, 0 } };
+            st->vals[b][i] = (struct val){ -1, 0, { 0, 0 }, NO_SET };
         }
     }
     const struct cg_schedule *s = st->s;
@@ -237,29 +322,23 @@ static long blk(const struct state *st, const struct cg_sim_range *r, long i)
     return (r->first + i) % st->nb[r->buf];
 }
 
-static int cmp_send(const void *a, const void *b)
+/* Sorts n messages by the key (rank or peer, both in 0..p-1) of each into
+ * out, keeping the order of messages with equal keys: a counting sort (two
+ * allocations and two qsorts per exchange step cost a tenth of verify). */
+static void sort_by(struct state *st, const struct cg_sim_msg *in, int n, int by_peer,
+                    struct cg_sim_msg *out)
 {
-    const struct cg_sim_msg *x = a, *y = b;
-    if (x->rank != y->rank) {
-        return x->rank < y->rank ? -1 : 1;
+    int *at = st->msg_at;
+    memset(at, 0, sizeof(int) * (size_t)(st->p + 1));
+    for (int k = 0; k < n; k++) {
+        at[(by_peer ? in[k].peer : in[k].rank) + 1]++;
     }
-    if (x->peer != y->peer) {
-        return x->peer < y->peer ? -1 : 1;
+    for (int r = 0; r < st->p; r++) {
+        at[r + 1] += at[r];
     }
-    return (x->order > y->order) - (x->order < y->order);
-}
-
-/* Receives are keyed (source, destination) like sends: (peer, rank). */
-static int cmp_recv(const void *a, const void *b)
-{
-    const struct cg_sim_msg *x = a, *y = b;
-    if (x->peer != y->peer) {
-        return x->peer < y->peer ? -1 : 1;
+    for (int k = 0; k < n; k++) {
+        out[at[by_peer ? in[k].peer : in[k].rank]++] = in[k];
     }
-    if (x->rank != y->rank) {
-        return x->rank < y->rank ? -1 : 1;
-    }
-    return (x->order > y->order) - (x->order < y->order);
 }
 
 static int key_cmp(const struct cg_sim_msg *send, const struct cg_sim_msg *recv)
@@ -309,19 +388,21 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
         }
     }
 
-    struct cg_sim_msg *sends = malloc(sizeof(*sends) * (size_t)(nsends + 1));
-    struct cg_sim_msg *recvs = malloc(sizeof(*recvs) * (size_t)(nrecvs + 1));
-    if (sends == NULL || recvs == NULL) {
-        cg_panic("out of memory");
+    /* Both arrive in rank order, each rank's in posting order (sim.h), so
+     * sorting stably by peer orders receives by (source, destination, order)
+     * and, sorted stably by rank once more, sends likewise. */
+    size_t need = (size_t)(2 * nsends + nrecvs);
+    if (need > st->msg_cap) {
+        st->msg_cap = 2 * need;
+        st->msgs = realloc(st->msgs, sizeof(*st->msgs) * st->msg_cap);
+        if (st->msgs == NULL) {
+            cg_panic("out of memory");
+        }
     }
-    if (nsends > 0) {
-        memcpy(sends, sends_in, sizeof(*sends) * (size_t)nsends);
-    }
-    if (nrecvs > 0) {
-        memcpy(recvs, recvs_in, sizeof(*recvs) * (size_t)nrecvs);
-    }
-    qsort(sends, (size_t)nsends, sizeof(*sends), cmp_send);
-    qsort(recvs, (size_t)nrecvs, sizeof(*recvs), cmp_recv);
+    struct cg_sim_msg *sends = st->msgs, *recvs = st->msgs + nsends, *by_peer = recvs + nrecvs;
+    sort_by(st, sends_in, nsends, 1, by_peer);
+    sort_by(st, by_peer, nsends, 0, sends);
+    sort_by(st, recvs_in, nrecvs, 1, recvs);
 
     size_t total = 0;
     for (int k = 0; k < nsends; k++) {
@@ -330,14 +411,12 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
     if (total > st->stage_cap) {
         st->stage_cap = total * 2;
         st->stage = realloc(st->stage, sizeof(*st->stage) * st->stage_cap);
-        st->stage_bits = realloc(st->stage_bits,
-                                 sizeof(uint64_t) * st->stage_cap * (size_t)st->nwords);
-        if (st->stage == NULL || st->stage_bits == NULL) {
+        if (st->stage == NULL) {
             cg_panic("out of memory");
         }
     }
 
-    int rc = -1, i = 0, j = 0;
+    int i = 0, j = 0;
     size_t staged = 0;
     /* Match: the k-th send from s to d pairs with the k-th receive at d from s. */
     while (i < nsends || j < nrecvs) {
@@ -348,7 +427,7 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
                          "send of %s to rank %d has no matching receive (rank %d posts no "
                          "further receive from rank %d in this step)", a, sends[i].peer,
                          sends[i].peer, sends[i].rank);
-            goto out;
+            return -1;
         }
         if (c > 0) {
             cg_sim_range_str(&recvs[j].range, st->nb[recvs[j].range.buf], a, sizeof(a));
@@ -356,17 +435,17 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
                          "receive into %s from rank %d has no matching send (rank %d posts no "
                          "further send to rank %d in this step)", a, recvs[j].peer,
                          recvs[j].peer, recvs[j].rank);
-            goto out;
+            return -1;
         }
         const struct cg_sim_msg *sm = &sends[i++], *rm = &recvs[j++];
-        cg_sim_range_str(&sm->range, st->nb[sm->range.buf], a, sizeof(a));
-        cg_sim_range_str(&rm->range, st->nb[rm->range.buf], b, sizeof(b));
         if (sm->range.n != rm->range.n) {
+            cg_sim_range_str(&sm->range, st->nb[sm->range.buf], a, sizeof(a));
+            cg_sim_range_str(&rm->range, st->nb[rm->range.buf], b, sizeof(b));
             cg_sim_error(st->g, s, w, rm->rank, rm->x->pos,
                          "size mismatch: receives %ld %s into %s from rank %d, which sends "
                          "%ld %s (%s)", rm->range.n, cg_blocks_word(rm->range.n), b, sm->rank,
                          sm->range.n, cg_blocks_word(sm->range.n), a);
-            goto out;
+            return -1;
         }
         for (long e = 0; e < sm->range.n; e++) {
             long js = blk(st, &sm->range, e), jr = blk(st, &rm->range, e);
@@ -376,7 +455,7 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
                              "sends %s block %ld to rank %d, but it holds no data yet%s",
                              cg_buf_names[sm->range.buf], js, sm->peer,
                              no_data_hint(st, sm->range.buf, sm->rank, w));
-                goto out;
+                return -1;
             }
             if (st->split && js % st->blocks != jr % st->blocks) {
                 cg_sim_error(st->g, s, w, rm->rank, rm->x->pos,
@@ -385,11 +464,10 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
                              "B=%ld", js, sm->rank, cg_buf_names[sm->range.buf],
                              cg_buf_names[rm->range.buf], jr, cg_colls[s->coll].name,
                              st->blocks);
-                goto out;
+                return -1;
             }
             st->stage[staged] = *v;
-            memcpy(&st->stage_bits[staged * (size_t)st->nwords],
-                   bits_at(st, sm->range.buf, sm->rank, js), sizeof(uint64_t) * (size_t)st->nwords);
+            set_hold(st, v->set);
             staged++;
         }
     }
@@ -402,17 +480,11 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
             struct val *dst = val_at(st, rm->range.buf, rm->rank, jr);
             dst->lb = st->stage[staged].lb;
             dst->pos = rm->x->pos;
-            memcpy(bits_at(st, rm->range.buf, rm->rank, jr),
-                   &st->stage_bits[staged * (size_t)st->nwords],
-                   sizeof(uint64_t) * (size_t)st->nwords);
+            set_give(st, dst, st->stage[staged].set);
             staged++;
         }
     }
-    rc = 0;
-out:
-    free(sends);
-    free(recvs);
-    return rc;
+    return 0;
 }
 
 static int ranges_overlap(const struct state *st, const struct cg_sim_range *x,
@@ -443,6 +515,7 @@ struct call_put {
     enum cg_bufid buf;
     long j;
     int lb;
+    uint32_t set; /* held by the put until it is delivered */
 };
 
 struct call_ctx {
@@ -450,26 +523,29 @@ struct call_ctx {
     const struct cg_sim_where *w;
     const struct cg_step *step;
     struct call_put *puts;
-    uint64_t *bits;
     size_t n, cap;
+    uint64_t *acc; /* nwords: the set a reduction has folded so far */
 };
 
-static uint64_t *call_stage(struct call_ctx *cx, int rank, enum cg_bufid buf, long j)
+/* Stages (lb, set) for rank's block j of buf, with the caller's hold on set. */
+static void call_stage(struct call_ctx *cx, int rank, enum cg_bufid buf, long j, int lb,
+                       uint32_t set)
 {
-    struct state *st = cx->st;
     if (cx->n == cx->cap) {
         cx->cap = cx->cap ? cx->cap * 2 : 256;
         cx->puts = realloc(cx->puts, sizeof(*cx->puts) * cx->cap);
-        cx->bits = realloc(cx->bits, sizeof(uint64_t) * cx->cap * (size_t)st->nwords);
-        if (cx->puts == NULL || cx->bits == NULL) {
+        if (cx->puts == NULL) {
             cg_panic("out of memory");
         }
     }
-    cx->puts[cx->n] = (struct call_put){ rank, buf, j, -1 };
-    uint64_t *w = &cx->bits[cx->n * (size_t)st->nwords];
-    memset(w, 0, sizeof(uint64_t) * (size_t)st->nwords);
-    cx->n++;
-    return w;
+    cx->puts[cx->n++] = (struct call_put){ rank, buf, j, lb, set };
+}
+
+/* What a reduction has folded so far, as a set of its own (none before the
+ * first fold). */
+static uint32_t call_acc_set(struct call_ctx *cx, int lb)
+{
+    return lb < 0 ? NO_SET : set_copy_of(cx->st, cx->acc);
 }
 
 /* The index rule of split collectives: data keeps its block index modulo B. */
@@ -488,20 +564,31 @@ static int call_index_ok(struct call_ctx *cx, int rank, enum cg_bufid db, long j
     return -1;
 }
 
-/* Folds rank srank's block js of sb into the staged value (lb, w), in rank
- * order: what MPI's reduction does with the caller's op. */
+/* Reports rank srank's block js of sb that v is, when it holds no data. */
+static int call_no_data(struct call_ctx *cx, const struct val *v, int srank, enum cg_bufid sb,
+                        long js)
+{
+    struct state *st = cx->st;
+    if (v->lb >= 0) {
+        return 0;
+    }
+    cg_sim_error(st->g, st->s, cx->w, srank,
+                 cx->step->call_has_src ? cx->step->src.pos : cx->step->dst.pos,
+                 "the call reads %s block %ld, which holds no data yet%s", cg_buf_names[sb], js,
+                 no_data_hint(st, sb, srank, cx->w));
+    return 1;
+}
+
+/* Folds rank srank's block js of sb into the value (lb, w) a reduction has
+ * so far, in rank order: what MPI's reduction does with the caller's op. */
 static int call_fold(struct call_ctx *cx, int *lb, uint64_t *w, int srank, enum cg_bufid sb,
                      long js)
 {
     struct state *st = cx->st;
     const struct val *v = val_at(st, sb, srank, js);
-    const uint64_t *vw = bits_at(st, sb, srank, js);
+    const uint64_t *vw = val_words(st, v);
     char a[160], b[160];
-    if (v->lb < 0) {
-        cg_sim_error(st->g, st->s, cx->w, srank,
-                     cx->step->call_has_src ? cx->step->src.pos : cx->step->dst.pos,
-                     "the call reads %s block %ld, which holds no data yet%s", cg_buf_names[sb],
-                     js, no_data_hint(st, sb, srank, cx->w));
+    if (call_no_data(cx, v, srank, sb, js)) {
         return -1;
     }
     if (*lb < 0) {
@@ -567,11 +654,12 @@ static int call_fold(struct call_ctx *cx, int *lb, uint64_t *w, int srank, enum 
 static int call_move(struct call_ctx *cx, int rank, enum cg_bufid db, long jd, int srank,
                      enum cg_bufid sb, long js)
 {
-    if (call_index_ok(cx, rank, db, jd, srank, sb, js) != 0) {
+    const struct val *v = val_at(cx->st, sb, srank, js);
+    if (call_index_ok(cx, rank, db, jd, srank, sb, js) != 0 || call_no_data(cx, v, srank, sb, js)) {
         return -1;
     }
-    uint64_t *w = call_stage(cx, rank, db, jd);
-    return call_fold(cx, &cx->puts[cx->n - 1].lb, w, srank, sb, js);
+    call_stage(cx, rank, db, jd, v->lb, set_hold(cx->st, v->set));
+    return 0;
 }
 
 static int range_wraps(const struct state *st, const struct cg_sim_range *r)
@@ -733,7 +821,10 @@ static int on_call_group(struct state *st, const struct cg_sim_where *w,
             }
         }
     }
-    struct call_ctx cx = { st, w, step, NULL, NULL, 0, 0 };
+    struct call_ctx cx = { st, w, step, NULL, 0, 0, malloc(sizeof(uint64_t) * (size_t)st->nwords) };
+    if (cx.acc == NULL) {
+        cg_panic("out of memory");
+    }
     int rc = -1;
     long n = ops[m[0]].src.n;
     switch (cc) {
@@ -744,43 +835,36 @@ static int on_call_group(struct state *st, const struct cg_sim_where *w,
         for (long i = 0; i < n; i++) {
             /* Every rank's input at position i, reduced in rank order. */
             int lb = -1;
-            uint64_t *acc = calloc((size_t)st->nwords, sizeof(uint64_t));
-            if (acc == NULL) {
-                cg_panic("out of memory");
-            }
+            memset(cx.acc, 0, sizeof(uint64_t) * (size_t)st->nwords);
             for (int r = 0; r < p; r++) {
                 long js = ops[m[r]].src.first + i, jd = ops[m[r]].dst.first + i;
                 if (call_index_ok(&cx, m[r], ops[m[r]].dst.buf, jd, m[r], ops[m[r]].src.buf, js) != 0 ||
                     call_index_ok(&cx, m[r], ops[m[0]].src.buf, ops[m[0]].src.first + i, m[r],
                                   ops[m[r]].src.buf, js) != 0) {
-                    free(acc);
                     goto out;
                 }
                 if (cc == CG_C_EXSCAN) {
                     /* rank r gets ranks 0..r-1 (rank 0: undefined, no data) */
-                    uint64_t *wd = call_stage(&cx, m[r], ops[m[r]].dst.buf, jd);
-                    cx.puts[cx.n - 1].lb = lb;
-                    memcpy(wd, acc, sizeof(uint64_t) * (size_t)st->nwords);
+                    call_stage(&cx, m[r], ops[m[r]].dst.buf, jd, lb, call_acc_set(&cx, lb));
                 }
-                if (call_fold(&cx, &lb, acc, m[r], ops[m[r]].src.buf, js) != 0) {
-                    free(acc);
+                if (call_fold(&cx, &lb, cx.acc, m[r], ops[m[r]].src.buf, js) != 0) {
                     goto out;
                 }
                 if (cc == CG_C_SCAN) {
-                    uint64_t *wd = call_stage(&cx, m[r], ops[m[r]].dst.buf, jd);
-                    cx.puts[cx.n - 1].lb = lb;
-                    memcpy(wd, acc, sizeof(uint64_t) * (size_t)st->nwords);
+                    call_stage(&cx, m[r], ops[m[r]].dst.buf, jd, lb, call_acc_set(&cx, lb));
                 }
             }
-            for (int r = 0; r < p && (cc == CG_C_ALLREDUCE || cc == CG_C_REDUCE); r++) {
-                if (cc == CG_C_REDUCE && r != root) {
-                    continue; /* recvbuf is significant only at the root */
+            if (cc == CG_C_ALLREDUCE || cc == CG_C_REDUCE) {
+                uint32_t all = call_acc_set(&cx, lb);
+                for (int r = 0; r < p; r++) {
+                    if (cc == CG_C_REDUCE && r != root) {
+                        continue; /* recvbuf is significant only at the root */
+                    }
+                    call_stage(&cx, m[r], ops[m[r]].dst.buf, ops[m[r]].dst.first + i, lb,
+                               set_hold(st, all));
                 }
-                uint64_t *wd = call_stage(&cx, m[r], ops[m[r]].dst.buf, ops[m[r]].dst.first + i);
-                cx.puts[cx.n - 1].lb = lb;
-                memcpy(wd, acc, sizeof(uint64_t) * (size_t)st->nwords);
+                set_drop(st, all);
             }
-            free(acc);
         }
         break;
     case CG_C_BCAST:
@@ -838,19 +922,16 @@ static int on_call_group(struct state *st, const struct cg_sim_where *w,
             long nd = ops[m[r]].dst.n;
             for (long k = 0; k < nd; k++) {
                 long jd = ops[m[r]].dst.first + k;
-                uint64_t *wd = call_stage(&cx, m[r], ops[m[r]].dst.buf, jd);
-                size_t at = cx.n - 1;
                 int lb = -1;
+                memset(cx.acc, 0, sizeof(uint64_t) * (size_t)st->nwords);
                 for (int q = 0; q < p; q++) {
                     long js = ops[m[q]].src.first + (long)r * nd + k;
                     if (call_index_ok(&cx, m[r], ops[m[r]].dst.buf, jd, m[q], ops[m[q]].src.buf, js) != 0 ||
-                        call_fold(&cx, &lb, &cx.bits[at * (size_t)st->nwords], m[q],
-                                  ops[m[q]].src.buf, js) != 0) {
+                        call_fold(&cx, &lb, cx.acc, m[q], ops[m[q]].src.buf, js) != 0) {
                         goto out;
                     }
                 }
-                cx.puts[at].lb = lb;
-                (void)wd;
+                call_stage(&cx, m[r], ops[m[r]].dst.buf, jd, lb, call_acc_set(&cx, lb));
             }
         }
         break;
@@ -863,13 +944,16 @@ static int on_call_group(struct state *st, const struct cg_sim_where *w,
         struct val *d = val_at(st, pt->buf, pt->rank, pt->j);
         d->lb = pt->lb;
         d->pos = step->pos;
-        memcpy(bits_at(st, pt->buf, pt->rank, pt->j), &cx.bits[k * (size_t)st->nwords],
-               sizeof(uint64_t) * (size_t)st->nwords);
+        set_give(st, d, pt->set);
     }
+    cx.n = 0; /* the blocks hold the puts' sets now */
     rc = 0;
 out:
+    for (size_t k = 0; k < cx.n; k++) {
+        set_drop(st, cx.puts[k].set); /* staged, never delivered */
+    }
     free(cx.puts);
-    free(cx.bits);
+    free(cx.acc);
     return rc;
 }
 
@@ -949,11 +1033,16 @@ static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim
             for (long i = 0; i < ops[k].dst.n; i++) {
                 long jd = blk(st, &ops[k].dst, i);
                 struct val *d = val_at(st, ops[k].dst.buf, ops[k].rank, jd);
+                if (st->empty == NO_SET) {
+                    st->empty = set_new(st);
+                    memset(set_words(st, st->empty), 0, sizeof(uint64_t) * (size_t)st->nwords);
+                } else {
+                    set_hold(st, st->empty);
+                }
                 d->lb = CG_LB_ZERO;
                 d->stamp = 0;
                 d->pos = step->pos;
-                memset(bits_at(st, ops[k].dst.buf, ops[k].rank, jd), 0,
-                       sizeof(uint64_t) * (size_t)st->nwords);
+                set_give(st, d, st->empty);
             }
         }
         return 0;
@@ -970,8 +1059,7 @@ static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim
             long jd = blk(st, &op->dst, i), js = blk(st, &op->src, i);
             struct val *d = val_at(st, op->dst.buf, rank, jd);
             const struct val *f = val_at(st, op->src.buf, rank, js);
-            uint64_t *dw = bits_at(st, op->dst.buf, rank, jd);
-            const uint64_t *fw = bits_at(st, op->src.buf, rank, js);
+            const uint64_t *dw = val_words(st, d), *fw = val_words(st, f);
             const char *dn = cg_buf_names[op->dst.buf], *fn = cg_buf_names[op->src.buf];
             if (f->lb < 0) {
                 cg_sim_error(st->g, s, w, rank, step->src.pos,
@@ -987,9 +1075,11 @@ static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim
                 return -1;
             }
             if (!reduce) {
+                uint32_t old = d->set;
                 *d = *f;
                 d->pos = step->pos;
-                memcpy(dw, fw, sizeof(uint64_t) * (size_t)st->nwords);
+                set_hold(st, d->set);
+                set_drop(st, old);
                 continue;
             }
             if (d->lb < 0) {
@@ -1032,8 +1122,21 @@ static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim
                     return -1;
                 }
             }
-            for (int q = 0; q < st->nwords; q++) {
-                dw[q] |= fw[q];
+            if (st->set_refs[d->set] == 1) {
+                /* Only this block holds its set: change it in place. */
+                uint64_t *w = set_words(st, d->set);
+                for (int q = 0; q < st->nwords; q++) {
+                    w[q] |= fw[q];
+                }
+            } else {
+                uint32_t id = set_new(st);
+                uint64_t *w = set_words(st, id);
+                dw = set_words(st, d->set); /* set_new may have moved them */
+                fw = set_words(st, f->set);
+                for (int q = 0; q < st->nwords; q++) {
+                    w[q] = dw[q] | fw[q];
+                }
+                set_give(st, d, id);
             }
             d->pos = step->pos;
         }
@@ -1052,7 +1155,7 @@ static int on_finish(void *arg, const struct cg_sim_where *w)
     int rc = 0;
     for (int rank = 0; rank < st->p && rc == 0; rank++) {
         for (long j = 0; j < st->nb[CG_BUF_OUT] && rc == 0; j++) {
-            struct val expect = { (int)j, 0, { 0, 0 } };
+            struct val expect = { (int)j, 0, { 0, 0 }, NO_SET };
             memset(want, 0, sizeof(uint64_t) * (size_t)st->nwords);
             int lo = 0, hi = -1; /* want = ranks lo..hi, unless set below */
             switch (s->coll) {
@@ -1111,7 +1214,7 @@ static int on_finish(void *arg, const struct cg_sim_where *w)
                 r += n;
             }
             const struct val *got = val_at(st, CG_BUF_OUT, rank, j);
-            const uint64_t *gw = bits_at(st, CG_BUF_OUT, rank, j);
+            const uint64_t *gw = val_words(st, got);
             if (got->lb != expect.lb ||
                 memcmp(gw, want, sizeof(uint64_t) * (size_t)st->nwords) != 0) {
                 char e[256], f[256];
@@ -1137,16 +1240,23 @@ static int on_finish(void *arg, const struct cg_sim_where *w)
 
 static void state_free(struct state *st)
 {
+    /* vals and sets belong to the pools (on_start). */
     for (int b = 0; b < CG_BUF_COUNT_; b++) {
-        /* vals and bits belong to the pools (on_start). */
         st->vals[b] = NULL;
-        st->bits[b] = NULL;
     }
+    st->set_words = NULL;
+    st->set_refs = NULL;
+    st->set_free = NULL;
     free(st->stage);
-    free(st->stage_bits);
+    free(st->msgs);
+    free(st->single);
+    free(st->msg_at);
     st->stage = NULL;
-    st->stage_bits = NULL;
     st->stage_cap = 0;
+    st->single = NULL;
+    st->msgs = NULL;
+    st->msg_cap = 0;
+    st->msg_at = NULL;
 }
 
 static int verify_cfg(struct cg_gen *g, const struct cg_schedule *s, const struct cg_sim_cfg *cfg)
@@ -1160,6 +1270,11 @@ static int verify_cfg(struct cg_gen *g, const struct cg_schedule *s, const struc
     st.ordered = cg_colls[s->coll].reduces && !s->commutative;
     st.idempotent = cg_colls[s->coll].combine == CG_COMBINE_UNION;
     st.split = cg_colls[s->coll].shape == CG_SHAPE_SPLIT;
+    st.msg_at = malloc(sizeof(int) * (size_t)(p + 1));
+    st.single = malloc(sizeof(uint32_t) * (size_t)(p + 1));
+    if (st.msg_at == NULL || st.single == NULL) {
+        cg_panic("out of memory");
+    }
     struct cg_sim_consumer c = { .arg = &st, .start = on_start, .exchange = on_exchange,
                                   .local = on_local, .finish = on_finish };
     int rc = cg_sim_run_cfg(g, s, cfg, &c);

@@ -683,6 +683,80 @@ static void expr_should_reparse_printed_random_trees_to_the_same_tree_and_values
     CHECKF(evaluated >= 2500, "only %d of %d trees evaluated", evaluated, tried);
 }
 
+/* Compiled programs run many environments at once and must agree with the
+ * tree evaluator in every one: the same value, or a failure exactly where it
+ * fails (the simulator asks the tree evaluator why). */
+static void expr_should_compile_to_programs_that_agree_with_the_tree_evaluator(void)
+{
+    struct cg_expr_work w = {0};
+    int idx[GRID_N + 1];
+    int64_t out[GRID_N + 1];
+    unsigned char failed[GRID_N + 1];
+    /* Backwards and with a repeat: lanes are environments in any order. */
+    for (size_t g = 0; g < GRID_N; g++) {
+        idx[g] = (int)(GRID_N - 1 - g);
+    }
+    idx[GRID_N] = 3;
+    int64_t table[GRID_N][3];
+    int lanes = (int)GRID_N + 1, failures = 0;
+    /* Slots flagged the same in every lane: none; p (set to 8 in every
+     * lane); all three (every lane the same environment). */
+    static const unsigned char same[3][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 1}};
+    rng_state = 0x9e3779b97f4a7c15ULL;
+    for (int t = 0; t < 15000 && check_failed_now <= 20; t++) {
+        struct cg_expr *e = random_tree(5);
+        struct cg_expr_prog *pr = cg_expr_compile(e);
+        int u = t % 3;
+        for (size_t g = 0; g < GRID_N; g++) {
+            for (int slot = 0; slot < 3; slot++) {
+                table[g][slot] = same[u][slot] ? grid[4][slot] : grid[g][slot];
+            }
+        }
+        cg_expr_run(pr, &table[0][0], 3, u ? same[u] : NULL, idx, lanes, out, failed, &w);
+        for (int i = 0; i < lanes; i++) {
+            int64_t v = 0;
+            const int64_t *env = table[idx[i]];
+            int rc = cg_expr_eval(e, env, &v, NULL, NULL);
+            char text[4096];
+            cg_expr_print(e, text, sizeof(text));
+            CHECKF(failed[i] == (rc != 0),
+                   "'%s' at p=%" PRId64 " rank=%" PRId64 " r=%" PRId64 ": failed %d, tree "
+                   "evaluator %d", text, env[0], env[1], env[2], failed[i], rc);
+            CHECKF(rc != 0 || out[i] == v, "'%s' at p=%" PRId64 " rank=%" PRId64 " r=%" PRId64
+                   ": %" PRId64 " != %" PRId64, text, env[0], env[1], env[2], out[i], v);
+            failures += rc != 0;
+        }
+        cg_expr_prog_free(pr);
+    }
+    CHECKF(failures > 3000, "only %d failing evaluations exercised", failures);
+
+    /* Every failure of the tree evaluator's table, and names outside int. */
+    static const char *const failing[] = {
+        "rank / (p - p)", "1 + rank % 0", "1 << 63", "p >> 63", "log2(r - 2)", "pof2(-8)",
+        "2 * pow(2, -1)", "pow(3, 40)", "ceil_div(1, 0)", "ceil_log(1, p)", "ceil_log(2, r - 2)",
+        "2147483647 + 1", "1 + -(-2147483647 - 1)", "3 << 62", "x + 1", "min(1, 2 / 0)",
+        "p ? (r ? log2(0) : 1) : 2", "1 && rank / 0", "0 || rank / 0", "9999999999",
+    };
+    int64_t env[3] = {5, 3, 2};
+    int zero = 0;
+    for (size_t i = 0; i < sizeof(failing) / sizeof(failing[0]); i++) {
+        struct cg_expr_prog *pr = cg_expr_compile(parse(failing[i]));
+        cg_expr_run(pr, env, 3, NULL, &zero, 1, out, failed, &w);
+        CHECKF(failed[0] == 1, "'%s' did not fail", failing[i]);
+        cg_expr_prog_free(pr);
+    }
+    int64_t huge[3] = {(int64_t)1 << 40, 0, 0};
+    struct cg_expr_prog *pr = cg_expr_compile(parse("0 * p"));
+    cg_expr_run(pr, huge, 3, NULL, &zero, 1, out, failed, &w);
+    CHECK(failed[0] == 1);
+    cg_expr_prog_free(pr);
+    pr = cg_expr_compile(parse("0 && rank / 0 || (1 ? r : rank / 0)"));
+    cg_expr_run(pr, env, 3, NULL, &zero, 1, out, failed, &w);
+    CHECK(failed[0] == 0 && out[0] == 1);
+    cg_expr_prog_free(pr);
+    cg_expr_work_free(&w);
+}
+
 /* ---- the printed C, compiled --------------------------------------------- */
 
 /* Every node the evaluation reaches stays well inside int (emitted code
@@ -1063,6 +1137,7 @@ int main(void)
     RUN(expr_should_print_numbers_that_no_parser_makes);
     RUN(expr_should_truncate_printing_and_return_the_full_length);
     RUN(expr_should_reparse_printed_random_trees_to_the_same_tree_and_values);
+    RUN(expr_should_compile_to_programs_that_agree_with_the_tree_evaluator);
     if (system("command -v mpicc.openmpi > /dev/null 2>&1") != 0) {
         printf("SKIP expr_should_print_c_that_compiles_cleanly_and_computes_the_same: "
                "mpicc.openmpi is not on PATH\n");

@@ -796,6 +796,49 @@ static void sim_should_stop_beyond_the_round_limit_with_a_clear_error(void)
     finish(&l);
 }
 
+/* A ring allgather whose peer and blocks come from lets: "me" from rank
+ * (so every let computed from it differs between ranks, though a round's
+ * "k" does not), and a last phase let, `%s`. */
+static const char lets_text[] =
+    "{\n"
+    "  \"schedule\": \"allgather_t\", \"collective\": \"allgather\", \"summary\": \"s\",\n"
+    "  \"let\": { \"me\": \"rank\", \"q\": \"p\" },\n"
+    "  \"phases\": [ { \"phase\": \"ring\", \"rounds\": { \"var\": \"r\", \"count\": \"q - 1\" },\n"
+    "    \"let\": { \"k\": \"r\", \"nxt\": \"(me + 1) %% q\", \"z\": \"%s\" },\n"
+    "    \"steps\": [ { \"step\": \"exchange\",\n"
+    "      \"send\": { \"to\": \"nxt\", \"buf\": \"out\", \"blocks\": { \"block\": \"(me - k) %% q\" } },\n"
+    "      \"recv\": { \"from\": \"(me - 1) %% q\", \"buf\": \"out\",\n"
+    "        \"blocks\": { \"block\": \"(me - k - 1) %% q\" } } } ] } ]\n"
+    "}\n";
+
+/* The simulator evaluates each expression for many ranks at once, and what
+ * does not depend on rank only once: lets computed from rank must still
+ * differ per rank, and an evaluation that fails on one rank only must be
+ * reported there, as the tree evaluator would. */
+static void sim_should_evaluate_lets_per_rank_and_report_the_rank_that_fails(void)
+{
+    char text[2048];
+    struct loaded l;
+    snprintf(text, sizeof(text), lets_text, "k");
+    load_text(&l, text);
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    for (int p = 1; p <= 16 && l.rc == 0; p++) {
+        CHECKF(cg_verify_one(&l.g, &l.s, p, 0) == 0, "p=%d: %s", p, reported(&l));
+    }
+    finish(&l);
+    snprintf(text, sizeof(text), lets_text, "100 / (3 - me)");
+    load_text(&l, text);
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    if (l.rc == 0) {
+        CHECK(cg_verify_one(&l.g, &l.s, 3, 0) == 0);
+        CHECK(cg_verify_one(&l.g, &l.s, 4, 0) != 0);
+        CHECKF(reported_at(&l, "5:53: error: p=4 rank 3, phase 'ring' round r=0: division by "
+                               "zero in '100 / (3 - me)'\n"),
+               "%s", reported(&l));
+    }
+    finish(&l);
+}
+
 static void sim_should_size_each_buffer_for_its_collective(void)
 {
     CHECK(cg_sim_nblocks(CG_C_ALLREDUCE, CG_BUF_OUT, 5, 7, 3) == 7);
@@ -1125,6 +1168,7 @@ int main(void)
     RUN(verify_should_require_the_exclusive_prefix_except_at_rank_0);
     RUN(verify_should_reject_an_alltoall_block_delivered_to_the_wrong_rank);
     RUN(sim_should_stop_beyond_the_round_limit_with_a_clear_error);
+    RUN(sim_should_evaluate_lets_per_rank_and_report_the_rank_that_fails);
     RUN(sim_should_size_each_buffer_for_its_collective);
     RUN(verify_should_merge_contributions_in_a_reduce_scatter_block_call);
     RUN(verify_should_check_the_rank_order_of_a_call_s_reduction);
