@@ -774,7 +774,7 @@ static int tag_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_b
                      struct bc_run *run, int refresh)
 {
     long reps = (run->n < BC_TAG_REPS) ? run->n : BC_TAG_REPS;
-    int nval = 2 + run->ntags; /* failure flag, a spare, then the tags */
+    int nval = 1 + run->ntags; /* max over the ranks: a failure flag, then each tag */
     uint64_t *vals = calloc((size_t)nval, sizeof(uint64_t));
     char why[BENCH_REASON_LEN] = "";
     int bad = (vals == NULL);
@@ -793,7 +793,7 @@ static int tag_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_b
     for (long t = 0; t < reps; t++) {
         uint64_t ns = 0;
         memset(vals, 0, (size_t)nval * sizeof(uint64_t));
-        rc = one_rep(c, pt, run, b, refresh, &ns, vals + 2, why, sizeof(why));
+        rc = one_rep(c, pt, run, b, refresh, &ns, vals + 1, why, sizeof(why));
         vals[0] = (rc != 0);
         if (hx_allreduce(&c->base, vals, nval, HX_U64, HX_MAX) != MPI_SUCCESS) {
             run->status = "error";
@@ -806,7 +806,7 @@ static int tag_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_b
             break;
         }
         if (c->base.rank == 0) {
-            memcpy(run->tag_times + ((size_t)t * (size_t)run->ntags), vals + 2,
+            memcpy(run->tag_times + ((size_t)t * (size_t)run->ntags), vals + 1,
                    (size_t)run->ntags * sizeof(uint64_t));
         }
         run->tag_n = t + 1;
