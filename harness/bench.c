@@ -795,23 +795,6 @@ static int check_point(const struct bench_ctx *ctx, const struct bench_point *pt
     return 0;
 }
 
-enum { GO_ON = 0, STOP_RSE, STOP_BUDGET, STOP_MAX };
-
-/* Rank 0: whether to stop, elapsed seconds into the timed loop. */
-static int decide(const struct bench_timing *tm, const struct bench_online *o, double elapsed)
-{
-    if (o->n >= tm->min_reps) {
-        double rse = bench_online_rse(o);
-        if (isfinite(rse) && rse < tm->rse_target) {
-            return STOP_RSE;
-        }
-        if (elapsed >= tm->budget_s) {
-            return STOP_BUDGET;
-        }
-    }
-    return (o->n >= tm->max_reps) ? STOP_MAX : GO_ON;
-}
-
 /* Step 2 and 3: warm-up and the timed repetitions. */
 static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
                       struct point_bufs *b, struct point_run *run)
@@ -827,7 +810,7 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
     char reason[BENCH_REASON_LEN] = "";
     int bad = 0;
     int rc = MPI_SUCCESS;
-    int decision = GO_ON;
+    enum bench_decision decision = BENCH_GO_ON;
     double start = 0.0;
     /* Why refresh: in place, a reduction's output is the next call's
      * input, and repeated sums or products would grow into different (for
@@ -878,7 +861,7 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
 
     start = MPI_Wtime();
     run->n = 0;
-    while (decision == GO_ON) {
+    while (decision == BENCH_GO_ON) {
         double t0;
         double t1;
         int src;
@@ -936,7 +919,7 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
         run->n++;
         if (ctx->rank == 0) {
             bench_online_add(&online, global[0]);
-            decision = decide(tm, &online, MPI_Wtime() - start);
+            decision = bench_decide(tm, &online, MPI_Wtime() - start);
         }
         if (hx_bcast(ctx, &decision, (int)sizeof(decision), 0) != MPI_SUCCESS) {
             run->status = "error";
@@ -950,7 +933,7 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
     if (strcmp(run->status, "ok") != 0) {
         return -1;
     }
-    run->stop = (decision == STOP_RSE) ? "rse" : (decision == STOP_BUDGET) ? "budget" : "max_reps";
+    run->stop = bench_stop_name(decision);
     return 0;
 }
 
@@ -1113,11 +1096,6 @@ static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
 
 /* ---- the record ------------------------------------------------------------------ */
 
-static cJSON *str_or_null(const char *s)
-{
-    return (s != NULL && s[0] != '\0') ? cJSON_CreateString(s) : cJSON_CreateNull();
-}
-
 /* "params": generated points, each ranged parameter of the schedule with
  * its value, requested (the point's, else the default) or effective (what
  * the code reads: set_params); micro-benchmarks, {"k": lanes}; null for
@@ -1147,18 +1125,10 @@ static cJSON *block(const struct bench_ctx *ctx, const struct bench_point *pt,
         return NULL;
     }
     if (eff == NULL) {
-        cJSON_AddItemToObject(o, "algorithm", cJSON_CreateString(pt->name));
-        cJSON_AddItemToObject(o, "forced_by", str_or_null(job->knobs_forced_by));
+        bench_record_point(o, pt, pt->name, job->knobs_forced_by);
     } else {
-        cJSON_AddItemToObject(o, "algorithm", str_or_null(eff->algorithm));
-        cJSON_AddItemToObject(o, "forced_by", str_or_null(eff->forced_by));
+        bench_record_point(o, pt, eff->algorithm, eff->forced_by);
     }
-    cJSON_AddItemToObject(o, "count", cJSON_CreateNumber((double)pt->count));
-    cJSON_AddItemToObject(o, "datatype", cJSON_CreateString(bench_dtype_name(pt->dtype)));
-    cJSON_AddItemToObject(o, "op", pt->op_given ? cJSON_CreateString(bench_op_name(pt->op))
-                                                : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "root", cJSON_CreateNumber(pt->root));
-    cJSON_AddItemToObject(o, "in_place", cJSON_CreateBool(pt->in_place));
     bench_record_shape(o, ctx, eff != NULL);
     cJSON_AddItemToObject(o, "params", params_block(pt, run, eff != NULL));
     if (eff == NULL) {
@@ -1240,27 +1210,6 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
 
 /* ---- main ------------------------------------------------------------------------ */
 
-/* Whether the launch gave the job's number of ranks; prints why not. */
-static int size_ok(const struct bench_job *job, int rank, int p)
-{
-    const char *want_env = getenv("CG_EXPECT_NP");
-    int want = job->ranks;
-
-    if (want_env != NULL && atoi(want_env) != p) {
-        want = atoi(want_env);
-    }
-    if (p == job->ranks && want == p) {
-        return 1;
-    }
-    if (rank == 0) {
-        fprintf(stderr,
-                "bench: started as %d ranks, expected %d: wrong launcher? (a binary built for "
-                "one MPI started by the other's launcher runs every rank alone)\n",
-                p, want);
-    }
-    return 0;
-}
-
 static void free_run(struct point_run *run)
 {
     free(run->times);
@@ -1301,7 +1250,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return EXIT_USAGE;
     }
-    if (!size_ok(&job, world_rank, world_size)) {
+    if (!bench_size_ok(&job, world_rank, world_size, "bench")) {
         bench_job_free(&job);
         MPI_Finalize();
         return EXIT_LAUNCH;

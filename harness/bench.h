@@ -121,6 +121,9 @@ struct bench_job {
  * ("JOBFILE: ...") in msg. */
 int bench_job_load(const char *path, struct bench_job *job, char *msg, size_t msglen);
 void bench_job_free(struct bench_job *job);
+/* Whether the launch gave the job's number of ranks (or CG_EXPECT_NP's);
+ * rank 0 says why not on stderr, as `program`. */
+int bench_size_ok(const struct bench_job *job, int rank, int p, const char *program);
 
 /* ---- shared state of one run -------------------------------------------- */
 
@@ -251,6 +254,11 @@ const char *bench_tag_kind_name(enum cg_tag_kind k);
  * communicator and its topology) "ranks", "ranks_per_node", "node_shape",
  * "regular" (and effective "irregular_why") to a record's block. */
 void bench_record_shape(cJSON *o, const struct bench_ctx *ctx, int effective);
+/* Adds a block's first keys: "algorithm" and "forced_by" (given; "" and
+ * NULL are null), then the point's "count", "datatype", "op", "root",
+ * "in_place". */
+void bench_record_point(cJSON *o, const struct bench_point *pt, const char *algorithm,
+                        const char *forced_by);
 /* The raw file as the record names it: relative to the directory of
  * points.jsonl when raw_dir is under it ("raw/<id>.txt"). */
 void bench_raw_record_path(const struct bench_job *job, const char *id, char *out, size_t len);
@@ -333,6 +341,15 @@ struct bench_online {
 void bench_online_add(struct bench_online *o, uint64_t t);
 /* 1.2533 * stdev / sqrt(n) / median, NaN when undefined. */
 double bench_online_rse(const struct bench_online *o);
+
+/* The stopping rule (rank 0, after each repetition): go on, or stop because
+ * the RSE of the median is under the target (after min_reps), the budget is
+ * spent (after min_reps), or max_reps is reached. */
+enum bench_decision { BENCH_GO_ON = 0, BENCH_STOP_RSE, BENCH_STOP_BUDGET, BENCH_STOP_MAX };
+enum bench_decision bench_decide(const struct bench_timing *tm, const struct bench_online *o,
+                                 double elapsed);
+/* The record's timing.stop for a decision that stopped. */
+const char *bench_stop_name(enum bench_decision d);
 
 /* ---- what the library runs (bench_mpit.c) ------------------------------- */
 

@@ -595,3 +595,22 @@ void bench_job_free(struct bench_job *job)
     memset(job, 0, sizeof(*job));
 }
 
+int bench_size_ok(const struct bench_job *job, int rank, int p, const char *program)
+{
+    const char *want_env = getenv("CG_EXPECT_NP");
+    int want = job->ranks;
+
+    if (want_env != NULL && atoi(want_env) != p) {
+        want = atoi(want_env);
+    }
+    if (p == job->ranks && want == p) {
+        return 1;
+    }
+    if (rank == 0) {
+        fprintf(stderr,
+                "%s: started as %d ranks, expected %d: wrong launcher? (a binary built for "
+                "one MPI started by the other's launcher runs every rank alone)\n",
+                program, p, want);
+    }
+    return 0;
+}

@@ -88,6 +88,19 @@ static cJSON *str_or_null(const char *s)
     return (s != NULL && s[0] != '\0') ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
+void bench_record_point(cJSON *o, const struct bench_point *pt, const char *algorithm,
+                        const char *forced_by)
+{
+    cJSON_AddItemToObject(o, "algorithm", str_or_null(algorithm));
+    cJSON_AddItemToObject(o, "forced_by", str_or_null(forced_by));
+    cJSON_AddItemToObject(o, "count", cJSON_CreateNumber((double)pt->count));
+    cJSON_AddItemToObject(o, "datatype", cJSON_CreateString(bench_dtype_name(pt->dtype)));
+    cJSON_AddItemToObject(o, "op", pt->op_given ? cJSON_CreateString(bench_op_name(pt->op))
+                                                : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "root", cJSON_CreateNumber(pt->root));
+    cJSON_AddItemToObject(o, "in_place", cJSON_CreateBool(pt->in_place));
+}
+
 void bench_record_shape(cJSON *o, const struct bench_ctx *ctx, int effective)
 {
     const struct bench_job *job = ctx->job;

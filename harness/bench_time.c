@@ -164,3 +164,23 @@ double bench_online_rse(const struct bench_online *o)
     stdev = sqrt(o->m2 / (double)(o->n - 1));
     return (median > 0.0) ? (1.2533 * stdev / sqrt((double)o->n) / median) : NAN;
 }
+
+enum bench_decision bench_decide(const struct bench_timing *tm, const struct bench_online *o,
+                                 double elapsed)
+{
+    if (o->n >= tm->min_reps) {
+        double rse = bench_online_rse(o);
+        if (isfinite(rse) && rse < tm->rse_target) {
+            return BENCH_STOP_RSE;
+        }
+        if (elapsed >= tm->budget_s) {
+            return BENCH_STOP_BUDGET;
+        }
+    }
+    return (o->n >= tm->max_reps) ? BENCH_STOP_MAX : BENCH_GO_ON;
+}
+
+const char *bench_stop_name(enum bench_decision d)
+{
+    return (d == BENCH_STOP_RSE) ? "rse" : (d == BENCH_STOP_BUDGET) ? "budget" : "max_reps";
+}

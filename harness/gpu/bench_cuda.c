@@ -33,27 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether the launch gave the job's number of ranks; prints why not. */
-static int size_ok(const struct bench_job *job, int rank, int p)
-{
-    const char *want_env = getenv("CG_EXPECT_NP");
-    int want = job->ranks;
-
-    if (want_env != NULL && atoi(want_env) != p) {
-        want = atoi(want_env);
-    }
-    if (p == job->ranks && want == p) {
-        return 1;
-    }
-    if (rank == 0) {
-        fprintf(stderr,
-                "bench_cuda: started as %d ranks, expected %d: wrong launcher? (a binary built "
-                "for one MPI started by the other's launcher runs every rank alone)\n",
-                p, want);
-    }
-    return 0;
-}
-
 /* Sets the job's knobs.env variables that the environment lacks, before
  * NCCL reads them (it does when its first communicator is made). */
 static void apply_knobs(struct bc_ctx *c)
@@ -183,7 +162,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return BC_EXIT_USAGE;
     }
-    if (!size_ok(&job, world_rank, world_size)) {
+    if (!bench_size_ok(&job, world_rank, world_size, "bench_cuda")) {
         bench_job_free(&job);
         MPI_Finalize();
         return BC_EXIT_LAUNCH;

@@ -695,23 +695,6 @@ out:
 
 /* ---- timing ------------------------------------------------------------------------ */
 
-enum { GO_ON = 0, STOP_RSE, STOP_BUDGET, STOP_MAX };
-
-/* Rank 0: bench.c's stopping rule. */
-static int decide(const struct bench_timing *tm, const struct bench_online *o, double elapsed)
-{
-    if (o->n >= tm->min_reps) {
-        double rse = bench_online_rse(o);
-        if (isfinite(rse) && rse < tm->rse_target) {
-            return STOP_RSE;
-        }
-        if (elapsed >= tm->budget_s) {
-            return STOP_BUDGET;
-        }
-    }
-    return (o->n >= tm->max_reps) ? STOP_MAX : GO_ON;
-}
-
 /* One repetition on this rank: the GPU time of the call, in ns, and when
  * tag_ns is given (tags on) each of the schedule's tags in it: the GPU time
  * between its CUDA events, summed over its pairs in the call. */
@@ -825,7 +808,7 @@ static int time_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_
     char why[BENCH_REASON_LEN] = "";
     size_t whylen = sizeof(why);
     uint64_t vals[2]; /* per repetition, max over the ranks: the time, a failure flag */
-    int decision = GO_ON;
+    enum bench_decision decision = BENCH_GO_ON;
     int bad = 0;
     int rc = 0;
     double start;
@@ -870,7 +853,7 @@ out:
 
     start = MPI_Wtime();
     run->n = 0;
-    while (decision == GO_ON) {
+    while (decision == BENCH_GO_ON) {
         uint64_t ns = 0;
         rc = one_rep(c, pt, run, b, refresh, &ns, NULL, why, whylen);
         vals[0] = ns;
@@ -897,7 +880,7 @@ out:
         run->n++;
         if (c->base.rank == 0) {
             bench_online_add(&online, vals[0]);
-            decision = decide(tm, &online, MPI_Wtime() - start);
+            decision = bench_decide(tm, &online, MPI_Wtime() - start);
         }
         if (hx_bcast(&c->base, &decision, (int)sizeof(decision), 0) != MPI_SUCCESS) {
             run->status = "error";
@@ -909,7 +892,7 @@ out:
     if (strcmp(run->status, "ok") != 0) {
         return -1;
     }
-    run->stop = (decision == STOP_RSE) ? "rse" : (decision == STOP_BUDGET) ? "budget" : "max_reps";
+    run->stop = bench_stop_name(decision);
     if (run->ntags > 0 && run->n > 0 && tag_point(c, pt, b, run, refresh) != 0) {
         run->stop = NULL; /* an error point carries no timing */
         return -1;

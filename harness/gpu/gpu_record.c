@@ -145,18 +145,10 @@ static cJSON *block(const struct bc_ctx *c, const struct bench_point *pt,
         return NULL;
     }
     if (e == NULL) {
-        cJSON_AddItemToObject(o, "algorithm", cJSON_CreateString(pt->name));
-        cJSON_AddItemToObject(o, "forced_by", str_or_null(job->knobs_forced_by));
+        bench_record_point(o, pt, pt->name, job->knobs_forced_by);
     } else {
-        cJSON_AddItemToObject(o, "algorithm", str_or_null(e->algorithm));
-        cJSON_AddItemToObject(o, "forced_by", str_or_null(e->forced_by));
+        bench_record_point(o, pt, e->algorithm, e->forced_by);
     }
-    cJSON_AddItemToObject(o, "count", cJSON_CreateNumber((double)pt->count));
-    cJSON_AddItemToObject(o, "datatype", cJSON_CreateString(bench_dtype_name(pt->dtype)));
-    cJSON_AddItemToObject(o, "op", pt->op_given ? cJSON_CreateString(bench_op_name(pt->op))
-                                                : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "root", cJSON_CreateNumber(pt->root));
-    cJSON_AddItemToObject(o, "in_place", cJSON_CreateBool(pt->in_place));
     bench_record_shape(o, &c->base, e != NULL);
     {
         const struct cg_cu_algo *a = run->algo;
