@@ -16,13 +16,6 @@ const char *const cg_op_names[CG_STEP_KINDS_] = {
 #undef X
 };
 
-const struct cg_coll_info cg_colls[CG_C_COUNT_] = {
-#define X(id, name, mpi, combine, rooted, shape, input) \
-    { name, mpi, (combine) == CG_COMBINE_OP, combine, rooted, shape, input },
-    CG_COLLS(X)
-#undef X
-};
-
 const char *const cg_buf_names[CG_BUF_COUNT_] = { "in", "out", "tmp" };
 
 /* Names the emitted code uses itself, and C's keywords: a schedule may not
@@ -198,14 +191,15 @@ static void ref(struct checker *ck, struct cg_ref *r, int writes, const char *wh
 
 int cg_call_views(enum cg_coll_kind coll)
 {
-    switch (coll) {
-    case CG_C_BCAST:
+    switch (cg_colls[coll].bufs) {
+    case CG_BUFS_ONE:
         return 4;
-    case CG_C_BARRIER:
+    case CG_BUFS_NONE:
         return 0;
-    default:
-        return 3;
+    case CG_BUFS_SEND_RECV:
+        break;
     }
+    return 3;
 }
 
 int cg_has_calls(const struct cg_schedule *s)

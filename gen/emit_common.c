@@ -363,7 +363,7 @@ static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const st
     }
 }
 
-void cg_emit_lets(struct cg_emitter *em, const struct cg_let *l, int n)
+static void emit_lets(struct cg_emitter *em, const struct cg_let *l, int n)
 {
     for (int i = 0; i < n; i++) {
         if (em->used[l[i].slot]) {
@@ -372,7 +372,7 @@ void cg_emit_lets(struct cg_emitter *em, const struct cg_let *l, int n)
     }
 }
 
-void cg_emit_phase(struct cg_emitter *em, const struct cg_phase *ph)
+static void emit_phase(struct cg_emitter *em, const struct cg_phase *ph)
 {
     struct cg_out *o = em->o;
     char tag[200], rtag[200];
@@ -424,7 +424,7 @@ void cg_emit_phase(struct cg_emitter *em, const struct cg_phase *ph)
     if (ph->rounds != CG_ROUNDS_NONE) {
         cg_out_line(o, "%s(%s);", em->api->tag_begin, rtag);
     }
-    cg_emit_lets(em, ph->lets, ph->nlets);
+    emit_lets(em, ph->lets, ph->nlets);
     for (int i = 0; i < ph->nsteps; i++) {
         emit_step(em, ph, &ph->steps[i]);
     }
@@ -493,13 +493,6 @@ void cg_emit_header_comment(struct cg_emitter *em, const struct cg_emit_header *
     cg_out_line(o, " */");
 }
 
-void cg_emit_scratch_check(struct cg_out *o)
-{
-    cg_out_open(o, "if (rc != MPI_SUCCESS)");
-    cg_out_line(o, "goto out;");
-    cg_out_close(o);
-}
-
 void cg_emitter_init(struct cg_emitter *em, struct cg_gen *g, const struct cg_schedule *s,
                      struct cg_out *o, const struct cg_emit_api *api, int tag_base)
 {
@@ -543,26 +536,179 @@ void cg_emit_param_knobs(struct cg_emitter *em)
     }
 }
 
-void cg_emit_param_reads(struct cg_emitter *em)
+void cg_emit_arg_names(const char *params, char *buf, size_t cap)
 {
-    const struct cg_schedule *s = em->s;
-    for (int i = 0; i < s->nparams; i++) {
-        if (s->params[i].ranged && em->used[s->params[i].slot]) {
-            cg_out_line(em->o, "CG_TRY(cg_param_value(&cg_param_%s_%s, &%s));", s->name,
-                        s->params[i].name, s->params[i].name);
+    size_t n = 0;
+    buf[0] = '\0';
+    for (const char *c = params; *c != '\0';) {
+        const char *end = strchr(c, ',');
+        if (end == NULL) {
+            end = c + strlen(c);
         }
+        /* The name is the last identifier of the declaration. */
+        const char *stop = end;
+        while (stop > c && !(isalnum((unsigned char)stop[-1]) || stop[-1] == '_')) {
+            stop--;
+        }
+        const char *start = stop;
+        while (start > c && (isalnum((unsigned char)start[-1]) || start[-1] == '_')) {
+            start--;
+        }
+        n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "%s%.*s", n ? ", " : "",
+                              (int)(stop - start), start);
+        c = *end ? end + 1 : end;
+    }
+    if (n >= cap) {
+        cg_panic("parameter list too long: %s", params);
     }
 }
 
-void cg_emit_topology_names(struct cg_emitter *em)
+/* Whether the code mentions the topology: its names, or a call step on the
+ * node or lane communicator. */
+static int uses_topo(const struct cg_emitter *em)
 {
-    static const char *const names[4] = { "ppn", "nnodes", "node", "local" };
-    if (!em->s->topology) {
-        return;
-    }
+    const struct cg_schedule *s = em->s;
     for (int k = 0; k < 4; k++) {
         if (em->used[CG_SLOT_PPN + k]) {
-            cg_out_line(em->o, "const int %s = topo->%s;", names[k], names[k]);
+            return 1;
         }
     }
+    for (int pi = 0; pi < s->nphases; pi++) {
+        for (int si = 0; si < s->phases[pi].nsteps; si++) {
+            const struct cg_step *st = &s->phases[pi].steps[si];
+            if (st->kind == CG_STEP_CALL &&
+                (st->call_group == CG_GROUP_NODE || st->call_group == CG_GROUP_LANE)) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* From the opening brace to the first phase: the runtime's begin for the
+ * collective, the shortcut out (an error, the fallback ran, count 0), the
+ * params, p, rank, the topology's names, the lets, the call tag and the
+ * buffers. */
+static void prologue(struct cg_emitter *em)
+{
+    static const char *const topo_names[4] = { "ppn", "nnodes", "node", "local" };
+    const struct cg_schedule *s = em->s;
+    const struct cg_emit_api *api = em->api;
+    const struct cg_coll_info *info = &cg_colls[s->coll];
+    struct cg_out *o = em->o;
+    char names[400], flags[80] = "0", fallback[120] = "NULL", tag[200];
+    int reads = 0;
+
+    cg_out_line(o, "struct %s c;", api->call);
+    cg_out_line(o, "struct cg_buf %s%s%s;", info->input != CG_INPUT_NONE ? "in, " : "", "out",
+                s->scratch != NULL ? ", tmp" : "");
+    for (int i = 0; i < s->nparams; i++) {
+        if (s->params[i].ranged && em->used[s->params[i].slot]) {
+            cg_out_line(o, "int %s = 0;", s->params[i].name);
+            reads++;
+        }
+    }
+    cg_emit_arg_names(api->gpu ? info->cu_args : info->args, names, sizeof(names));
+    if (s->commutative && !api->gpu) {
+        snprintf(flags, sizeof(flags), "CG_NEEDS_COMMUTATIVE%s",
+                 s->topology ? " | CG_NEEDS_TOPOLOGY" : "");
+    } else if (s->topology) {
+        snprintf(flags, sizeof(flags), "CG_NEEDS_TOPOLOGY");
+    }
+    if (s->topology) {
+        snprintf(fallback, sizeof(fallback), "(cg_any_fn)%s%s", api->prefix, s->fallback);
+    }
+    /* One line, or two where it would pass 120 columns: the caller's
+     * arguments, then the schedule's. */
+    char head[160];
+    snprintf(head, sizeof(head), "int rc = %s%s(", api->begin, info->name);
+    if (4 * o->indent + strlen(head) + strlen(names) + strlen(flags) + strlen(fallback) + 10 <=
+        120) {
+        cg_out_line(o, "%s&c, %s, %s, %s);", head, names, flags, fallback);
+    } else {
+        cg_out_line(o, "%s&c, %s,", head, names);
+        cg_out_line(o, "%*s%s, %s);", (int)strlen(head), "", flags, fallback);
+    }
+    cg_out_blank(o);
+    /* Params are read after the fallback's test and before the count's, as
+     * they always were. */
+    const char *done = s->topology ? " || c.done" : "";
+    if (reads > 0) {
+        cg_out_open(o, s->topology ? "if ((rc != MPI_SUCCESS) || c.done)" : "if (rc != MPI_SUCCESS)");
+        cg_out_line(o, "goto out;");
+        cg_out_close(o);
+        for (int i = 0; i < s->nparams; i++) {
+            if (s->params[i].ranged && em->used[s->params[i].slot]) {
+                cg_out_line(o, "CG_TRY(cg_param_value(&cg_param_%s_%s, &%s));", s->name,
+                            s->params[i].name, s->params[i].name);
+            }
+        }
+        cg_out_open(o, "if (c.empty)");
+    } else {
+        cg_out_open(o, "if ((rc != MPI_SUCCESS)%s || c.empty)", done);
+    }
+    cg_out_line(o, "goto out;");
+    cg_out_close(o);
+    if (api->gpu) {
+        cg_out_line(o, "/* In a block: C++ forbids a goto out that jumps over initialisations "
+                       "into their scope. */");
+        cg_out_line(o, "{");
+        o->indent++;
+    }
+    if (em->used[CG_SLOT_P]) {
+        cg_out_line(o, "const int p = c.p;");
+    }
+    if (em->used[CG_SLOT_RANK]) {
+        cg_out_line(o, "const int rank = c.rank;");
+    }
+    if (s->topology && uses_topo(em)) {
+        cg_out_line(o, "const struct cg_topo *topo = c.topo;");
+    }
+    for (int k = 0; k < 4 && s->topology; k++) {
+        if (em->used[CG_SLOT_PPN + k]) {
+            cg_out_line(o, "const int %s = topo->%s;", topo_names[k], topo_names[k]);
+        }
+    }
+    for (int i = 0; i < s->nparams; i++) {
+        if (em->used[s->params[i].slot] && !s->params[i].ranged) {
+            cg_out_line(o, "const int %s = %lld; /* parameter, fixed */", s->params[i].name,
+                        (long long)s->params[i].value);
+        }
+    }
+    emit_lets(em, s->lets, s->nlets);
+    cg_emit_tag_name(em, tag, sizeof(tag), NULL, NULL);
+    cg_out_line(o, "%s(%s);", api->tag_begin, tag);
+    cg_out_line(o, "CG_TRY(%s(&c, %s, %s, &out, %s, %s));", api->buffers,
+                cg_emit_c_expr(s->blocks), info->input != CG_INPUT_NONE ? "&in" : "NULL",
+                s->scratch != NULL ? "&tmp" : "NULL",
+                s->scratch != NULL ? cg_emit_c_expr(s->scratch) : "0");
+}
+
+void cg_emit_function(struct cg_emitter *em)
+{
+    const struct cg_schedule *s = em->s;
+    const struct cg_emit_api *api = em->api;
+    struct cg_out *o = em->o;
+    char upper[64], tag[200];
+
+    cg_emit_upper(upper, sizeof(upper), cg_colls[s->coll].name);
+    cg_out_line(o, "int %s%s(%s%s_ARGS)", api->prefix, s->name, api->args, upper);
+    cg_out_line(o, "{");
+    o->indent++;
+    prologue(em);
+    for (int i = 0; i < s->nphases; i++) {
+        emit_phase(em, &s->phases[i]);
+    }
+    cg_emit_tag_name(em, tag, sizeof(tag), NULL, NULL);
+    cg_out_blank(o);
+    cg_out_line(o, "%s(%s);", api->tag_end, tag);
+    if (api->gpu) {
+        cg_out_close(o);
+    }
+    o->indent--;
+    cg_out_line(o, "out:");
+    o->indent++;
+    cg_out_line(o, "%s_end(&c);", api->call);
+    cg_out_line(o, "return rc;");
+    cg_out_close(o);
 }

@@ -1,0 +1,211 @@
+/* prologue.c - what every generated GPU collective does before its first
+ * phase (cg_cuda.h, "The prologue"): cg_cu_begin_<coll>, one per collective
+ * the GPU backend has, and cg_cu_buffers. The MPI runtime's prologue.c is
+ * its twin; this one works on device memory, in NCCL's in-place forms as
+ * well as MPI's (cg_cuda_algo.h).
+ */
+#include "cg_cuda_internal.h"
+
+#include "cg_cuda_algo.h" /* cg_cu_<coll>_fn, for the fallbacks */
+
+/* cg_cu_call_begin, the record, the topology (c->done: run the fallback),
+ * the argument checks and the count == 0 shortcut. */
+static int begin(struct cg_cu_call *c, int coll, const void *sendbuf, void *recvbuf,
+                 size_t count, int root, MPI_Comm comm, cg_cu_dtype dtype, cg_cu_op op,
+                 cudaStream_t stream, int flags, cg_any_fn fallback)
+{
+    int rc = MPI_SUCCESS;
+
+    CG_CHECK(cg_cu_call_begin(c, comm, dtype, cg_colls[coll].reduces ? op : CG_CU_OP_NONE,
+                              stream));
+    c->coll = coll;
+    c->sendbuf = sendbuf;
+    c->recvbuf = recvbuf;
+    c->count = count;
+    c->root = root;
+    if ((flags & CG_NEEDS_TOPOLOGY) != 0) {
+        const struct cg_topo *topo = NULL;
+        CG_CHECK(cg_cu_topo(c, &topo));
+        if (!topo->regular) {
+            /* Not every node holds ppn consecutive ranks (topo->why): the
+             * schedule's fallback. */
+            if (fallback == NULL) {
+                cg_set_error("collgen: a topology schedule without a fallback on a communicator "
+                             "that is not regular (%s)", topo->why);
+                rc = MPI_ERR_INTERN;
+                goto out;
+            }
+            cg_cu_call_end(c);
+            c->done = 1;
+            goto out;
+        }
+        c->topo = topo;
+    }
+    if (cg_colls[coll].reduces) {
+        CG_CHECK(cg_cu_check_op(c));
+    }
+    if (cg_colls[coll].rooted) {
+        CG_CHECK(cg_cu_check_root(c, root));
+    }
+    c->empty = (count == 0);
+out:
+    return rc;
+}
+
+int cg_cu_begin_allreduce(struct cg_cu_call *c, CG_CU_ALLREDUCE_ARGS, int flags,
+                          cg_any_fn fallback)
+{
+    int rc = begin(c, CG_COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, comm, datatype, op, stream,
+                   flags, fallback);
+    if ((rc == MPI_SUCCESS) && c->done) {
+        rc = ((cg_cu_allreduce_fn)fallback)(sendbuf, recvbuf, count, datatype, op, comm, stream);
+    }
+    return rc;
+}
+
+int cg_cu_begin_allgather(struct cg_cu_call *c, CG_CU_ALLGATHER_ARGS, int flags,
+                          cg_any_fn fallback)
+{
+    int rc = begin(c, CG_COLL_ALLGATHER, sendbuf, recvbuf, sendcount, 0, comm, datatype,
+                   CG_CU_OP_NONE, stream, flags, fallback);
+    if ((rc == MPI_SUCCESS) && c->done) {
+        rc = ((cg_cu_allgather_fn)fallback)(sendbuf, recvbuf, sendcount, datatype, comm, stream);
+    }
+    return rc;
+}
+
+int cg_cu_begin_reduce_scatter_block(struct cg_cu_call *c, CG_CU_REDUCE_SCATTER_BLOCK_ARGS,
+                                     int flags, cg_any_fn fallback)
+{
+    int rc = begin(c, CG_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, 0, comm,
+                   datatype, op, stream, flags, fallback);
+    if ((rc == MPI_SUCCESS) && c->done) {
+        rc = ((cg_cu_reduce_scatter_block_fn)fallback)(sendbuf, recvbuf, recvcount, datatype, op,
+                                                       comm, stream);
+    }
+    return rc;
+}
+
+int cg_cu_begin_bcast(struct cg_cu_call *c, CG_CU_BCAST_ARGS, int flags, cg_any_fn fallback)
+{
+    int rc = begin(c, CG_COLL_BCAST, sendbuf, recvbuf, count, root, comm, datatype,
+                   CG_CU_OP_NONE, stream, flags, fallback);
+    if ((rc == MPI_SUCCESS) && c->done) {
+        rc = ((cg_cu_bcast_fn)fallback)(sendbuf, recvbuf, count, datatype, root, comm, stream);
+    }
+    return rc;
+}
+
+int cg_cu_begin_alltoall(struct cg_cu_call *c, CG_CU_ALLTOALL_ARGS, int flags,
+                         cg_any_fn fallback)
+{
+    int rc = begin(c, CG_COLL_ALLTOALL, sendbuf, recvbuf, count, 0, comm, datatype,
+                   CG_CU_OP_NONE, stream, flags, fallback);
+    if ((rc == MPI_SUCCESS) && c->done) {
+        rc = ((cg_cu_alltoall_fn)fallback)(sendbuf, recvbuf, count, datatype, comm, stream);
+    }
+    return rc;
+}
+
+/* The copies each collective's buffers need on the device. */
+static int copies(struct cg_cu_call *c, const struct cg_geom *g, struct cg_buf *in,
+                  struct cg_buf *out)
+{
+    int rc = MPI_SUCCESS;
+    const void *sendbuf = c->sendbuf;
+    void *recvbuf = c->recvbuf;
+
+    switch ((enum cg_coll)c->coll) {
+    case CG_COLL_ALLREDUCE:
+        /* In place: sendbuf is CG_CU_IN_PLACE, or recvbuf itself (NCCL's
+         * form, no copy: cg_cu_copy skips a copy onto itself). */
+        if (sendbuf != CG_CU_IN_PLACE) {
+            CG_CHECK(cg_cu_copy(c, recvbuf, sendbuf, c->count * c->esize));
+        }
+        break;
+    case CG_COLL_BCAST:
+        /* sendbuf is read at the root only; in place: CG_CU_IN_PLACE, or
+         * recvbuf itself. */
+        if ((c->rank == c->root) && (sendbuf != CG_CU_IN_PLACE)) {
+            CG_CHECK(cg_cu_copy(c, recvbuf, sendbuf, c->count * c->esize));
+        }
+        break;
+    case CG_COLL_ALLGATHER:
+        /* In place: sendbuf is CG_CU_IN_PLACE, or block rank of recvbuf
+         * (NCCL's form, no copy). */
+        if (sendbuf != CG_CU_IN_PLACE) {
+            char *mine = out->base + cg_geom_off(g, c->rank) * c->esize;
+            CG_CHECK(cg_cu_copy(c, mine, sendbuf, c->count * c->esize));
+        }
+        break;
+    case CG_COLL_ALLTOALL:
+    case CG_COLL_REDUCE_SCATTER_BLOCK: {
+        /* In place (sendbuf CG_CU_IN_PLACE: the input is in recvbuf; or the
+         * two overlap, as in NCCL's form), the result overwrites the input:
+         * work on a copy. */
+        size_t in_bytes = g->count * c->esize;
+        size_t out_bytes = (c->coll == CG_COLL_ALLTOALL) ? in_bytes : c->count * c->esize;
+        if ((sendbuf == CG_CU_IN_PLACE) || cg_cu_overlap(sendbuf, in_bytes, recvbuf, out_bytes)) {
+            in->base = (char *)cg_cu_scratch(c, 1, cg_cu_buf_bytes(c, g, c->p), &rc);
+            if (rc != MPI_SUCCESS) {
+                goto out;
+            }
+            CG_CHECK(cg_cu_copy(c, in->base, (sendbuf == CG_CU_IN_PLACE) ? recvbuf : sendbuf,
+                                in_bytes));
+        }
+        break;
+    }
+    default:
+        cg_set_error("collgen: the GPU backend has no %s", cg_colls[c->coll].name);
+        rc = MPI_ERR_INTERN;
+        break;
+    }
+out:
+    return rc;
+}
+
+int cg_cu_buffers(struct cg_cu_call *c, long nb, struct cg_buf *in, struct cg_buf *out,
+                  struct cg_buf *tmp, long ntmp)
+{
+    int rc = MPI_SUCCESS;
+    const struct cg_coll_info *info = NULL;
+    struct cg_geom g = { 1, 1 };
+    long p = c->p;
+
+    if ((c->cc == NULL) || (c->coll < 0) || (c->coll >= CG_COLL_COUNT_)) {
+        cg_set_error("collgen: cg_cu_buffers without a begun call");
+        return MPI_ERR_INTERN;
+    }
+    info = &cg_colls[c->coll];
+    if (info->shape == CG_SHAPE_SPLIT) {
+        g.count = c->count;
+        g.nb = nb;
+    } else {
+        g.count = (size_t)p * c->count;
+        g.nb = p;
+    }
+    if ((nb != g.nb) || (nb < 1) || (out == NULL) || ((in == NULL) != (info->input == CG_INPUT_NONE)) ||
+        ((tmp != NULL) && (ntmp < 0))) {
+        cg_set_error("collgen: cg_cu_buffers: %ld blocks, in %s, tmp of %ld blocks do not fit %s "
+                     "at p = %ld", nb, (in != NULL) ? "given" : "NULL", ntmp, info->name, p);
+        return MPI_ERR_INTERN;
+    }
+    out->base = (char *)c->recvbuf;
+    out->geom = g;
+    out->nblocks = (info->shape == CG_SHAPE_SPLIT) ? g.nb
+                   : (info->shape == CG_SHAPE_UNIFORM) ? p
+                                                       : 1;
+    if (in != NULL) {
+        in->base = (char *)c->sendbuf;
+        in->geom = g;
+        in->nblocks = (info->input == CG_INPUT_P) ? p : g.nb;
+    }
+    CG_CHECK(copies(c, &g, in, out));
+    if (tmp != NULL) {
+        tmp->geom = g;
+        tmp->nblocks = ntmp;
+        tmp->base = (char *)cg_cu_scratch(c, 0, cg_cu_buf_bytes(c, &g, ntmp), &rc);
+    }
+out:
+    return rc;
+}
