@@ -24,14 +24,10 @@
 int cgcu_allreduce_recursive_doubling(CG_CU_ALLREDUCE_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf out, tmp;
+    int rc = cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL);
 
-    rc = cg_cu_call_begin(&c, comm, datatype, op, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    CG_TRY(cg_cu_check_op(&c));
-    if (0 == count) {
+    if ((rc != MPI_SUCCESS) || c.empty) {
         goto out;
     }
     /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
@@ -41,18 +37,7 @@ int cgcu_allreduce_recursive_doubling(CG_CU_ALLREDUCE_ARGS)
         const int rem = p - cg_pof2(p);
         const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
         CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING);
-        const struct cg_geom geom = { count, 1 };
-        struct cg_buf out = { (char *)recvbuf, geom, geom.nb };
-        struct cg_buf tmp = { NULL, geom, 1 };
-
-        /* In place: sendbuf is CG_CU_IN_PLACE, or recvbuf itself (NCCL's form, no copy). */
-        if (sendbuf != CG_CU_IN_PLACE) {
-            CG_TRY(cg_cu_copy(&c, recvbuf, sendbuf, count * c.esize));
-        }
-        tmp.base = (char *)cg_cu_scratch(&c, 0, cg_cu_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
+        CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, &tmp, 1));
 
         /* recursive_doubling.json:21 phase fold */
         if (rank < 2 * rem) {

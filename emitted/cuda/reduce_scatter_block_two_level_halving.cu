@@ -29,51 +29,23 @@
 int cgcu_reduce_scatter_block_two_level_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
-    const struct cg_topo *topo = NULL;
+    struct cg_buf in, out, tmp;
+    int rc = cg_cu_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, stream,
+                                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cgcu_reduce_scatter_block_recursive_halving);
 
-    rc = cg_cu_call_begin(&c, comm, datatype, op, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    CG_TRY(cg_cu_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why): the declared fallback. */
-        cg_cu_call_end(&c);
-        return cgcu_reduce_scatter_block_recursive_halving(sendbuf, recvbuf, recvcount, datatype, op, comm, stream);
-    }
-    CG_TRY(cg_cu_check_op(&c));
-    if (0 == recvcount) {
+    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
         goto out;
     }
     /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
     {
         const int p = c.p;
+        const struct cg_topo *topo = c.topo;
         const int ppn = topo->ppn;
         const int nnodes = topo->nnodes;
         const int node = topo->node;
         const int local = topo->local;
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING);
-        const struct cg_geom geom = { (size_t)p * recvcount, p };
-        struct cg_buf in = { (char *)sendbuf, geom, p };
-        struct cg_buf out = { (char *)recvbuf, geom, 1 };
-        struct cg_buf tmp = { NULL, geom, p + nnodes };
-
-        /* In place (sendbuf CG_CU_IN_PLACE: the input is in recvbuf; or the two overlap, as in
-         * NCCL's form), the result overwrites the input: work on a copy. */
-        if ((sendbuf == CG_CU_IN_PLACE) ||
-            cg_cu_overlap(sendbuf, geom.count * c.esize, recvbuf, recvcount * c.esize)) {
-            in.base = (char *)cg_cu_scratch(&c, 1, cg_cu_buf_bytes(&c, &geom, p), &rc);
-            if (rc != MPI_SUCCESS) {
-                goto out;
-            }
-            CG_TRY(cg_cu_copy(&c, in.base, (sendbuf == CG_CU_IN_PLACE) ? recvbuf : sendbuf,
-                              geom.count * c.esize));
-        }
-        tmp.base = (char *)cg_cu_scratch(&c, 0, cg_cu_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
+        CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, p + nnodes));
 
         /* two_level_halving.json:18 phase transpose: p rounds */
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE);

@@ -22,36 +22,21 @@
 int cg_allgather_hier(CG_ALLGATHER_ARGS)
 {
     struct cg_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf out;
+    int rc = cg_begin_allgather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allgather_ring);
 
-    rc = cg_call_begin(&c, comm, recvtype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const struct cg_topo *topo = NULL;
-    CG_TRY(cg_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why says how): the declared
-         * fallback computes the same collective on any communicator. */
-        cg_call_end(&c);
-        return cg_allgather_ring(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    }
-    if (0 == recvcount) {
+    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
         goto out;
     }
     const int p = c.p;
     const int rank = c.rank;
+    const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int node = topo->node;
     const int local = topo->local;
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_HIER);
-    const struct cg_geom geom = { (size_t)p * recvcount, p };
-    struct cg_buf out = { recvbuf, geom, p };
-
-    if (sendbuf != MPI_IN_PLACE) {
-        char *mine = out.base + cg_geom_off(&geom, rank) * (size_t)c.extent;
-        CG_TRY(cg_copy_typed(sendbuf, sendcount, sendtype, mine, recvcount, recvtype));
-    }
+    CG_TRY(cg_buffers(&c, p, NULL, &out, NULL, 0));
 
     /* hier.json:14 phase node_gather */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_HIER__NODE_GATHER);

@@ -19,13 +19,10 @@
 int cg_allgather_recursive_doubling(CG_ALLGATHER_ARGS)
 {
     struct cg_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf out;
+    int rc = cg_begin_allgather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL);
 
-    rc = cg_call_begin(&c, comm, recvtype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == recvcount) {
+    if ((rc != MPI_SUCCESS) || c.empty) {
         goto out;
     }
     const int p = c.p;
@@ -33,13 +30,7 @@ int cg_allgather_recursive_doubling(CG_ALLGATHER_ARGS)
     const int rem = p - cg_pof2(p);
     const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING);
-    const struct cg_geom geom = { (size_t)p * recvcount, p };
-    struct cg_buf out = { recvbuf, geom, p };
-
-    if (sendbuf != MPI_IN_PLACE) {
-        char *mine = out.base + cg_geom_off(&geom, rank) * (size_t)c.extent;
-        CG_TRY(cg_copy_typed(sendbuf, sendcount, sendtype, mine, recvcount, recvtype));
-    }
+    CG_TRY(cg_buffers(&c, p, NULL, &out, NULL, 0));
 
     /* recursive_doubling.json:17 phase fold */
     if (rank < 2 * rem) {

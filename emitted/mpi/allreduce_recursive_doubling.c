@@ -24,13 +24,10 @@
 int cg_allreduce_recursive_doubling(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf out, tmp;
+    int rc = cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL);
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
+    if ((rc != MPI_SUCCESS) || c.empty) {
         goto out;
     }
     const int p = c.p;
@@ -38,17 +35,7 @@ int cg_allreduce_recursive_doubling(CG_ALLREDUCE_ARGS)
     const int rem = p - cg_pof2(p);
     const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING);
-    const struct cg_geom geom = { count, 1 };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-    struct cg_buf tmp = { NULL, geom, 1 };
-
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, recvbuf, count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, &tmp, 1));
 
     /* recursive_doubling.json:21 phase fold */
     if (rank < 2 * rem) {

@@ -20,22 +20,14 @@
 int cg_allreduce_reduce_bcast(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf out;
+    int rc = cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL);
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
+    if ((rc != MPI_SUCCESS) || c.empty) {
         goto out;
     }
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_REDUCE_BCAST);
-    const struct cg_geom geom = { count, 1 };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, recvbuf, count, datatype));
-    }
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 
     /* reduce_bcast.json:8 phase reduce */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_REDUCE_BCAST__REDUCE);

@@ -19,21 +19,17 @@
 int cg_bcast_binomial_doubling(CG_BCAST_ARGS)
 {
     struct cg_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf out;
+    int rc = cg_begin_bcast(&c, buffer, count, datatype, root, comm, 0, NULL);
 
-    rc = cg_call_begin(&c, comm, datatype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
+    if ((rc != MPI_SUCCESS) || c.empty) {
         goto out;
     }
     const int p = c.p;
     const int rank = c.rank;
     const int v = cg_mod(rank - root, p);
     CG_TAG_BEGIN(CG_TAG_BCAST_BINOMIAL_DOUBLING);
-    const struct cg_geom geom = { count, 1 };
-    struct cg_buf out = { buffer, geom, geom.nb };
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 
     /* binomial_doubling.json:13 phase tree: ceil_log2(p) rounds */
     CG_TAG_BEGIN(CG_TAG_BCAST_BINOMIAL_DOUBLING__TREE);

@@ -22,15 +22,15 @@ static struct cg_param cg_param_bcast_knomial_radix = { "bcast_knomial", "radix"
 int cg_bcast_knomial(CG_BCAST_ARGS)
 {
     struct cg_call c;
-    int rc = MPI_SUCCESS;
-
-    rc = cg_call_begin(&c, comm, datatype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
+    struct cg_buf out;
     int radix = 0;
+    int rc = cg_begin_bcast(&c, buffer, count, datatype, root, comm, 0, NULL);
+
+    if (rc != MPI_SUCCESS) {
+        goto out;
+    }
     CG_TRY(cg_param_value(&cg_param_bcast_knomial_radix, &radix));
-    if (0 == count) {
+    if (c.empty) {
         goto out;
     }
     const int p = c.p;
@@ -38,8 +38,7 @@ int cg_bcast_knomial(CG_BCAST_ARGS)
     const int v = cg_mod(rank - root, p);
     const int levels = cg_ceil_log(radix, p);
     CG_TAG_BEGIN(CG_TAG_BCAST_KNOMIAL);
-    const struct cg_geom geom = { count, 1 };
-    struct cg_buf out = { buffer, geom, geom.nb };
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 
     /* knomial.json:26 phase tree: i from levels - 1 down to 0 */
     CG_TAG_BEGIN(CG_TAG_BCAST_KNOMIAL__TREE);

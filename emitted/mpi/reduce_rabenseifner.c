@@ -24,13 +24,10 @@
 int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
 {
     struct cg_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf out, tmp;
+    int rc = cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm, CG_NEEDS_COMMUTATIVE, NULL);
 
-    rc = cg_call_begin(&c, comm, datatype, op, CG_NEEDS_COMMUTATIVE);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
+    if ((rc != MPI_SUCCESS) || c.empty) {
         goto out;
     }
     const int p = c.p;
@@ -39,24 +36,7 @@ int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
     const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
     const int vr = root < 2 * rem ? cg_div(root, 2) : root - rem;
     CG_TAG_BEGIN(CG_TAG_REDUCE_RABENSEIFNER);
-    const struct cg_geom geom = { count, cg_pof2(p) };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-    struct cg_buf tmp = { NULL, geom, cg_pof2(p) };
-
-    /* recvbuf is significant only at the root: elsewhere the partial results live in scratch. */
-    if (rank != root) {
-        out.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, out.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-    }
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, out.base, count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, cg_pof2(p), NULL, &out, &tmp, cg_pof2(p)));
 
     /* rabenseifner.json:27 phase fold */
     if (rank < 2 * rem) {
