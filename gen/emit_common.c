@@ -494,14 +494,13 @@ void cg_emit_header_comment(struct cg_emitter *em, const struct cg_emit_header *
 }
 
 void cg_emitter_init(struct cg_emitter *em, struct cg_gen *g, const struct cg_schedule *s,
-                     struct cg_out *o, const struct cg_emit_api *api, int tag_base)
+                     struct cg_out *o, const struct cg_emit_api *api)
 {
     memset(em, 0, sizeof(*em));
     em->g = g;
     em->s = s;
     em->o = o;
     em->api = api;
-    em->tag_base = tag_base;
     const char *slash = strrchr(s->file, '/');
     em->base = slash ? slash + 1 : s->file;
     cg_emit_upper(em->upper, sizeof(em->upper), s->name);

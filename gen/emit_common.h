@@ -44,7 +44,6 @@ struct cg_emitter {
     const struct cg_emit_api *api; /* the backend's runtime names */
     const char *base;              /* schedule file's base name, for comments */
     char upper[64];                /* schedule name in upper case */
-    int tag_base;                  /* absolute id of the call tag */
     unsigned char used[256];       /* slots some expression mentions */
 };
 
@@ -59,7 +58,7 @@ struct cg_emit_header {
 /* Fills *em and marks the names the emitted code mentions (-Wunused-variable
  * is an error in emitted code, so only those are declared). */
 void cg_emitter_init(struct cg_emitter *em, struct cg_gen *g, const struct cg_schedule *s,
-                     struct cg_out *o, const struct cg_emit_api *api, int tag_base);
+                     struct cg_out *o, const struct cg_emit_api *api);
 
 /* An expression as C (or as the schedule wrote it, for comments). The text
  * lives in a rotating set of 8 buffers so that a few fit in one printf. */

@@ -611,13 +611,13 @@ int main(int argc, char **argv)
                     next += ls[i].s.ntags;
                 }
                 for (int i = 0; i < nfiles && rc == 0; i++) {
-                    rc = cg_emit_mpi(&g, ss[i], base[i]) != 0;
+                    rc = cg_emit_mpi(&g, ss[i]) != 0;
                     if (rc == 0 && cg_emit_cuda_has(ss[i])) {
-                        rc = cg_emit_cuda(&g, ss[i], base[i]) != 0;
+                        rc = cg_emit_cuda(&g, ss[i]) != 0;
                     }
                 }
                 if (rc == 0) {
-                    rc = cg_emit_registry(&g, ss, nfiles, base) != 0;
+                    rc = cg_emit_registry(&g, ss, nfiles) != 0;
                 }
                 if (rc == 0 && opt.depfile) {
                     char target[4200];
