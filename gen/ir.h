@@ -93,7 +93,7 @@ struct cg_step {
     struct cg_ref src;     /* REDUCE and COPY "from" */
     int order;             /* REDUCE: CG_ORDER_* */
     /* CALL: the callee's collective; "use" (NULL: native, else a schedule
-     * name, resolved into `callee` by cg_resolve_calls); its root; the views
+     * name, resolved into `callee` by cg_resolve, resolve.c); its root; the views
      * (dst: "recv", or bcast's "buffer"; src: "send"); which are present. */
     int call_coll;                    /* enum cg_coll_kind */
     const char *call_use;             /* NULL: "native" */
@@ -180,7 +180,7 @@ struct cg_schedule {
     int topology;              /* "topology": runs on node and lane communicators */
     const char *fallback;      /* "topology": {"fallback": name}: for irregular communicators */
     struct cg_pos fallback_pos;/* the fallback's name */
-    const struct cg_schedule *fallback_s; /* resolved (main.c) */
+    const struct cg_schedule *fallback_s; /* resolved (cg_resolve, resolve.c) */
     struct cg_let *lets;       /* evaluated once per rank, in order */
     int nlets;                 /* how many */
     struct cg_phase *phases;   /* in order */

@@ -6,6 +6,15 @@
 
 #include "ir.h"
 
+/* ---- resolve.c ---- */
+
+struct cg_set; /* load.h */
+
+/* Binds s's call steps ("use") and fallback to the generated schedules they
+ * name: among set's, else loaded from schedules/ into set. Reports what
+ * does not fit (resolve.c says what) and returns -1 then, else 0. */
+int cg_resolve(struct cg_gen *g, struct cg_set *set, struct cg_schedule *s);
+
 /* ---- verify.c ---- */
 
 struct cg_verify_stats {

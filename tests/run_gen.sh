@@ -29,7 +29,7 @@
 set -u
 cd "$(dirname "$0")/.."
 
-collgen=build/collgen
+collgen=${CG_COLLGEN:-build/collgen} # CG_COLLGEN: another build to test (tests/run_asan.sh)
 update=${UPDATE:-0}
 failed=0
 tmp=$(mktemp -d)
@@ -231,7 +231,8 @@ for copy in allgather/ring:aaa allreduce/ring:mmm scatter/linear:zzz; do
     sed "s/\"schedule\": \"[a-z_]*\"/\"schedule\": \"${coll}_$new\"/" "schedules/$src.json" \
         >"$scratch/schedules/$coll/$new.json"
 done
-(cd "$scratch" && timeout 600 "$OLDPWD/$collgen" emit -q --p 1..4 >emit.log 2>&1)
+collgen_abs=$(cd "$(dirname "$collgen")" && pwd)/$(basename "$collgen")
+(cd "$scratch" && timeout 600 "$collgen_abs" emit -q --p 1..4 >emit.log 2>&1)
 rc=$?
 diff -r "$scratch/emitted.before" "$scratch/emitted" >"$tmp/add.diff"
 removed=$(grep -c '^<' "$tmp/add.diff")
