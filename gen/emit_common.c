@@ -161,14 +161,89 @@ static void range_words(const struct cg_ref *r, char *buf, size_t cap)
     }
 }
 
+/* Schedule text made safe inside a C comment: printable ASCII only (other
+ * bytes, backslashes included, become spaces), and no sequence that ends a
+ * comment, starts one (-Wcomment) or is a trigraph. */
+static void sanitise(const char *in, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)in; *c && n + 3 < cap; c++) {
+        char ch = (*c >= 0x20 && *c < 0x7f && *c != '\\') ? (char)*c : ' ';
+        char prev = n > 0 ? out[n - 1] : '\0';
+        if ((prev == '*' && ch == '/') || (prev == '/' && ch == '*') || (prev == '?' && ch == '?')) {
+            out[n++] = ' ';
+        }
+        out[n++] = ch;
+    }
+    while (n > 0 && out[n - 1] == ' ') {
+        n--;
+    }
+    out[n] = '\0';
+}
+
+/* A schedule's comment lines in the comment block being written: " * text",
+ * sanitised, wrapped at word boundaries to 96 characters. */
+static void comment_lines(struct cg_emitter *em, const char *const *lines, int n)
+{
+    enum { WIDTH = 96 };
+    char text[2048];
+    for (int i = 0; i < n; i++) {
+        sanitise(lines[i], text, sizeof(text));
+        const char *c = text;
+        while (*c == ' ') {
+            c++;
+        }
+        if (*c == '\0') {
+            cg_out_line(em->o, " *");
+            continue;
+        }
+        while (*c != '\0') {
+            size_t len = strlen(c);
+            if (len > WIDTH) {
+                len = WIDTH;
+                while (len > 0 && c[len] != ' ') {
+                    len--;
+                }
+                if (len == 0) {
+                    len = WIDTH;
+                }
+            }
+            size_t shown = len;
+            while (shown > 0 && c[shown - 1] == ' ') {
+                shown--;
+            }
+            cg_out_line(em->o, " * %.*s", (int)shown, c);
+            c += len;
+            while (*c == ' ') {
+                c++;
+            }
+        }
+    }
+}
+
+/* A comment block that starts with `head`: one line when the schedule has
+ * no comment there, else head, its lines and a closing line. */
+static void comment_block(struct cg_emitter *em, const char *head, const char *const *lines, int n)
+{
+    if (n == 0) {
+        cg_out_line(em->o, "%s */", head);
+        return;
+    }
+    cg_out_line(em->o, "%s", head);
+    comment_lines(em, lines, n);
+    cg_out_line(em->o, " */");
+}
+
 static void step_comment(struct cg_emitter *em, const struct cg_phase *ph,
                          const struct cg_step *st)
 {
     struct cg_out *o = em->o;
-    char a[600], b[600];
+    const char *const *lines = (const char *const *)st->comment;
+    char a[600], b[600], head[2000];
     switch (st->kind) {
     case CG_STEP_EXCHANGE:
         cg_out_line(o, "/* %s:%d %s: exchange", em->base, st->pos.line, ph->name);
+        comment_lines(em, lines, st->ncomment);
         for (int k = 0; k < st->nsends; k++) {
             range_words(&st->sends[k].ref, a, sizeof(a));
             cg_out_line(o, " *   send %s to rank %s%s%s", a, cg_emit_src_expr(st->sends[k].peer),
@@ -182,27 +257,29 @@ static void step_comment(struct cg_emitter *em, const struct cg_phase *ph,
                         st->recvs[k].when ? cg_emit_src_expr(st->recvs[k].when) : "");
         }
         cg_out_line(o, " */");
-        break;
+        return;
     case CG_STEP_REDUCE:
         range_words(&st->dst, a, sizeof(a));
         range_words(&st->src, b, sizeof(b));
         if (cg_colls[em->s->coll].combine == CG_COMBINE_UNION) {
-            cg_out_line(o, "/* %s:%d %s: merge the token in %s into %s */", em->base,
-                        st->pos.line, ph->name, b, a);
+            snprintf(head, sizeof(head), "/* %s:%d %s: merge the token in %s into %s", em->base,
+                     st->pos.line, ph->name, b, a);
             break;
         }
-        cg_out_line(o, "/* %s:%d %s: %s = %s op %s */", em->base, st->pos.line, ph->name, a,
-                    st->order == CG_ORDER_INTO_FROM ? a : b,
-                    st->order == CG_ORDER_INTO_FROM ? b : a);
+        snprintf(head, sizeof(head), "/* %s:%d %s: %s = %s op %s", em->base, st->pos.line,
+                 ph->name, a, st->order == CG_ORDER_INTO_FROM ? a : b,
+                 st->order == CG_ORDER_INTO_FROM ? b : a);
         break;
     case CG_STEP_FILL:
         range_words(&st->dst, a, sizeof(a));
-        cg_out_line(o, "/* %s:%d %s: zero the bytes of %s */", em->base, st->pos.line, ph->name, a);
+        snprintf(head, sizeof(head), "/* %s:%d %s: zero the bytes of %s", em->base, st->pos.line,
+                 ph->name, a);
         break;
     case CG_STEP_COPY:
         range_words(&st->dst, a, sizeof(a));
         range_words(&st->src, b, sizeof(b));
-        cg_out_line(o, "/* %s:%d %s: %s = %s */", em->base, st->pos.line, ph->name, a, b);
+        snprintf(head, sizeof(head), "/* %s:%d %s: %s = %s", em->base, st->pos.line, ph->name, a,
+                 b);
         break;
     case CG_STEP_CALL: {
         char root[300] = "";
@@ -226,16 +303,17 @@ static void step_comment(struct cg_emitter *em, const struct cg_phase *ph,
             size_t n = strlen(root);
             snprintf(root + n, sizeof(root) - n, " with MPI_BOR over the bytes");
         }
-        cg_out_line(o, "/* %s:%d %s: call %s%s%s%s: %s%s%s%s */", em->base, st->pos.line,
-                    ph->name, st->call_use ? st->call_use : "native", st->call_use ? "" : " ",
-                    st->call_use ? "" : cg_colls[st->call_coll].name, root, st->call_has_src ? "send " : "on ",
-                    st->call_has_src ? b : a, st->call_has_src ? ", receive into " : "",
-                    st->call_has_src ? a : "");
+        snprintf(head, sizeof(head), "/* %s:%d %s: call %s%s%s%s: %s%s%s%s", em->base,
+                 st->pos.line, ph->name, st->call_use ? st->call_use : "native",
+                 st->call_use ? "" : " ", st->call_use ? "" : cg_colls[st->call_coll].name, root,
+                 st->call_has_src ? "send " : "on ", st->call_has_src ? b : a,
+                 st->call_has_src ? ", receive into " : "", st->call_has_src ? a : "");
         break;
     }
     default:
         cg_panic("unexpected step kind %d", (int)st->kind);
     }
+    comment_block(em, head, lines, st->ncomment);
 }
 
 static void emit_xfer(struct cg_emitter *em, const struct cg_xfer *x, int is_send)
@@ -380,22 +458,25 @@ static void emit_phase(struct cg_emitter *em, const struct cg_phase *ph)
     cg_emit_tag_name(em, rtag, sizeof(rtag), ph, "round");
     /* The round tag has a double underscore before ROUND, like the others;
      * step names may not be "round" (check.c), so it cannot collide. */
+    char head[1200];
     cg_out_blank(o);
     switch (ph->rounds) {
     case CG_ROUNDS_NONE:
-        cg_out_line(o, "/* %s:%d phase %s */", em->base, ph->pos.line, ph->name);
+        snprintf(head, sizeof(head), "/* %s:%d phase %s", em->base, ph->pos.line, ph->name);
         break;
     case CG_ROUNDS_COUNT:
-        cg_out_line(o, "/* %s:%d phase %s: %s rounds */", em->base, ph->pos.line, ph->name,
-                    cg_emit_src_expr(ph->to));
+        snprintf(head, sizeof(head), "/* %s:%d phase %s: %s rounds", em->base, ph->pos.line,
+                 ph->name, cg_emit_src_expr(ph->to));
         break;
     case CG_ROUNDS_UP:
     case CG_ROUNDS_DOWN:
-        cg_out_line(o, "/* %s:%d phase %s: %s from %s %s %s */", em->base, ph->pos.line,
-                    ph->name, ph->var, cg_emit_src_expr(ph->from),
-                    ph->rounds == CG_ROUNDS_UP ? "up to" : "down to", cg_emit_src_expr(ph->to));
+        snprintf(head, sizeof(head), "/* %s:%d phase %s: %s from %s %s %s", em->base,
+                 ph->pos.line, ph->name, ph->var, cg_emit_src_expr(ph->from),
+                 ph->rounds == CG_ROUNDS_UP ? "up to" : "down to", cg_emit_src_expr(ph->to));
         break;
     }
+    /* The schedule's comment on the phase, above its loop. */
+    comment_block(em, head, (const char *const *)ph->comment, ph->ncomment);
     /* A phase's lets live in its own scope, so two phases may use one name. */
     int scope = ph->when == NULL && ph->rounds == CG_ROUNDS_NONE && ph->nlets > 0;
     if (ph->when != NULL) {

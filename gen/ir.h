@@ -105,6 +105,8 @@ struct cg_step {
     int call_has_src, call_has_dst;   /* views present */
     struct cg_pos use_pos;            /* the "use" value */
     struct cg_pos pos;     /* the step object */
+    const char **comment;  /* "comment": its lines as written (emit_common.c prints them sanitised) */
+    int ncomment;          /* how many */
     int index;             /* position in the schedule, all phases (MPI tag) */
     int tag_id;            /* timing tag, relative to the schedule's first */
 };
@@ -139,6 +141,8 @@ struct cg_phase {
     int nlets;                 /* how many */
     struct cg_step *steps;     /* in order */
     int nsteps;                /* how many */
+    const char **comment;      /* "comment": its lines as written (printed sanitised) */
+    int ncomment;              /* how many */
     int tag_id;                /* phase tag (relative) */
     int round_tag_id;          /* round tag (relative), -1 without rounds */
 };

@@ -8,6 +8,7 @@
 #                                which must exit 1
 #   tests/gen/ok/<name>.json     a small good schedule;
 #   tests/gen/ok/<name>.c.expected       the C file `collgen emit` writes for it
+#                                        (which must compile, mpicc -Werror)
 #   tests/gen/ok/<name>.cu.expected      the CUDA file it writes, where the GPU
 #                                        backend has the collective
 #   tests/gen/ok/<name>.explain.expected `collgen explain <name>.json --p 4`
@@ -128,6 +129,15 @@ for json in tests/gen/ok/*.json; do
     else
         ok=0
         why=${why:-"emit wrote no $out/mpi/$schedule.c"}
+    fi
+    # It compiles as the build compiles emitted/ (-Wcomment too: schedule
+    # comments reach it, sanitised).
+    if [ -f "$out/mpi/$schedule.c" ] && command -v mpicc.openmpi >/dev/null 2>&1 &&
+        ! mpicc.openmpi -std=c11 -Wall -Wextra -Werror -Iruntime -I"$out/mpi" -fsyntax-only \
+            "$out/mpi/$schedule.c" >"$tmp/$name.cc" 2>&1; then
+        head -20 "$tmp/$name.cc"
+        ok=0
+        why=${why:-"emitted C does not compile"}
     fi
     # The GPU backend's file, for the collectives it has; a golden without it
     # would never be checked.
