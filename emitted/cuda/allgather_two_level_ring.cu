@@ -54,7 +54,9 @@ int cgcu_allgather_two_level_ring(CG_CU_ALLGATHER_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__STAGE__COPY);
         CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__STAGE);
 
-        /* two_level_ring.json:37 phase inter: nnodes - 1 rounds */
+        /* two_level_ring.json:37 phase inter: nnodes - 1 rounds
+         * Ring over the nodes on every lane at once: pass block node - r of this lane's chunk on.
+         */
         CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER);
         for (int r = 0; r < nnodes - 1; r++) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER__ROUND);
@@ -73,7 +75,9 @@ int cgcu_allgather_two_level_ring(CG_CU_ALLGATHER_ARGS)
         }
         CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER);
 
-        /* two_level_ring.json:64 phase intra: ppn - 1 rounds */
+        /* two_level_ring.json:64 phase intra: ppn - 1 rounds
+         * Ring allgather on the node of whole lane chunks (nnodes blocks each, contiguous in tmp).
+         */
         CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA);
         for (int r = 0; r < ppn - 1; r++) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA__ROUND);
@@ -92,7 +96,10 @@ int cgcu_allgather_two_level_ring(CG_CU_ALLGATHER_ARGS)
         }
         CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA);
 
-        /* two_level_ring.json:93 phase transpose: p rounds */
+        /* two_level_ring.json:93 phase transpose: p rounds
+         * Rank order: out block j is tmp block (j % ppn) * nnodes + j / ppn (out block rank is already
+         * there).
+         */
         CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE);
         for (int j = 0; j < p; j++) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE__ROUND);

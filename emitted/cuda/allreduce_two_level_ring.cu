@@ -44,7 +44,9 @@ int cgcu_allreduce_two_level_ring(CG_CU_ALLREDUCE_ARGS)
         CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING);
         CG_TRY(cg_cu_buffers(&c, p, NULL, &out, &tmp, p));
 
-        /* two_level_ring.json:20 phase intra_rs: ppn - 1 rounds */
+        /* two_level_ring.json:20 phase intra_rs: ppn - 1 rounds
+         * Ring reduce-scatter on the node over chunks of nnodes blocks: local ends with chunk local.
+         */
         CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS);
         for (int r = 0; r < ppn - 1; r++) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__ROUND);

@@ -39,7 +39,9 @@ int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING);
         CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, 2 * p));
 
-        /* recursive_halving.json:22 phase start */
+        /* recursive_halving.json:22 phase start
+         * Ranks outside the folded pairs start from their own input.
+         */
         if (rank >= 2 * rem) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START);
 
@@ -50,7 +52,9 @@ int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
             CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START);
         }
 
-        /* recursive_halving.json:28 phase fold */
+        /* recursive_halving.json:28 phase fold
+         * Even rank 2i sends its whole input to 2i+1, which adds its own input to it.
+         */
         if (rank < 2 * rem) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD);
 
@@ -78,7 +82,10 @@ int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
             CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD);
         }
 
-        /* recursive_halving.json:37 phase halving: k from log2(pof2(p)) - 1 down to 0 */
+        /* recursive_halving.json:37 phase halving: k from log2(pof2(p)) - 1 down to 0
+         * Distance d halves each round. v stays responsible for the blocks of virtual ranks a .. a+d-1
+         * (keep) and hands the partner its partial sums for the blocks of b .. b+d-1 (give).
+         */
         if (v >= 0) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING);
             for (int k = cg_log2(cg_pof2(p)) - 1; k >= 0; k--) {
@@ -113,7 +120,9 @@ int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
             CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING);
         }
 
-        /* recursive_halving.json:61 phase unfold */
+        /* recursive_halving.json:61 phase unfold
+         * The odd rank of each pair holds both results and sends block rank - 1 to its partner.
+         */
         if (rank < 2 * rem) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__UNFOLD);
 

@@ -37,7 +37,9 @@ int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING);
         CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, 2));
 
-        /* ring.json:17 phase alone */
+        /* ring.json:17 phase alone
+         * One rank: the result is its input.
+         */
         if (p == 1) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE);
 
@@ -48,7 +50,9 @@ int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
             CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE);
         }
 
-        /* ring.json:21 phase ring: p - 1 rounds */
+        /* ring.json:21 phase ring: p - 1 rounds
+         * j: the block whose partial arrives this round.
+         */
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING);
         for (int r = 0; r < p - 1; r++) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ROUND);
@@ -85,7 +89,9 @@ int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
                 CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE);
             }
 
-            /* ring.json:36 ring: out block 0 = out block 0 op in block j */
+            /* ring.json:36 ring: out block 0 = out block 0 op in block j
+             * j == rank here: the partial is now the whole reduction of block rank.
+             */
             if (last) {
                 CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE_LAST);
                 CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &in, j, 1, CG_INTO_FROM));

@@ -47,7 +47,10 @@ int cgcu_reduce_scatter_block_two_level_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING);
         CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, p + nnodes));
 
-        /* two_level_halving.json:18 phase transpose: p rounds */
+        /* two_level_halving.json:18 phase transpose: p rounds
+         * Lane-major: tmp block (j % ppn) * nnodes + j / ppn gets in block j (this rank's contribution to
+         * rank j).
+         */
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE);
         for (int j = 0; j < p; j++) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE__ROUND);
@@ -60,7 +63,10 @@ int cgcu_reduce_scatter_block_two_level_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
         }
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE);
 
-        /* two_level_halving.json:43 phase intra: ppn - 1 rounds */
+        /* two_level_halving.json:43 phase intra: ppn - 1 rounds
+         * Ring reduce-scatter on the node over lane chunks: local ends with chunk local summed over the
+         * node.
+         */
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA);
         for (int r = 0; r < ppn - 1; r++) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA__ROUND);
@@ -84,7 +90,10 @@ int cgcu_reduce_scatter_block_two_level_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
         }
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA);
 
-        /* two_level_halving.json:89 phase inter_halving: k from log2(nnodes) - 1 down to 0 */
+        /* two_level_halving.json:89 phase inter_halving: k from log2(nnodes) - 1 down to 0
+         * Recursive halving across the nodes on every lane (nnodes a power of two): keep the half holding
+         * block node.
+         */
         if (cg_pof2(nnodes) == nnodes) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING);
             for (int k = cg_log2(nnodes) - 1; k >= 0; k--) {
@@ -114,7 +123,10 @@ int cgcu_reduce_scatter_block_two_level_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
             CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING);
         }
 
-        /* two_level_halving.json:143 phase inter_ring: nnodes - 1 rounds */
+        /* two_level_halving.json:143 phase inter_ring: nnodes - 1 rounds
+         * Ring reduce-scatter across the nodes on every lane: node ends with block node of its chunk,
+         * summed over all ranks.
+         */
         if (cg_pof2(nnodes) != nnodes) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING);
             for (int r = 0; r < nnodes - 1; r++) {

@@ -32,7 +32,9 @@ int cg_allgather_recursive_doubling(CG_ALLGATHER_ARGS)
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING);
     CG_TRY(cg_buffers(&c, p, NULL, &out, NULL, 0));
 
-    /* recursive_doubling.json:17 phase fold */
+    /* recursive_doubling.json:17 phase fold
+     * Even rank 2i gives its block to 2i+1.
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD);
 
@@ -53,7 +55,9 @@ int cg_allgather_recursive_doubling(CG_ALLGATHER_ARGS)
         CG_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD);
     }
 
-    /* recursive_doubling.json:23 phase butterfly: log2(pof2(p)) rounds */
+    /* recursive_doubling.json:23 phase butterfly: log2(pof2(p)) rounds
+     * v holds the blocks of virtual ranks a .. a+d-1 and swaps them for the partner's b .. b+d-1.
+     */
     if (v >= 0) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY);
         for (int k = 0; k < cg_log2(cg_pof2(p)); k++) {
@@ -83,7 +87,10 @@ int cg_allgather_recursive_doubling(CG_ALLGATHER_ARGS)
         CG_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY);
     }
 
-    /* recursive_doubling.json:41 phase unfold */
+    /* recursive_doubling.json:41 phase unfold
+     * The odd rank of each pair sends its even partner the p - 1 blocks it lacks: all but block rank -
+     * 1 (a span that wraps).
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__UNFOLD);
 

@@ -52,7 +52,9 @@ int cg_allgather_two_level_bruck(CG_ALLGATHER_ARGS)
     CG_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE__COPY);
     CG_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE);
 
-    /* two_level_bruck.json:38 phase inter: ceil_log2(nnodes) rounds */
+    /* two_level_bruck.json:38 phase inter: ceil_log2(nnodes) rounds
+     * Round k: send the first n blocks of this lane's chunk to node - d, receive n more from node + d.
+     */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER);
     for (int k = 0; k < cg_ceil_log2(nnodes); k++) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER__ROUND);
@@ -73,7 +75,9 @@ int cg_allgather_two_level_bruck(CG_ALLGATHER_ARGS)
     }
     CG_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER);
 
-    /* two_level_bruck.json:71 phase intra: ppn - 1 rounds */
+    /* two_level_bruck.json:71 phase intra: ppn - 1 rounds
+     * Ring allgather on the node of whole lane chunks (nnodes blocks each, contiguous in tmp).
+     */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA);
     for (int r = 0; r < ppn - 1; r++) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA__ROUND);

@@ -52,7 +52,9 @@ int cg_allgather_two_level_ring(CG_ALLGATHER_ARGS)
     CG_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__STAGE__COPY);
     CG_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__STAGE);
 
-    /* two_level_ring.json:37 phase inter: nnodes - 1 rounds */
+    /* two_level_ring.json:37 phase inter: nnodes - 1 rounds
+     * Ring over the nodes on every lane at once: pass block node - r of this lane's chunk on.
+     */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER);
     for (int r = 0; r < nnodes - 1; r++) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER__ROUND);
@@ -71,7 +73,9 @@ int cg_allgather_two_level_ring(CG_ALLGATHER_ARGS)
     }
     CG_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER);
 
-    /* two_level_ring.json:64 phase intra: ppn - 1 rounds */
+    /* two_level_ring.json:64 phase intra: ppn - 1 rounds
+     * Ring allgather on the node of whole lane chunks (nnodes blocks each, contiguous in tmp).
+     */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA);
     for (int r = 0; r < ppn - 1; r++) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA__ROUND);
@@ -90,7 +94,10 @@ int cg_allgather_two_level_ring(CG_ALLGATHER_ARGS)
     }
     CG_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA);
 
-    /* two_level_ring.json:93 phase transpose: p rounds */
+    /* two_level_ring.json:93 phase transpose: p rounds
+     * Rank order: out block j is tmp block (j % ppn) * nnodes + j / ppn (out block rank is already
+     * there).
+     */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE);
     for (int j = 0; j < p; j++) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE__ROUND);

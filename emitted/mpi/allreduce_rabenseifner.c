@@ -37,7 +37,9 @@ int cg_allreduce_rabenseifner(CG_ALLREDUCE_ARGS)
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER);
     CG_TRY(cg_buffers(&c, cg_pof2(p), NULL, &out, &tmp, cg_pof2(p)));
 
-    /* rabenseifner.json:22 phase fold */
+    /* rabenseifner.json:22 phase fold
+     * Even rank 2i hands its whole vector to 2i+1, which reduces it in.
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD);
 
@@ -65,7 +67,11 @@ int cg_allreduce_rabenseifner(CG_ALLREDUCE_ARGS)
         CG_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD);
     }
 
-    /* rabenseifner.json:31 phase reduce_scatter: k from log2(pof2(p)) - 1 down to 0 */
+    /* rabenseifner.json:31 phase reduce_scatter: k from log2(pof2(p)) - 1 down to 0
+     * Distance d halves each round. Before the round, v is responsible for the 2d blocks starting
+     * at v - v % (2d); it keeps the d starting at v - v % d (its own half) and sends the partner
+     * the d starting at pv - pv % d, receiving the partner's copy of its own half into tmp.
+     */
     if (v >= 0) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER);
         for (int k = cg_log2(cg_pof2(p)) - 1; k >= 0; k--) {
@@ -94,7 +100,10 @@ int cg_allreduce_rabenseifner(CG_ALLREDUCE_ARGS)
         CG_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER);
     }
 
-    /* rabenseifner.json:46 phase allgather: k from 0 up to log2(pof2(p)) - 1 */
+    /* rabenseifner.json:46 phase allgather: k from 0 up to log2(pof2(p)) - 1
+     * Distance d doubles: v holds the d complete blocks starting at v - v % d and swaps them for the
+     * partner's d.
+     */
     if (v >= 0) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER);
         for (int k = 0; k <= cg_log2(cg_pof2(p)) - 1; k++) {
@@ -118,7 +127,9 @@ int cg_allreduce_rabenseifner(CG_ALLREDUCE_ARGS)
         CG_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER);
     }
 
-    /* rabenseifner.json:54 phase unfold */
+    /* rabenseifner.json:54 phase unfold
+     * The odd rank of each folded pair returns the whole result to its even partner.
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__UNFOLD);
 

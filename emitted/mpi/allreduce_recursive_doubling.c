@@ -37,7 +37,9 @@ int cg_allreduce_recursive_doubling(CG_ALLREDUCE_ARGS)
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING);
     CG_TRY(cg_buffers(&c, 1, NULL, &out, &tmp, 1));
 
-    /* recursive_doubling.json:21 phase fold */
+    /* recursive_doubling.json:21 phase fold
+     * Even rank 2i hands its vector to 2i+1, which computes x(2i) op x(2i+1).
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD);
 
@@ -65,7 +67,9 @@ int cg_allreduce_recursive_doubling(CG_ALLREDUCE_ARGS)
         CG_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD);
     }
 
-    /* recursive_doubling.json:30 phase butterfly: log2(pof2(p)) rounds */
+    /* recursive_doubling.json:30 phase butterfly: log2(pof2(p)) rounds
+     * pv is the partner's virtual rank, peer its real rank (odd member of a folded pair, or v + rem).
+     */
     if (v >= 0) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY);
         for (int k = 0; k < cg_log2(cg_pof2(p)); k++) {
@@ -84,14 +88,18 @@ int cg_allreduce_recursive_doubling(CG_ALLREDUCE_ARGS)
             CG_TRY(cg_xchg_wait(&c));
             CG_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__EXCHANGE);
 
-            /* recursive_doubling.json:38 butterfly: all of out = all of tmp op all of out */
+            /* recursive_doubling.json:38 butterfly: all of out = all of tmp op all of out
+             * The partner's ranks come before ours: out = tmp op out.
+             */
             if (pv < v) {
                 CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_FIRST);
                 CG_TRY(cg_reduce(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
                 CG_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_FIRST);
             }
 
-            /* recursive_doubling.json:42 butterfly: all of out = all of out op all of tmp */
+            /* recursive_doubling.json:42 butterfly: all of out = all of out op all of tmp
+             * Our ranks come first: out = out op tmp.
+             */
             if (pv > v) {
                 CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_LAST);
                 CG_TRY(cg_reduce(&c, &out, 0, &tmp, 0, out.nblocks, CG_INTO_FROM));
@@ -102,7 +110,9 @@ int cg_allreduce_recursive_doubling(CG_ALLREDUCE_ARGS)
         CG_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY);
     }
 
-    /* recursive_doubling.json:46 phase unfold */
+    /* recursive_doubling.json:46 phase unfold
+     * The odd rank of each folded pair returns the result to its even partner.
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD);
 

@@ -38,7 +38,9 @@ int cg_allreduce_ring(CG_ALLREDUCE_ARGS)
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING);
     CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
 
-    /* ring.json:9 phase reduce_scatter: p - 1 rounds */
+    /* ring.json:9 phase reduce_scatter: p - 1 rounds
+     * Round r: pass block rank-r right; the block from the left is reduced in.
+     */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER);
     for (int r = 0; r < p - 1; r++) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__ROUND);
@@ -62,7 +64,9 @@ int cg_allreduce_ring(CG_ALLREDUCE_ARGS)
     }
     CG_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER);
 
-    /* ring.json:18 phase allgather: p - 1 rounds */
+    /* ring.json:18 phase allgather: p - 1 rounds
+     * Rank holds block rank+1 complete; circulate the complete blocks.
+     */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER);
     for (int r = 0; r < p - 1; r++) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER__ROUND);

@@ -42,7 +42,9 @@ int cg_allreduce_two_level_halving(CG_ALLREDUCE_ARGS)
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_HALVING);
     CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
 
-    /* two_level_halving.json:18 phase intra_rs: ppn - 1 rounds */
+    /* two_level_halving.json:18 phase intra_rs: ppn - 1 rounds
+     * Ring reduce-scatter on the node over chunks of nnodes blocks: local ends with chunk local.
+     */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_HALVING__INTRA_RS);
     for (int r = 0; r < ppn - 1; r++) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_HALVING__INTRA_RS__ROUND);

@@ -42,7 +42,9 @@ int cg_alltoall_bruck(CG_ALLTOALL_ARGS)
     CG_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK);
     CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, p + 2 * cg_div(p, 2)));
 
-    /* bruck.json:26 phase rotate */
+    /* bruck.json:26 phase rotate
+     * work block j = in block rank + j: one wrapping span.
+     */
     CG_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__ROTATE);
 
     /* bruck.json:29 rotate: tmp blocks 0 .. +p = in blocks rank .. +p */
@@ -67,7 +69,9 @@ int cg_alltoall_bruck(CG_ALLTOALL_ARGS)
         const int ulen = k > 0 && b < p ? cg_min(half, p - b) : 0;
         const int n = cg_div(p, 2 * d) * d + cg_max(0, cg_mod(p, 2 * d) - d);
 
-        /* bruck.json:47 levels: tmp blocks b .. +ulen = tmp blocks p + h + m * d .. +ulen */
+        /* bruck.json:47 levels: tmp blocks b .. +ulen = tmp blocks p + h + m * d .. +ulen
+         * Run 2m of level k - 1 (bit k clear) back into work.
+         */
         if (ulen > 0) {
             CG_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__UNPACK);
             CG_TRY(cg_copy(&c, &tmp, cg_mod(b, tmp.nblocks), &tmp, cg_mod(p + h + m * d, tmp.nblocks), ulen));
@@ -104,7 +108,9 @@ int cg_alltoall_bruck(CG_ALLTOALL_ARGS)
     }
     CG_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS);
 
-    /* bruck.json:60 phase unrotate: p rounds */
+    /* bruck.json:60 phase unrotate: p rounds
+     * Distance j's block came from rank - j. Bit levels - 1 set: it is still in the receive area.
+     */
     CG_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE);
     for (int j = 0; j < p; j++) {
         CG_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE__ROUND);

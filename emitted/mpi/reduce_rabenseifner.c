@@ -38,7 +38,9 @@ int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
     CG_TAG_BEGIN(CG_TAG_REDUCE_RABENSEIFNER);
     CG_TRY(cg_buffers(&c, cg_pof2(p), NULL, &out, &tmp, cg_pof2(p)));
 
-    /* rabenseifner.json:27 phase fold */
+    /* rabenseifner.json:27 phase fold
+     * Even rank 2i hands its whole vector to 2i+1, which reduces it in.
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_RABENSEIFNER__FOLD);
 
@@ -66,7 +68,11 @@ int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
         CG_TAG_END(CG_TAG_REDUCE_RABENSEIFNER__FOLD);
     }
 
-    /* rabenseifner.json:36 phase reduce_scatter: k from log2(pof2(p)) - 1 down to 0 */
+    /* rabenseifner.json:36 phase reduce_scatter: k from log2(pof2(p)) - 1 down to 0
+     * Distance d halves each round. Before the round, v is responsible for the 2d blocks starting
+     * at v - v % (2d); it keeps the d starting at v - v % d (its own half) and sends the partner
+     * the d starting at pv - pv % d, receiving the partner's copy of its own half into tmp.
+     */
     if (v >= 0) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_RABENSEIFNER__REDUCE_SCATTER);
         for (int k = cg_log2(cg_pof2(p)) - 1; k >= 0; k--) {
@@ -95,7 +101,10 @@ int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
         CG_TAG_END(CG_TAG_REDUCE_RABENSEIFNER__REDUCE_SCATTER);
     }
 
-    /* rabenseifner.json:51 phase gather: k from 0 up to log2(pof2(p)) - 1 */
+    /* rabenseifner.json:51 phase gather: k from 0 up to log2(pof2(p)) - 1
+     * Distance d doubles: half of the ranks still holding blocks pass their d blocks to the partner
+     * nearer vr.
+     */
     if (v >= 0) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_RABENSEIFNER__GATHER);
         for (int k = 0; k <= cg_log2(cg_pof2(p)) - 1; k++) {
@@ -124,7 +133,9 @@ int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
         CG_TAG_END(CG_TAG_REDUCE_RABENSEIFNER__GATHER);
     }
 
-    /* rabenseifner.json:61 phase unfold_root */
+    /* rabenseifner.json:61 phase unfold_root
+     * A folded root (an even rank below 2 rem) gets the result from its partner root + 1.
+     */
     if (root < 2 * rem && cg_mod(root, 2) == 0 && (rank == root || rank == root + 1)) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_RABENSEIFNER__UNFOLD_ROOT);
 

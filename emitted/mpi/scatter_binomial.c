@@ -32,7 +32,9 @@ int cg_scatter_binomial(CG_SCATTER_ARGS)
     CG_TAG_BEGIN(CG_TAG_SCATTER_BINOMIAL);
     CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, p));
 
-    /* binomial.json:19 phase own */
+    /* binomial.json:19 phase own
+     * A no-op when the root is called in place: out is then its block of sendbuf.
+     */
     if (rank == root) {
         CG_TAG_BEGIN(CG_TAG_SCATTER_BINOMIAL__OWN);
 
