@@ -184,6 +184,54 @@ static void remove_stale(struct cg_gen *g, const struct cg_schedule *const *s, i
     closedir(d);
 }
 
+/* Whether name is among the n schedules. */
+static int listed(const struct cg_schedule *const *s, int n, const char *name)
+{
+    for (int i = 0; i < n; i++) {
+        if (strcmp(s[i]->name, name) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Prototypes of the generated schedules the listed ones call or fall back
+ * to without being listed themselves (an emit of some files only), once
+ * each: gpu 0 the MPI functions, 1 the GPU ones (fallbacks only). */
+static void external_prototypes(struct cg_out *o, const struct cg_schedule *const *s, int n,
+                                int gpu)
+{
+    const struct cg_schedule *seen[256];
+    int nseen = 0;
+    for (int i = 0; i < n; i++) {
+        if (gpu && !cg_emit_cuda_has(s[i])) {
+            continue;
+        }
+        for (int pi = -1; pi < s[i]->nphases; pi++) {
+            for (int k = 0; k < (pi < 0 ? 1 : s[i]->phases[pi].nsteps); k++) {
+                const struct cg_schedule *x =
+                    pi < 0 ? s[i]->fallback_s
+                           : (gpu ? NULL : s[i]->phases[pi].steps[k].callee);
+                int known = x == NULL || listed(s, n, x->name);
+                for (int j = 0; j < nseen && !known; j++) {
+                    known = seen[j] == x;
+                }
+                if (known || nseen == (int)(sizeof(seen) / sizeof(seen[0]))) {
+                    continue;
+                }
+                char cu[64];
+                cg_emit_upper(cu, sizeof(cu), cg_colls[x->coll].name);
+                if (nseen == 0) {
+                    cg_out_line(o, "/* Called by the schedules above, emitted elsewhere. */");
+                }
+                cg_out_line(o, "int %s%s(CG_%s%s_ARGS); /* %s */", gpu ? "cgcu_" : "cg_", x->name,
+                            gpu ? "CU_" : "", cu, x->file);
+                seen[nseen++] = x;
+            }
+        }
+    }
+}
+
 /* emitted/cuda/collgen_cuda.h and emitted/cuda/all.cu: the GPU collectives
  * of the schedules the GPU backend has, in the order of the rest. */
 static int emit_cuda_files(struct cg_gen *g, const struct cg_schedule *const *s, int n)
@@ -221,6 +269,7 @@ static int emit_cuda_files(struct cg_gen *g, const struct cg_schedule *const *s,
         cg_emit_upper(cu, sizeof(cu), cg_colls[s[i]->coll].name);
         cg_out_line(&o, "int cgcu_%s(CG_CU_%s_ARGS); /* %s */", s[i]->name, cu, s[i]->file);
     }
+    external_prototypes(&o, s, n, 1);
     cg_out_blank(&o);
     cg_out_line(&o, "#ifdef __cplusplus");
     cg_out_line(&o, "}");
@@ -513,6 +562,7 @@ int cg_emit_registry(struct cg_gen *g, const struct cg_schedule *const *s, int n
         cg_emit_upper(cu, sizeof(cu), cg_colls[s[i]->coll].name);
         cg_out_line(&o, "int cg_%s(CG_%s_ARGS); /* %s */", s[i]->name, cu, s[i]->file);
     }
+    external_prototypes(&o, s, n, 0);
     cg_out_blank(&o);
     cg_out_line(&o, "/* Timing tags. A schedule's ids are its base plus 0 (the call), 1, ... (its");
     cg_out_line(&o, " * phases, rounds and steps in order). The base is assigned here, where the");
