@@ -436,8 +436,9 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
                     ref(ck, &st->src, 0, "a call's \"send\"");
                 }
                 if (st->call_has_dst) {
-                    ref(ck, &st->dst, 1, st->call_coll == CG_C_BCAST ? "a call's \"buffer\""
-                                                                     : "a call's \"recv\"");
+                    ref(ck, &st->dst, 1, cg_colls[st->call_coll].bufs == CG_BUFS_ONE
+                                             ? "a call's \"buffer\""
+                                             : "a call's \"recv\"");
                 }
                 if (st->call_bor && (!cg_colls[st->call_coll].reduces || !zero_fill_ok(s))) {
                     err(ck, st->pos, "\"op\": \"bor\" is for a call to a reducing collective "

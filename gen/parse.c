@@ -354,10 +354,12 @@ static void step(struct parser *ps, const struct cg_json *o, struct cg_step *st)
                     st->call_has_dst = 1;
                 }
             } else if (v != NULL) {
-                err(ps, v->pos, "a call to %s takes no \"%s\"%s", cn, names[k],
-                    st->call_coll == CG_C_BCAST ? " (bcast has one view: \"buffer\")"
-                    : st->call_coll == CG_C_BARRIER ? " (barrier has no data)"
-                    : " (it takes \"send\" and \"recv\")");
+                enum cg_bufs bufs = cg_colls[st->call_coll].bufs;
+                err(ps, v->pos, "a call to %s takes no \"%s\"%s%s%s", cn, names[k],
+                    bufs == CG_BUFS_SEND_RECV ? " (it takes \"send\" and \"recv\")" : " (",
+                    bufs == CG_BUFS_SEND_RECV ? "" : cn,
+                    bufs == CG_BUFS_ONE ? " has one view: \"buffer\")"
+                    : bufs == CG_BUFS_NONE ? " has no data)" : "");
             }
         }
         break;
