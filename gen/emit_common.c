@@ -666,9 +666,9 @@ static int uses_topo(const struct cg_emitter *em)
 }
 
 /* From the opening brace to the first phase: the runtime's begin for the
- * collective, the shortcut out (an error, the fallback ran, count 0), the
- * params, p, rank, the topology's names, the lets, the call tag and the
- * buffers. */
+ * collective (which also says when the call is over: an error, the fallback
+ * ran, count 0), the params, p, rank, the topology's names, the lets, the
+ * call tag and the buffers. */
 static void prologue(struct cg_emitter *em)
 {
     static const char *const topo_names[4] = { "ppn", "nnodes", "node", "local" };
@@ -689,51 +689,61 @@ static void prologue(struct cg_emitter *em)
         }
     }
     cg_emit_arg_names(api->gpu ? info->cu_args : info->args, names, sizeof(names));
+    size_t nf = 0;
     if (s->commutative && !api->gpu) {
-        snprintf(flags, sizeof(flags), "CG_NEEDS_COMMUTATIVE%s",
-                 s->topology ? " | CG_NEEDS_TOPOLOGY" : "");
-    } else if (s->topology) {
-        snprintf(flags, sizeof(flags), "CG_NEEDS_TOPOLOGY");
+        nf += (size_t)snprintf(flags + nf, sizeof(flags) - nf, "CG_NEEDS_COMMUTATIVE");
     }
     if (s->topology) {
+        nf += (size_t)snprintf(flags + nf, sizeof(flags) - nf, "%sCG_NEEDS_TOPOLOGY",
+                               nf ? " | " : "");
         snprintf(fallback, sizeof(fallback), "(cg_any_fn)%s%s", api->prefix, s->fallback);
     }
-    /* One line, or two where it would pass 120 columns: the caller's
-     * arguments, then the schedule's. */
+    /* Params are read after the fallback's test and before the count's, as
+     * they always were: a count of 0 is then the emitted code's test. */
+    if (reads > 0) {
+        snprintf(flags + nf, sizeof(flags) - nf, "%sCG_READS_PARAMS", nf ? " | " : "");
+    }
+    /* MPI: CG_TRY(begin) (CG_DONE jumps to out too); the GPU's C++ body is a
+     * block under `if (rc == MPI_SUCCESS)` instead. One line, or two where it
+     * would pass 120 columns: the caller's arguments, then the schedule's. */
     char head[160];
-    snprintf(head, sizeof(head), "int rc = %s%s(", api->begin, info->name);
+    if (!api->gpu) {
+        cg_out_line(o, "int rc = MPI_SUCCESS;");
+        cg_out_blank(o);
+    }
+    snprintf(head, sizeof(head), api->gpu ? "int rc = %s%s(" : "CG_TRY(%s%s(", api->begin,
+             info->name);
+    const char *end = api->gpu ? ");" : "));";
     if (4 * o->indent + strlen(head) + strlen(names) + strlen(flags) + strlen(fallback) + 10 <=
         120) {
-        cg_out_line(o, "%s&c, %s, %s, %s);", head, names, flags, fallback);
+        cg_out_line(o, "%s&c, %s, %s, %s%s", head, names, flags, fallback, end);
     } else {
         cg_out_line(o, "%s&c, %s,", head, names);
-        cg_out_line(o, "%*s%s, %s);", (int)strlen(head), "", flags, fallback);
+        cg_out_line(o, "%*s%s, %s%s", (int)strlen(head), "", flags, fallback, end);
     }
-    cg_out_blank(o);
-    /* Params are read after the fallback's test and before the count's, as
-     * they always were. */
-    const char *done = s->topology ? " || c.done" : "";
-    if (reads > 0) {
-        cg_out_open(o, s->topology ? "if ((rc != MPI_SUCCESS) || c.done)" : "if (rc != MPI_SUCCESS)");
-        cg_out_line(o, "goto out;");
-        cg_out_close(o);
-        for (int i = 0; i < s->nparams; i++) {
-            if (s->params[i].ranged && em->used[s->params[i].slot]) {
+    for (int i = 0; i < s->nparams; i++) {
+        if (s->params[i].ranged && em->used[s->params[i].slot]) {
+            if (api->gpu) {
+                cg_out_open(o, "if (rc == MPI_SUCCESS)");
+                cg_out_line(o, "rc = cg_param_value(&cg_param_%s_%s, &%s);", s->name,
+                            s->params[i].name, s->params[i].name);
+                cg_out_close(o);
+            } else {
                 cg_out_line(o, "CG_TRY(cg_param_value(&cg_param_%s_%s, &%s));", s->name,
                             s->params[i].name, s->params[i].name);
             }
         }
-        cg_out_open(o, "if (c.empty)");
-    } else {
-        cg_out_open(o, "if ((rc != MPI_SUCCESS)%s || c.empty)", done);
     }
-    cg_out_line(o, "goto out;");
-    cg_out_close(o);
+    if (reads > 0 && !api->gpu) {
+        cg_out_open(o, "if (c.empty)");
+        cg_out_line(o, "goto out;");
+        cg_out_close(o);
+    }
     if (api->gpu) {
-        cg_out_line(o, "/* In a block: C++ forbids a goto out that jumps over initialisations "
-                       "into their scope. */");
-        cg_out_line(o, "{");
-        o->indent++;
+        cg_out_blank(o);
+        cg_out_line(o, "/* The body in a block: C++ forbids a goto out that jumps over "
+                       "initialisations into their scope. */");
+        cg_out_open(o, reads > 0 ? "if ((rc == MPI_SUCCESS) && !c.empty)" : "if (rc == MPI_SUCCESS)");
     }
     if (em->used[CG_SLOT_P]) {
         cg_out_line(o, "const int p = c.p;");
@@ -788,7 +798,6 @@ void cg_emit_function(struct cg_emitter *em)
     o->indent--;
     cg_out_line(o, "out:");
     o->indent++;
-    cg_out_line(o, "%s_end(&c);", api->call);
-    cg_out_line(o, "return rc;");
+    cg_out_line(o, "return %s_finish(&c, rc);", api->call);
     cg_out_close(o);
 }

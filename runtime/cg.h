@@ -149,7 +149,7 @@ struct cg_call {
     size_t count;          /* elements of this rank's blocks: the vector (B blocks), or one
                             * of the p equal blocks; in dtype */
     int empty;             /* count is 0: the call has nothing to do */
-    int done;              /* the fallback ran (its result is the call's): nothing left */
+    int result;            /* the call's result when the begin returned CG_DONE */
     const struct cg_topo *topo; /* CG_NEEDS_TOPOLOGY: this communicator's (regular) */
     char token;            /* barrier's one-byte block */
 };
@@ -264,12 +264,16 @@ int cg_call_split(struct cg_call *c, const char *site, long instance, int color,
 
 /* ---- prologues (prologue.c) --------------------------------------------- */
 
-/* What every generated collective does before its first phase, in two calls:
+/* What every generated collective does before its first phase, in two calls,
+ * and how it ends:
  *
- *   int rc = cg_begin_<coll>(&c, <the collective's arguments>, flags, fallback);
- *   if ((rc != MPI_SUCCESS) || c.done || c.empty) goto out;
+ *   int rc = MPI_SUCCESS;
+ *   CG_TRY(cg_begin_<coll>(&c, <the collective's arguments>, flags, fallback));
  *   ... p, rank, the schedule's lets, the call tag ...
  *   CG_TRY(cg_buffers(&c, B, &in, &out, &tmp, scratch blocks));
+ *   ... the phases ...
+ * out:
+ *   return cg_call_finish(&c, rc);
  *
  * cg_begin_<coll> (one per collective, with its MPI signature) records the
  * arguments in c, picks the datatype this rank's blocks are counted in
@@ -277,17 +281,26 @@ int cg_call_split(struct cg_call *c, const char *site, long instance, int color,
  * root called in place), runs cg_call_begin's checks (CG_NEEDS_COMMUTATIVE
  * in flags: MPI_ERR_OP for a non-commutative op), and with
  * CG_NEEDS_TOPOLOGY finds the node and lane structure (c->topo): where the
- * communicator is not regular it ends the call, runs `fallback` (a
+ * communicator is not regular it ends the call and runs `fallback` (a
  * cg_<coll>_fn of the same collective, cast to cg_any_fn) on the same
- * arguments, sets c->done and returns the fallback's result. c->empty is
- * set when the count is 0 (never for barrier). cg_call_end is safe on c
- * whatever it returns. */
+ * arguments. It returns MPI_SUCCESS (go on), an MPI error code, or CG_DONE:
+ * the call is complete without its phases, because the count is 0 (never
+ * for barrier) or the fallback ran; c->result is then the call's result.
+ * With CG_READS_PARAMS a count of 0 is not CG_DONE but c->empty, which the
+ * caller tests after reading its params (a bad value is an error even
+ * then). cg_call_finish is safe on c whatever the begin returned. */
 #define CG_NEEDS_TOPOLOGY 2
+#define CG_READS_PARAMS 4
+#define CG_DONE (-1) /* no MPI error code is negative */
 
 #define X(ID, id, mpi, bufs, combine, rooted, shape, input, in_place, size, busbw, args, ...) \
     int cg_begin_##id(struct cg_call *c, args, int flags, cg_any_fn fallback);
 CG_COLL_TABLE(X)
 #undef X
+
+/* Ends the call (cg_call_end) and returns its result: rc, or for CG_DONE
+ * what the begin left in c->result. */
+int cg_call_finish(struct cg_call *c, int rc);
 
 /* The buffers of the call begun on c, in blocks: `out` (always) and `in`
  * (the collectives whose table row has an input) over the caller's memory,

@@ -19,8 +19,9 @@
 #include "cg_algo.h" /* cg_<coll>_fn, for the fallbacks */
 
 /* What a begin function knows of its arguments, and the rest of the begin:
- * cg_call_begin, the record, the topology. Returns MPI_SUCCESS (c->done set
- * when the fallback must run, the call already ended) or an error. */
+ * cg_call_begin, the record, the topology, the count. Returns MPI_SUCCESS,
+ * an error, or CG_DONE: for a fallback to run (the call already ended,
+ * c->topo NULL) or a count of 0 (c->result MPI_SUCCESS). */
 struct args {
     int coll;
     const void *sendbuf;
@@ -62,14 +63,29 @@ static int begin(struct cg_call *c, const struct args *a, MPI_Comm comm, int fla
                 goto out;
             }
             cg_call_end(c);
-            c->done = 1;
+            rc = CG_DONE;
             goto out;
         }
         c->topo = topo;
     }
     c->empty = (cg_colls[a->coll].shape != CG_SHAPE_TOKEN) && (a->count == 0);
+    if (c->empty && (flags & CG_READS_PARAMS) == 0) {
+        rc = CG_DONE;
+    }
 out:
     return rc;
+}
+
+/* Whether begin's CG_DONE is for the fallback, not for a count of 0. */
+static int falls_back(const struct cg_call *c, int rc)
+{
+    return (rc == CG_DONE) && !c->empty;
+}
+
+int cg_call_finish(struct cg_call *c, int rc)
+{
+    cg_call_end(c);
+    return (rc == CG_DONE) ? c->result : rc;
 }
 
 /* The rank of the caller in comm, for the rooted collectives whose blocks'
@@ -86,8 +102,8 @@ int cg_begin_allreduce(struct cg_call *c, CG_ALLREDUCE_ARGS, int flags, cg_any_f
     struct args a = { CG_COLL_ALLREDUCE, sendbuf, recvbuf, count, count, datatype, datatype, 0,
                       count, datatype, op };
     int rc = begin(c, &a, comm, flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_allreduce_fn)fallback)(sendbuf, recvbuf, count, datatype, op, comm);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_allreduce_fn)fallback)(sendbuf, recvbuf, count, datatype, op, comm);
     }
     return rc;
 }
@@ -97,9 +113,9 @@ int cg_begin_allgather(struct cg_call *c, CG_ALLGATHER_ARGS, int flags, cg_any_f
     struct args a = { CG_COLL_ALLGATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype,
                       recvtype, 0, recvcount, recvtype, MPI_OP_NULL };
     int rc = begin(c, &a, comm, flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_allgather_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                         recvtype, comm);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_allgather_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                recvtype, comm);
     }
     return rc;
 }
@@ -110,9 +126,9 @@ int cg_begin_reduce_scatter_block(struct cg_call *c, CG_REDUCE_SCATTER_BLOCK_ARG
     struct args a = { CG_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, recvcount,
                       datatype, datatype, 0, recvcount, datatype, op };
     int rc = begin(c, &a, comm, flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_reduce_scatter_block_fn)fallback)(sendbuf, recvbuf, recvcount, datatype, op,
-                                                    comm);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_reduce_scatter_block_fn)fallback)(sendbuf, recvbuf, recvcount,
+                                                           datatype, op, comm);
     }
     return rc;
 }
@@ -122,8 +138,8 @@ int cg_begin_bcast(struct cg_call *c, CG_BCAST_ARGS, int flags, cg_any_fn fallba
     struct args a = { CG_COLL_BCAST, NULL, buffer, count, count, datatype, datatype, root,
                       count, datatype, MPI_OP_NULL };
     int rc = begin(c, &a, comm, flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_bcast_fn)fallback)(buffer, count, datatype, root, comm);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_bcast_fn)fallback)(buffer, count, datatype, root, comm);
     }
     return rc;
 }
@@ -133,8 +149,8 @@ int cg_begin_reduce(struct cg_call *c, CG_REDUCE_ARGS, int flags, cg_any_fn fall
     struct args a = { CG_COLL_REDUCE, sendbuf, recvbuf, count, count, datatype, datatype, root,
                       count, datatype, op };
     int rc = begin(c, &a, comm, flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_reduce_fn)fallback)(sendbuf, recvbuf, count, datatype, op, root, comm);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_reduce_fn)fallback)(sendbuf, recvbuf, count, datatype, op, root, comm);
     }
     return rc;
 }
@@ -154,9 +170,9 @@ int cg_begin_gather(struct cg_call *c, CG_GATHER_ARGS, int flags, cg_any_fn fall
                       root, (rank == root) ? recvcount : sendcount,
                       (rank == root) ? recvtype : sendtype, MPI_OP_NULL };
     rc = begin(c, &a, comm, flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_gather_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                      root, comm);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_gather_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                             recvtype, root, comm);
     }
     return rc;
 }
@@ -177,9 +193,9 @@ int cg_begin_scatter(struct cg_call *c, CG_SCATTER_ARGS, int flags, cg_any_fn fa
                       recvtype, root, root_in_place ? sendcount : recvcount,
                       root_in_place ? sendtype : recvtype, MPI_OP_NULL };
     rc = begin(c, &a, comm, flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_scatter_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                       root, comm);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_scatter_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                              recvtype, root, comm);
     }
     return rc;
 }
@@ -189,9 +205,9 @@ int cg_begin_alltoall(struct cg_call *c, CG_ALLTOALL_ARGS, int flags, cg_any_fn 
     struct args a = { CG_COLL_ALLTOALL, sendbuf, recvbuf, sendcount, recvcount, sendtype,
                       recvtype, 0, recvcount, recvtype, MPI_OP_NULL };
     int rc = begin(c, &a, comm, flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_alltoall_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                        recvtype, comm);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_alltoall_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                               recvtype, comm);
     }
     return rc;
 }
@@ -201,8 +217,8 @@ int cg_begin_scan(struct cg_call *c, CG_SCAN_ARGS, int flags, cg_any_fn fallback
     struct args a = { CG_COLL_SCAN, sendbuf, recvbuf, count, count, datatype, datatype, 0, count,
                       datatype, op };
     int rc = begin(c, &a, comm, flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_scan_fn)fallback)(sendbuf, recvbuf, count, datatype, op, comm);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_scan_fn)fallback)(sendbuf, recvbuf, count, datatype, op, comm);
     }
     return rc;
 }
@@ -212,8 +228,8 @@ int cg_begin_exscan(struct cg_call *c, CG_EXSCAN_ARGS, int flags, cg_any_fn fall
     struct args a = { CG_COLL_EXSCAN, sendbuf, recvbuf, count, count, datatype, datatype, 0,
                       count, datatype, op };
     int rc = begin(c, &a, comm, flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_exscan_fn)fallback)(sendbuf, recvbuf, count, datatype, op, comm);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_exscan_fn)fallback)(sendbuf, recvbuf, count, datatype, op, comm);
     }
     return rc;
 }
@@ -225,8 +241,8 @@ int cg_begin_barrier(struct cg_call *c, CG_BARRIER_ARGS, int flags, cg_any_fn fa
     struct args a = { CG_COLL_BARRIER, NULL, NULL, 1, 1, MPI_BYTE, MPI_BYTE, 0, 1, MPI_BYTE,
                       MPI_OP_NULL };
     int rc = begin(c, &a, comm, flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_barrier_fn)fallback)(comm);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_barrier_fn)fallback)(comm);
     }
     return rc;
 }
@@ -350,8 +366,8 @@ int cg_buffers(struct cg_call *c, long nb, struct cg_buf *in, struct cg_buf *out
     case CG_SHAPE_TOKEN:
         break;
     }
-    if ((nb != g.nb) || (nb < 1) || (out == NULL) || ((in == NULL) != (info->input == CG_INPUT_NONE)) ||
-        ((tmp != NULL) && (ntmp < 0))) {
+    if ((nb != g.nb) || (nb < 1) || (out == NULL) ||
+        ((in == NULL) != (info->input == CG_INPUT_NONE)) || ((tmp != NULL) && (ntmp < 0))) {
         cg_set_error("collgen: cg_buffers: %ld blocks, in %s, tmp of %ld blocks do not fit %s at "
                      "p = %ld", nb, (in != NULL) ? "given" : "NULL", ntmp, info->name, p);
         return MPI_ERR_INTERN;

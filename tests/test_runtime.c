@@ -628,12 +628,10 @@ static int ring_allreduce(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
-    int rc = cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
-                                CG_NEEDS_COMMUTATIVE, NULL);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                              CG_NEEDS_COMMUTATIVE, NULL));
     const int p = c.p, rank = c.rank;
     const int right = cg_mod(rank + 1, p), left = cg_mod(rank - 1, p);
     CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
@@ -652,8 +650,7 @@ static int ring_allreduce(CG_ALLREDUCE_ARGS)
         CG_TRY(cg_xchg_wait(&c));
     }
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }
 
 static void ring_allreduce_should_match_mpi_allreduce(void)
@@ -743,7 +740,7 @@ static void prologue_should_copy_the_input_into_out_unless_in_place(void)
     int32_t *send = unique_vec(n, rank, 0), *recv = poison_vec(n);
     CHECK(cg_begin_allreduce(&c, send, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
           MPI_SUCCESS);
-    CHECK(!c.empty && !c.done && c.coll == CG_COLL_ALLREDUCE && c.count == n && c.p == p);
+    CHECK(!c.empty && c.coll == CG_COLL_ALLREDUCE && c.count == n && c.p == p);
     CHECK(cg_buffers(&c, 3, NULL, &out, &tmp, 7) == MPI_SUCCESS);
     CHECK(out.base == (char *)recv && out.nblocks == 3 && out.geom.count == n && out.geom.nb == 3);
     CHECK(tmp.base != NULL && tmp.nblocks == 7 && tmp.geom.nb == 3);
@@ -756,11 +753,14 @@ static void prologue_should_copy_the_input_into_out_unless_in_place(void)
     CHECK(cg_buffers(&c, 1, NULL, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(out.base == (char *)recv && holds_unique(recv, n, rank, 5));
     cg_call_end(&c);
-    /* Count 0: empty, nothing to lay out. */
+    /* Count 0: the call is done, successfully; with CG_READS_PARAMS the
+     * caller tests c.empty after its params. */
     CHECK(cg_begin_allreduce(&c, send, recv, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
-          MPI_SUCCESS);
-    CHECK(c.empty && !c.done);
-    cg_call_end(&c);
+          CG_DONE);
+    CHECK(c.empty && cg_call_finish(&c, CG_DONE) == MPI_SUCCESS);
+    CHECK(cg_begin_allreduce(&c, send, recv, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                             CG_READS_PARAMS, NULL) == MPI_SUCCESS);
+    CHECK(c.empty && cg_call_finish(&c, MPI_ERR_ARG) == MPI_ERR_ARG);
 
     /* exscan in place: in is a copy of recvbuf in scratch, B blocks. */
     struct cg_buf in;
@@ -979,12 +979,12 @@ static void prologue_should_run_the_fallback_where_the_topology_is_not_regular(v
         unsetenv("CG_PPN");
         int regular = (k == 1) || (p % 2 == 0);
         if (regular) {
-            CHECK(rc == MPI_SUCCESS && !c.done && c.topo != NULL && c.topo->ppn == k);
-            CHECK(fallback_calls == 0);
+            CHECK(rc == MPI_SUCCESS && c.topo != NULL && c.topo->ppn == k);
+            CHECK(fallback_calls == 0 && cg_call_finish(&c, rc) == MPI_SUCCESS);
         } else {
-            CHECK(rc == MPI_ERR_PENDING && c.done && fallback_calls == 1);
+            CHECK(rc == CG_DONE && fallback_calls == 1);
+            CHECK(cg_call_finish(&c, rc) == MPI_ERR_PENDING);
         }
-        cg_call_end(&c);
         MPI_Comm_free(&dup);
     }
     /* Not regular and no fallback: the generator's bug, reported. */

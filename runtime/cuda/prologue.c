@@ -8,8 +8,10 @@
 
 #include "cg_cuda_algo.h" /* cg_cu_<coll>_fn, for the fallbacks */
 
-/* cg_cu_call_begin, the record, the topology (c->done: run the fallback),
- * the argument checks and the count == 0 shortcut. */
+/* cg_cu_call_begin, the record, the topology, the argument checks and the
+ * count. Returns MPI_SUCCESS, an error, or CG_DONE: for the fallback to run
+ * (the call already ended) or a count of 0 (c->empty, unless
+ * CG_READS_PARAMS). */
 static int begin(struct cg_cu_call *c, int coll, const void *sendbuf, void *recvbuf,
                  size_t count, int root, MPI_Comm comm, cg_cu_dtype dtype, cg_cu_op op,
                  cudaStream_t stream, int flags, cg_any_fn fallback)
@@ -36,7 +38,7 @@ static int begin(struct cg_cu_call *c, int coll, const void *sendbuf, void *recv
                 goto out;
             }
             cg_cu_call_end(c);
-            c->done = 1;
+            rc = CG_DONE;
             goto out;
         }
         c->topo = topo;
@@ -48,8 +50,23 @@ static int begin(struct cg_cu_call *c, int coll, const void *sendbuf, void *recv
         CG_CHECK(cg_cu_check_root(c, root));
     }
     c->empty = (count == 0);
+    if (c->empty && (flags & CG_READS_PARAMS) == 0) {
+        rc = CG_DONE;
+    }
 out:
     return rc;
+}
+
+/* Whether begin's CG_DONE is for the fallback, not for a count of 0. */
+static int falls_back(const struct cg_cu_call *c, int rc)
+{
+    return (rc == CG_DONE) && !c->empty;
+}
+
+int cg_cu_call_finish(struct cg_cu_call *c, int rc)
+{
+    cg_cu_call_end(c);
+    return (rc == CG_DONE) ? c->result : rc;
 }
 
 int cg_cu_begin_allreduce(struct cg_cu_call *c, CG_CU_ALLREDUCE_ARGS, int flags,
@@ -57,8 +74,9 @@ int cg_cu_begin_allreduce(struct cg_cu_call *c, CG_CU_ALLREDUCE_ARGS, int flags,
 {
     int rc = begin(c, CG_COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, comm, datatype, op, stream,
                    flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_cu_allreduce_fn)fallback)(sendbuf, recvbuf, count, datatype, op, comm, stream);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_cu_allreduce_fn)fallback)(sendbuf, recvbuf, count, datatype, op, comm,
+                                                   stream);
     }
     return rc;
 }
@@ -68,8 +86,9 @@ int cg_cu_begin_allgather(struct cg_cu_call *c, CG_CU_ALLGATHER_ARGS, int flags,
 {
     int rc = begin(c, CG_COLL_ALLGATHER, sendbuf, recvbuf, sendcount, 0, comm, datatype,
                    CG_CU_OP_NONE, stream, flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_cu_allgather_fn)fallback)(sendbuf, recvbuf, sendcount, datatype, comm, stream);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_cu_allgather_fn)fallback)(sendbuf, recvbuf, sendcount, datatype, comm,
+                                                   stream);
     }
     return rc;
 }
@@ -79,9 +98,9 @@ int cg_cu_begin_reduce_scatter_block(struct cg_cu_call *c, CG_CU_REDUCE_SCATTER_
 {
     int rc = begin(c, CG_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, 0, comm,
                    datatype, op, stream, flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_cu_reduce_scatter_block_fn)fallback)(sendbuf, recvbuf, recvcount, datatype, op,
-                                                       comm, stream);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_cu_reduce_scatter_block_fn)fallback)(sendbuf, recvbuf, recvcount,
+                                                              datatype, op, comm, stream);
     }
     return rc;
 }
@@ -90,8 +109,9 @@ int cg_cu_begin_bcast(struct cg_cu_call *c, CG_CU_BCAST_ARGS, int flags, cg_any_
 {
     int rc = begin(c, CG_COLL_BCAST, sendbuf, recvbuf, count, root, comm, datatype,
                    CG_CU_OP_NONE, stream, flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_cu_bcast_fn)fallback)(sendbuf, recvbuf, count, datatype, root, comm, stream);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_cu_bcast_fn)fallback)(sendbuf, recvbuf, count, datatype, root, comm,
+                                               stream);
     }
     return rc;
 }
@@ -101,8 +121,8 @@ int cg_cu_begin_alltoall(struct cg_cu_call *c, CG_CU_ALLTOALL_ARGS, int flags,
 {
     int rc = begin(c, CG_COLL_ALLTOALL, sendbuf, recvbuf, count, 0, comm, datatype,
                    CG_CU_OP_NONE, stream, flags, fallback);
-    if ((rc == MPI_SUCCESS) && c->done) {
-        rc = ((cg_cu_alltoall_fn)fallback)(sendbuf, recvbuf, count, datatype, comm, stream);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_cu_alltoall_fn)fallback)(sendbuf, recvbuf, count, datatype, comm, stream);
     }
     return rc;
 }
@@ -184,8 +204,8 @@ int cg_cu_buffers(struct cg_cu_call *c, long nb, struct cg_buf *in, struct cg_bu
         g.count = (size_t)p * c->count;
         g.nb = p;
     }
-    if ((nb != g.nb) || (nb < 1) || (out == NULL) || ((in == NULL) != (info->input == CG_INPUT_NONE)) ||
-        ((tmp != NULL) && (ntmp < 0))) {
+    if ((nb != g.nb) || (nb < 1) || (out == NULL) ||
+        ((in == NULL) != (info->input == CG_INPUT_NONE)) || ((tmp != NULL) && (ntmp < 0))) {
         cg_set_error("collgen: cg_cu_buffers: %ld blocks, in %s, tmp of %ld blocks do not fit %s "
                      "at p = %ld", nb, (in != NULL) ? "given" : "NULL", ntmp, info->name, p);
         return MPI_ERR_INTERN;
