@@ -22,11 +22,8 @@ int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS)
     struct cg_buf out;
     int rc = cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream, 0, NULL);
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const int rank = c.rank;
         const int rem = p - cg_pof2(p);
@@ -116,6 +113,5 @@ int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

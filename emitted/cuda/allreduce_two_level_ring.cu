@@ -30,11 +30,8 @@ int cgcu_allreduce_two_level_ring(CG_CU_ALLREDUCE_ARGS)
     int rc = cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream,
                                    CG_NEEDS_TOPOLOGY, (cg_any_fn)cgcu_allreduce_ring);
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const struct cg_topo *topo = c.topo;
         const int ppn = topo->ppn;
@@ -135,6 +132,5 @@ int cgcu_allreduce_two_level_ring(CG_CU_ALLREDUCE_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

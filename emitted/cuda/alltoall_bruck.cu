@@ -32,11 +32,8 @@ int cgcu_alltoall_bruck(CG_CU_ALLTOALL_ARGS)
     struct cg_buf in, out, tmp;
     int rc = cg_cu_begin_alltoall(&c, sendbuf, recvbuf, count, datatype, comm, stream, 0, NULL);
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const int rank = c.rank;
         const int h = cg_div(p, 2);
@@ -138,6 +135,5 @@ int cgcu_alltoall_bruck(CG_CU_ALLTOALL_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

@@ -24,11 +24,8 @@ int cgcu_alltoall_pairwise(CG_CU_ALLTOALL_ARGS)
     struct cg_buf in, out;
     int rc = cg_cu_begin_alltoall(&c, sendbuf, recvbuf, count, datatype, comm, stream, 0, NULL);
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const int rank = c.rank;
         CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_PAIRWISE);
@@ -67,6 +64,5 @@ int cgcu_alltoall_pairwise(CG_CU_ALLTOALL_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLTOALL_PAIRWISE);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

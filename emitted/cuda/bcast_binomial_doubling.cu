@@ -22,11 +22,8 @@ int cgcu_bcast_binomial_doubling(CG_CU_BCAST_ARGS)
     struct cg_buf out;
     int rc = cg_cu_begin_bcast(&c, sendbuf, recvbuf, count, datatype, root, comm, stream, 0, NULL);
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const int rank = c.rank;
         const int v = cg_mod(rank - root, p);
@@ -60,6 +57,5 @@ int cgcu_bcast_binomial_doubling(CG_CU_BCAST_ARGS)
         CG_CU_TAG_END(CG_TAG_BCAST_BINOMIAL_DOUBLING);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

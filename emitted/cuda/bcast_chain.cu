@@ -33,17 +33,13 @@ int cgcu_bcast_chain(CG_CU_BCAST_ARGS)
     struct cg_cu_call c;
     struct cg_buf out;
     int segments = 0;
-    int rc = cg_cu_begin_bcast(&c, sendbuf, recvbuf, count, datatype, root, comm, stream, 0, NULL);
+    int rc = cg_cu_begin_bcast(&c, sendbuf, recvbuf, count, datatype, root, comm, stream, CG_READS_PARAMS, NULL);
+    if (rc == MPI_SUCCESS) {
+        rc = cg_param_value(&cg_param_bcast_chain_segments, &segments);
+    }
 
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
-    CG_TRY(cg_param_value(&cg_param_bcast_chain_segments, &segments));
-    if (c.empty) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if ((rc == MPI_SUCCESS) && !c.empty) {
         const int p = c.p;
         const int rank = c.rank;
         const int v = cg_mod(rank - root, p);
@@ -76,6 +72,5 @@ int cgcu_bcast_chain(CG_CU_BCAST_ARGS)
         CG_CU_TAG_END(CG_TAG_BCAST_CHAIN);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

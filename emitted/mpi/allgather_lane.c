@@ -26,12 +26,10 @@ int cg_allgather_lane(CG_ALLGATHER_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
-    int rc = cg_begin_allgather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                                CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allgather_ring);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allgather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allgather_ring));
     const int p = c.p;
     const int rank = c.rank;
     const struct cg_topo *topo = c.topo;
@@ -80,6 +78,5 @@ int cg_allgather_lane(CG_ALLGATHER_ARGS)
 
     CG_TAG_END(CG_TAG_ALLGATHER_LANE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -24,12 +24,10 @@ int cg_allreduce_hier(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
     struct cg_buf out;
-    int rc = cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
-                                CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_recursive_doubling);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_recursive_doubling));
     const struct cg_topo *topo = c.topo;
     const int local = topo->local;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_HIER);
@@ -72,6 +70,5 @@ int cg_allreduce_hier(CG_ALLREDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_ALLREDUCE_HIER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

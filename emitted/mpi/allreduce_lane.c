@@ -24,12 +24,10 @@ int cg_allreduce_lane(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
-    int rc = cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
-                                CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_recursive_doubling);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_recursive_doubling));
     const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int local = topo->local;
@@ -71,6 +69,5 @@ int cg_allreduce_lane(CG_ALLREDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_ALLREDUCE_LANE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -21,11 +21,9 @@ int cg_allreduce_reduce_bcast(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
     struct cg_buf out;
-    int rc = cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_REDUCE_BCAST);
     CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 
@@ -53,6 +51,5 @@ int cg_allreduce_reduce_bcast(CG_ALLREDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_ALLREDUCE_REDUCE_BCAST);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -28,11 +28,9 @@ int cg_allreduce_ring(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
-    int rc = cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, CG_NEEDS_COMMUTATIVE, NULL);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, CG_NEEDS_COMMUTATIVE, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING);
@@ -87,6 +85,5 @@ int cg_allreduce_ring(CG_ALLREDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_ALLREDUCE_RING);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -21,11 +21,9 @@ int cg_allreduce_two_level_colour(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
     struct cg_buf out;
-    int rc = cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     const int g = cg_mod(p, 2) == 0 ? 2 : 1;
@@ -64,6 +62,5 @@ int cg_allreduce_two_level_colour(CG_ALLREDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_COLOUR);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -27,12 +27,10 @@ int cg_allreduce_two_level_halving(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
-    int rc = cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
-                                CG_NEEDS_COMMUTATIVE | CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_rabenseifner);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                              CG_NEEDS_COMMUTATIVE | CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_rabenseifner));
     const int p = c.p;
     const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
@@ -191,6 +189,5 @@ int cg_allreduce_two_level_halving(CG_ALLREDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_HALVING);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

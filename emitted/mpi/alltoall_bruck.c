@@ -30,11 +30,9 @@ int cg_alltoall_bruck(CG_ALLTOALL_ARGS)
 {
     struct cg_call c;
     struct cg_buf in, out, tmp;
-    int rc = cg_begin_alltoall(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_alltoall(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     const int h = cg_div(p, 2);
@@ -135,6 +133,5 @@ int cg_alltoall_bruck(CG_ALLTOALL_ARGS)
 
     CG_TAG_END(CG_TAG_ALLTOALL_BRUCK);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -30,12 +30,10 @@ int cg_alltoall_lane(CG_ALLTOALL_ARGS)
 {
     struct cg_call c;
     struct cg_buf in, out, tmp;
-    int rc = cg_begin_alltoall(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                               CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_alltoall_pairwise);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_alltoall(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                             CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_alltoall_pairwise));
     const int p = c.p;
     const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
@@ -93,6 +91,5 @@ int cg_alltoall_lane(CG_ALLTOALL_ARGS)
 
     CG_TAG_END(CG_TAG_ALLTOALL_LANE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

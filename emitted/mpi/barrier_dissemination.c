@@ -22,11 +22,9 @@ int cg_barrier_dissemination(CG_BARRIER_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
-    int rc = cg_begin_barrier(&c, comm, 0, NULL);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_barrier(&c, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_BARRIER_DISSEMINATION);
@@ -59,6 +57,5 @@ int cg_barrier_dissemination(CG_BARRIER_ARGS)
 
     CG_TAG_END(CG_TAG_BARRIER_DISSEMINATION);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -25,11 +25,9 @@ int cg_barrier_hier(CG_BARRIER_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
-    int rc = cg_begin_barrier(&c, comm, CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_barrier_dissemination);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_barrier(&c, comm, CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_barrier_dissemination));
     const int rank = c.rank;
     const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
@@ -123,6 +121,5 @@ int cg_barrier_hier(CG_BARRIER_ARGS)
 
     CG_TAG_END(CG_TAG_BARRIER_HIER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -20,11 +20,9 @@ int cg_bcast_binomial_doubling(CG_BCAST_ARGS)
 {
     struct cg_call c;
     struct cg_buf out;
-    int rc = cg_begin_bcast(&c, buffer, count, datatype, root, comm, 0, NULL);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     const int v = cg_mod(rank - root, p);
@@ -57,6 +55,5 @@ int cg_bcast_binomial_doubling(CG_BCAST_ARGS)
 
     CG_TAG_END(CG_TAG_BCAST_BINOMIAL_DOUBLING);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -33,11 +33,9 @@ int cg_bcast_chain(CG_BCAST_ARGS)
     struct cg_call c;
     struct cg_buf out;
     int segments = 0;
-    int rc = cg_begin_bcast(&c, buffer, count, datatype, root, comm, 0, NULL);
+    int rc = MPI_SUCCESS;
 
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, CG_READS_PARAMS, NULL));
     CG_TRY(cg_param_value(&cg_param_bcast_chain_segments, &segments));
     if (c.empty) {
         goto out;
@@ -73,6 +71,5 @@ int cg_bcast_chain(CG_BCAST_ARGS)
 
     CG_TAG_END(CG_TAG_BCAST_CHAIN);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

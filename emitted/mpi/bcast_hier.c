@@ -22,12 +22,10 @@ int cg_bcast_hier(CG_BCAST_ARGS)
 {
     struct cg_call c;
     struct cg_buf out;
-    int rc = cg_begin_bcast(&c, buffer, count, datatype, root, comm,
-                            CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_bcast_binomial_doubling);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm,
+                          CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_bcast_binomial_doubling));
     const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int local = topo->local;
@@ -60,6 +58,5 @@ int cg_bcast_hier(CG_BCAST_ARGS)
 
     CG_TAG_END(CG_TAG_BCAST_HIER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

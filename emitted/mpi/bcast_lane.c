@@ -23,12 +23,10 @@ int cg_bcast_lane(CG_BCAST_ARGS)
 {
     struct cg_call c;
     struct cg_buf out;
-    int rc = cg_begin_bcast(&c, buffer, count, datatype, root, comm,
-                            CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_bcast_scatter_allgather);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm,
+                          CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_bcast_scatter_allgather));
     const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int node = topo->node;
@@ -73,6 +71,5 @@ int cg_bcast_lane(CG_BCAST_ARGS)
 
     CG_TAG_END(CG_TAG_BCAST_LANE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

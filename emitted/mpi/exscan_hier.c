@@ -28,12 +28,10 @@ int cg_exscan_hier(CG_EXSCAN_ARGS)
 {
     struct cg_call c;
     struct cg_buf in, out, tmp;
-    int rc = cg_begin_exscan(&c, sendbuf, recvbuf, count, datatype, op, comm,
-                             CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_exscan_recursive_doubling);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_exscan(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_exscan_recursive_doubling));
     const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int node = topo->node;
@@ -112,6 +110,5 @@ int cg_exscan_hier(CG_EXSCAN_ARGS)
 
     CG_TAG_END(CG_TAG_EXSCAN_HIER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -25,11 +25,9 @@ int cg_exscan_recursive_doubling(CG_EXSCAN_ARGS)
 {
     struct cg_call c;
     struct cg_buf in, out, tmp;
-    int rc = cg_begin_exscan(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_exscan(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_EXSCAN_RECURSIVE_DOUBLING);
@@ -105,6 +103,5 @@ int cg_exscan_recursive_doubling(CG_EXSCAN_ARGS)
 
     CG_TAG_END(CG_TAG_EXSCAN_RECURSIVE_DOUBLING);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -25,12 +25,10 @@ int cg_gather_lane(CG_GATHER_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
-    int rc = cg_begin_gather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                             CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_gather_binomial);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_gather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_gather_binomial));
     const int p = c.p;
     const int rank = c.rank;
     const struct cg_topo *topo = c.topo;
@@ -84,6 +82,5 @@ int cg_gather_lane(CG_GATHER_ARGS)
 
     CG_TAG_END(CG_TAG_GATHER_LANE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -20,11 +20,9 @@ int cg_reduce_allreduce(CG_REDUCE_ARGS)
 {
     struct cg_call c;
     struct cg_buf out;
-    int rc = cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm, 0, NULL);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm, 0, NULL));
     CG_TAG_BEGIN(CG_TAG_REDUCE_ALLREDUCE);
     CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 
@@ -41,6 +39,5 @@ int cg_reduce_allreduce(CG_REDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_ALLREDUCE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -23,11 +23,9 @@ int cg_reduce_binomial(CG_REDUCE_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
-    int rc = cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm, 0, NULL);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     const int x = rank < root ? root - rank : rank - root;
@@ -80,6 +78,5 @@ int cg_reduce_binomial(CG_REDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_BINOMIAL);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

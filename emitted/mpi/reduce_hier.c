@@ -23,12 +23,10 @@ int cg_reduce_hier(CG_REDUCE_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
-    int rc = cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm,
-                             CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_binomial);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm,
+                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_binomial));
     const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int local = topo->local;
@@ -61,6 +59,5 @@ int cg_reduce_hier(CG_REDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_HIER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -24,12 +24,10 @@ int cg_reduce_lane(CG_REDUCE_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
-    int rc = cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm,
-                             CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_binomial);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm,
+                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_binomial));
     const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int node = topo->node;
@@ -74,6 +72,5 @@ int cg_reduce_lane(CG_REDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_LANE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -25,11 +25,9 @@ int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
-    int rc = cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm, CG_NEEDS_COMMUTATIVE, NULL);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm, CG_NEEDS_COMMUTATIVE, NULL));
     const int p = c.p;
     const int rank = c.rank;
     const int rem = p - cg_pof2(p);
@@ -158,6 +156,5 @@ int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_RABENSEIFNER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

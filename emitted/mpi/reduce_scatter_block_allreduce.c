@@ -21,11 +21,9 @@ int cg_reduce_scatter_block_allreduce(CG_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_call c;
     struct cg_buf in, out, tmp;
-    int rc = cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, 0, NULL);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_ALLREDUCE);
@@ -53,6 +51,5 @@ int cg_reduce_scatter_block_allreduce(CG_REDUCE_SCATTER_BLOCK_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_ALLREDUCE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

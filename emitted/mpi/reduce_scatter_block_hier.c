@@ -24,12 +24,10 @@ int cg_reduce_scatter_block_hier(CG_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_call c;
     struct cg_buf in, out, tmp;
-    int rc = cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
-                                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_scatter_block_reduce_scatter);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
+                                         CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_scatter_block_reduce_scatter));
     const int p = c.p;
     const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
@@ -74,6 +72,5 @@ int cg_reduce_scatter_block_hier(CG_REDUCE_SCATTER_BLOCK_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_HIER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

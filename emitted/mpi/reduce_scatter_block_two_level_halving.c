@@ -30,12 +30,10 @@ int cg_reduce_scatter_block_two_level_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_call c;
     struct cg_buf in, out, tmp;
-    int rc = cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
-                                           CG_NEEDS_COMMUTATIVE | CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_scatter_block_recursive_halving);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
+                                         CG_NEEDS_COMMUTATIVE | CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_scatter_block_recursive_halving));
     const int p = c.p;
     const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
@@ -161,6 +159,5 @@ int cg_reduce_scatter_block_two_level_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

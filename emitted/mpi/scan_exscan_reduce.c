@@ -21,11 +21,9 @@ int cg_scan_exscan_reduce(CG_SCAN_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
-    int rc = cg_begin_scan(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_scan(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_SCAN_EXSCAN_REDUCE);
     CG_TRY(cg_buffers(&c, 1, NULL, &out, &tmp, 1));
@@ -54,6 +52,5 @@ int cg_scan_exscan_reduce(CG_SCAN_ARGS)
 
     CG_TAG_END(CG_TAG_SCAN_EXSCAN_REDUCE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -26,12 +26,10 @@ int cg_scan_lane(CG_SCAN_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
-    int rc = cg_begin_scan(&c, sendbuf, recvbuf, count, datatype, op, comm,
-                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_scan_recursive_doubling);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_scan(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                         CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_scan_recursive_doubling));
     const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int node = topo->node;
@@ -92,6 +90,5 @@ int cg_scan_lane(CG_SCAN_ARGS)
 
     CG_TAG_END(CG_TAG_SCAN_LANE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

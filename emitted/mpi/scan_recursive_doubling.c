@@ -26,11 +26,9 @@ int cg_scan_recursive_doubling(CG_SCAN_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
-    int rc = cg_begin_scan(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_scan(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_SCAN_RECURSIVE_DOUBLING);
@@ -92,6 +90,5 @@ int cg_scan_recursive_doubling(CG_SCAN_ARGS)
 
     CG_TAG_END(CG_TAG_SCAN_RECURSIVE_DOUBLING);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

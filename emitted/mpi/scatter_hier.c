@@ -22,12 +22,10 @@ int cg_scatter_hier(CG_SCATTER_ARGS)
 {
     struct cg_call c;
     struct cg_buf in, out, tmp;
-    int rc = cg_begin_scatter(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_scatter_binomial);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.done || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_scatter(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                            CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_scatter_binomial));
     const int p = c.p;
     const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
@@ -61,6 +59,5 @@ int cg_scatter_hier(CG_SCATTER_ARGS)
 
     CG_TAG_END(CG_TAG_SCATTER_HIER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

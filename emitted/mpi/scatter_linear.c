@@ -22,11 +22,9 @@ int cg_scatter_linear(CG_SCATTER_ARGS)
 {
     struct cg_call c;
     struct cg_buf in, out;
-    int rc = cg_begin_scatter(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL);
+    int rc = MPI_SUCCESS;
 
-    if ((rc != MPI_SUCCESS) || c.empty) {
-        goto out;
-    }
+    CG_TRY(cg_begin_scatter(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_SCATTER_LINEAR);
@@ -69,6 +67,5 @@ int cg_scatter_linear(CG_SCATTER_ARGS)
 
     CG_TAG_END(CG_TAG_SCATTER_LINEAR);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }
