@@ -275,22 +275,35 @@ static struct cg_schedule *schedule(struct cli *c, int i)
     return &c->set.items[i]->s;
 }
 
-/* explain and tags run one p: the file is required, and --ppn must divide
- * --p. Returns -1 to go on, else the exit status. */
-static int one_p_checks(struct cli *c, int loaded)
+/* explain and tags run at one p: start, with a file required, loaded, --ppn
+ * dividing --p, and p, root (and for explain the element size) valid.
+ * Returns -1 to go on, else the exit status. */
+static int start_one_p(struct cli *c, int argc, char **argv)
 {
-    if (!loaded) {
-        if (c->nfiles == 0) {
-            fprintf(stderr, "collgen: %s needs a schedule file\n", c->cmd);
-            return 2;
-        }
-        return -1;
+    int rc = start(c, argc, argv);
+    if (rc >= 0) {
+        return rc;
+    }
+    if (c->nfiles == 0) {
+        fprintf(stderr, "collgen: %s needs a schedule file\n", c->cmd);
+        return 2;
+    }
+    rc = load(c, 1);
+    if (rc >= 0) {
+        return rc;
     }
     if (c->opt.ppn > 0 && c->p >= 1 && c->p % c->opt.ppn != 0) {
         fprintf(stderr, "collgen: --ppn %d does not divide --p %d: such a communicator is not "
                         "regular, and a topology schedule runs its fallback there (explain the "
                         "fallback instead)\n", c->opt.ppn, c->p);
         return 2;
+    }
+    if (c->bad || c->p < 1 || c->root < 0 || c->root >= c->p ||
+        (strcmp(c->cmd, "explain") == 0 && c->elem < 1)) {
+        if (!c->bad) {
+            fprintf(stderr, "collgen: %s needs --p N (N >= 1) and 0 <= --root < N\n", c->cmd);
+        }
+        return c->bad ? 1 : 2;
     }
     return -1;
 }
@@ -319,24 +332,9 @@ static int cmd_list(int argc, char **argv)
 static int cmd_tags(int argc, char **argv)
 {
     struct cli c;
-    int rc = start(&c, argc, argv);
-    if (rc < 0) {
-        rc = one_p_checks(&c, 0);
-    }
-    if (rc < 0) {
-        rc = load(&c, 1);
-    }
-    if (rc < 0) {
-        rc = one_p_checks(&c, 1);
-    }
+    int rc = start_one_p(&c, argc, argv);
     if (rc >= 0) {
         return finish(&c, rc);
-    }
-    if (c.bad || c.p < 1 || c.root < 0 || c.root >= c.p) {
-        if (!c.bad) {
-            fprintf(stderr, "collgen: tags needs --p N (N >= 1) and 0 <= --root < N\n");
-        }
-        return finish(&c, c.bad ? 1 : 2);
     }
     rc = 0;
     for (int i = 0; i < c.nfiles && rc == 0; i++) {
@@ -366,24 +364,9 @@ static void print_totals(const struct cg_analysis *a, const struct cg_model *mod
 static int cmd_explain(int argc, char **argv)
 {
     struct cli c;
-    int rc = start(&c, argc, argv);
-    if (rc < 0) {
-        rc = one_p_checks(&c, 0);
-    }
-    if (rc < 0) {
-        rc = load(&c, 1);
-    }
-    if (rc < 0) {
-        rc = one_p_checks(&c, 1);
-    }
+    int rc = start_one_p(&c, argc, argv);
     if (rc >= 0) {
         return finish(&c, rc);
-    }
-    if (c.bad || c.p < 1 || c.root < 0 || c.root >= c.p || c.elem < 1) {
-        if (!c.bad) {
-            fprintf(stderr, "collgen: explain needs --p N (N >= 1) and 0 <= --root < N\n");
-        }
-        return finish(&c, c.bad ? 1 : 2);
     }
     const struct cg_schedule *s = schedule(&c, 0);
     struct cg_analysis a;

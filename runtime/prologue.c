@@ -52,16 +52,8 @@ static int begin(struct cg_call *c, const struct args *a, MPI_Comm comm, int fla
     if ((flags & CG_NEEDS_TOPOLOGY) != 0) {
         const struct cg_topo *topo = NULL;
         CG_CHECK(cg_topo(c, &topo));
+        CG_CHECK(cg_topo_fallback(topo, fallback));
         if (!topo->regular) {
-            /* Not every node holds ppn consecutive ranks (topo->why says
-             * how): the schedule's fallback computes the same collective on
-             * any communicator. */
-            if (fallback == NULL) {
-                cg_set_error("collgen: a topology schedule without a fallback on a communicator "
-                             "that is not regular (%s)", topo->why);
-                rc = MPI_ERR_INTERN;
-                goto out;
-            }
             cg_call_end(c);
             rc = CG_DONE;
             goto out;
@@ -76,16 +68,16 @@ out:
     return rc;
 }
 
-/* Whether begin's CG_DONE is for the fallback, not for a count of 0. */
-static int falls_back(const struct cg_call *c, int rc)
-{
-    return (rc == CG_DONE) && !c->empty;
-}
-
 int cg_call_finish(struct cg_call *c, int rc)
 {
     cg_call_end(c);
     return (rc == CG_DONE) ? c->result : rc;
+}
+
+/* Whether begin's CG_DONE is for the fallback, not for a count of 0. */
+static int falls_back(const struct cg_call *c, int rc)
+{
+    return (rc == CG_DONE) && !c->empty;
 }
 
 /* The rank of the caller in comm, for the rooted collectives whose blocks'
@@ -97,10 +89,14 @@ static int rank_first(struct cg_call *c, MPI_Comm comm, int *rank)
     return cg_comm_rank(comm, rank);
 }
 
-int cg_begin_allreduce(struct cg_call *c, CG_ALLREDUCE_ARGS, int flags, cg_any_fn fallback)
+/* allreduce, scan and exscan: one signature (cg_allreduce_fn, cg_scan_fn
+ * and cg_exscan_fn are one type). */
+static int begin_vector(struct cg_call *c, int coll, const void *sendbuf, void *recvbuf,
+                        size_t count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int flags,
+                        cg_any_fn fallback)
 {
-    struct args a = { CG_COLL_ALLREDUCE, sendbuf, recvbuf, count, count, datatype, datatype, 0,
-                      count, datatype, op };
+    struct args a = { coll, sendbuf, recvbuf, count, count, datatype, datatype, 0, count,
+                      datatype, op };
     int rc = begin(c, &a, comm, flags, fallback);
     if (falls_back(c, rc)) {
         c->result = ((cg_allreduce_fn)fallback)(sendbuf, recvbuf, count, datatype, op, comm);
@@ -108,16 +104,31 @@ int cg_begin_allreduce(struct cg_call *c, CG_ALLREDUCE_ARGS, int flags, cg_any_f
     return rc;
 }
 
-int cg_begin_allgather(struct cg_call *c, CG_ALLGATHER_ARGS, int flags, cg_any_fn fallback)
+/* allgather and alltoall: one signature. */
+static int begin_pair(struct cg_call *c, int coll, const void *sendbuf, size_t sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, size_t recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm, int flags, cg_any_fn fallback)
 {
-    struct args a = { CG_COLL_ALLGATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype,
-                      recvtype, 0, recvcount, recvtype, MPI_OP_NULL };
+    struct args a = { coll, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, 0,
+                      recvcount, recvtype, MPI_OP_NULL };
     int rc = begin(c, &a, comm, flags, fallback);
     if (falls_back(c, rc)) {
         c->result = ((cg_allgather_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                                 recvtype, comm);
     }
     return rc;
+}
+
+int cg_begin_allreduce(struct cg_call *c, CG_ALLREDUCE_ARGS, int flags, cg_any_fn fallback)
+{
+    return begin_vector(c, CG_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm, flags,
+                        fallback);
+}
+
+int cg_begin_allgather(struct cg_call *c, CG_ALLGATHER_ARGS, int flags, cg_any_fn fallback)
+{
+    return begin_pair(c, CG_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                      recvtype, comm, flags, fallback);
 }
 
 int cg_begin_reduce_scatter_block(struct cg_call *c, CG_REDUCE_SCATTER_BLOCK_ARGS, int flags,
@@ -202,36 +213,20 @@ int cg_begin_scatter(struct cg_call *c, CG_SCATTER_ARGS, int flags, cg_any_fn fa
 
 int cg_begin_alltoall(struct cg_call *c, CG_ALLTOALL_ARGS, int flags, cg_any_fn fallback)
 {
-    struct args a = { CG_COLL_ALLTOALL, sendbuf, recvbuf, sendcount, recvcount, sendtype,
-                      recvtype, 0, recvcount, recvtype, MPI_OP_NULL };
-    int rc = begin(c, &a, comm, flags, fallback);
-    if (falls_back(c, rc)) {
-        c->result = ((cg_alltoall_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                               recvtype, comm);
-    }
-    return rc;
+    return begin_pair(c, CG_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                      recvtype, comm, flags, fallback);
 }
 
 int cg_begin_scan(struct cg_call *c, CG_SCAN_ARGS, int flags, cg_any_fn fallback)
 {
-    struct args a = { CG_COLL_SCAN, sendbuf, recvbuf, count, count, datatype, datatype, 0, count,
-                      datatype, op };
-    int rc = begin(c, &a, comm, flags, fallback);
-    if (falls_back(c, rc)) {
-        c->result = ((cg_scan_fn)fallback)(sendbuf, recvbuf, count, datatype, op, comm);
-    }
-    return rc;
+    return begin_vector(c, CG_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, comm, flags,
+                        fallback);
 }
 
 int cg_begin_exscan(struct cg_call *c, CG_EXSCAN_ARGS, int flags, cg_any_fn fallback)
 {
-    struct args a = { CG_COLL_EXSCAN, sendbuf, recvbuf, count, count, datatype, datatype, 0,
-                      count, datatype, op };
-    int rc = begin(c, &a, comm, flags, fallback);
-    if (falls_back(c, rc)) {
-        c->result = ((cg_exscan_fn)fallback)(sendbuf, recvbuf, count, datatype, op, comm);
-    }
-    return rc;
+    return begin_vector(c, CG_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, flags,
+                        fallback);
 }
 
 /* No user data: every message carries a 1-byte token (the runtime posts
@@ -344,48 +339,16 @@ int cg_buffers(struct cg_call *c, long nb, struct cg_buf *in, struct cg_buf *out
                struct cg_buf *tmp, long ntmp)
 {
     int rc = MPI_SUCCESS;
-    const struct cg_coll_info *info = NULL;
-    struct cg_geom g = { 1, 1 };
-    long p = c->p;
+    struct cg_geom g;
 
     if ((c->cc == NULL) || (c->coll < 0) || (c->coll >= CG_COLL_COUNT_)) {
         cg_set_error("collgen: cg_buffers without a begun call");
         return MPI_ERR_INTERN;
     }
-    info = &cg_colls[c->coll];
-    switch (info->shape) {
-    case CG_SHAPE_SPLIT:
-        g.count = c->count;
-        g.nb = nb;
-        break;
-    case CG_SHAPE_UNIFORM:
-    case CG_SHAPE_ONE:
-        g.count = (size_t)p * c->count;
-        g.nb = p;
-        break;
-    case CG_SHAPE_TOKEN:
-        break;
-    }
-    if ((nb != g.nb) || (nb < 1) || (out == NULL) ||
-        ((in == NULL) != (info->input == CG_INPUT_NONE)) || ((tmp != NULL) && (ntmp < 0))) {
-        cg_set_error("collgen: cg_buffers: %ld blocks, in %s, tmp of %ld blocks do not fit %s at "
-                     "p = %ld", nb, (in != NULL) ? "given" : "NULL", ntmp, info->name, p);
-        return MPI_ERR_INTERN;
-    }
-    out->base = (info->shape == CG_SHAPE_TOKEN) ? &c->token : (char *)c->recvbuf;
-    out->geom = g;
-    out->nblocks = (info->shape == CG_SHAPE_SPLIT) ? g.nb
-                   : (info->shape == CG_SHAPE_UNIFORM) ? p
-                                                       : 1;
-    if (in != NULL) {
-        in->base = (char *)c->sendbuf;
-        in->geom = g;
-        in->nblocks = (info->input == CG_INPUT_P) ? p : g.nb;
-    }
+    CG_CHECK(cg_layout(c->coll, c->p, c->count, nb, c->sendbuf, c->recvbuf, &c->token, in, out,
+                       tmp, ntmp, &g));
     CG_CHECK(copies(c, &g, in, out));
     if (tmp != NULL) {
-        tmp->geom = g;
-        tmp->nblocks = ntmp;
         CG_CHECK(scratch(c, 0, &g, ntmp, tmp));
     }
 out:

@@ -28,15 +28,8 @@ static int begin(struct cg_cu_call *c, int coll, const void *sendbuf, void *recv
     if ((flags & CG_NEEDS_TOPOLOGY) != 0) {
         const struct cg_topo *topo = NULL;
         CG_CHECK(cg_cu_topo(c, &topo));
+        CG_CHECK(cg_topo_fallback(topo, fallback));
         if (!topo->regular) {
-            /* Not every node holds ppn consecutive ranks (topo->why): the
-             * schedule's fallback. */
-            if (fallback == NULL) {
-                cg_set_error("collgen: a topology schedule without a fallback on a communicator "
-                             "that is not regular (%s)", topo->why);
-                rc = MPI_ERR_INTERN;
-                goto out;
-            }
             cg_cu_call_end(c);
             rc = CG_DONE;
             goto out;
@@ -57,23 +50,26 @@ out:
     return rc;
 }
 
-/* Whether begin's CG_DONE is for the fallback, not for a count of 0. */
-static int falls_back(const struct cg_cu_call *c, int rc)
-{
-    return (rc == CG_DONE) && !c->empty;
-}
-
 int cg_cu_call_finish(struct cg_cu_call *c, int rc)
 {
     cg_cu_call_end(c);
     return (rc == CG_DONE) ? c->result : rc;
 }
 
-int cg_cu_begin_allreduce(struct cg_cu_call *c, CG_CU_ALLREDUCE_ARGS, int flags,
-                          cg_any_fn fallback)
+/* Whether begin's CG_DONE is for the fallback, not for a count of 0. */
+static int falls_back(const struct cg_cu_call *c, int rc)
 {
-    int rc = begin(c, CG_COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, comm, datatype, op, stream,
-                   flags, fallback);
+    return (rc == CG_DONE) && !c->empty;
+}
+
+/* allreduce and reduce_scatter_block: one signature but for the count's
+ * name (cg_cu_allreduce_fn is cg_cu_reduce_scatter_block_fn). */
+static int begin_reducing(struct cg_cu_call *c, int coll, const void *sendbuf, void *recvbuf,
+                          size_t count, cg_cu_dtype datatype, cg_cu_op op, MPI_Comm comm,
+                          cudaStream_t stream, int flags, cg_any_fn fallback)
+{
+    int rc = begin(c, coll, sendbuf, recvbuf, count, 0, comm, datatype, op, stream, flags,
+                   fallback);
     if (falls_back(c, rc)) {
         c->result = ((cg_cu_allreduce_fn)fallback)(sendbuf, recvbuf, count, datatype, op, comm,
                                                    stream);
@@ -81,28 +77,39 @@ int cg_cu_begin_allreduce(struct cg_cu_call *c, CG_CU_ALLREDUCE_ARGS, int flags,
     return rc;
 }
 
-int cg_cu_begin_allgather(struct cg_cu_call *c, CG_CU_ALLGATHER_ARGS, int flags,
-                          cg_any_fn fallback)
+/* allgather and alltoall: one signature but for the count's name. */
+static int begin_blocks(struct cg_cu_call *c, int coll, const void *sendbuf, void *recvbuf,
+                        size_t count, cg_cu_dtype datatype, MPI_Comm comm, cudaStream_t stream,
+                        int flags, cg_any_fn fallback)
 {
-    int rc = begin(c, CG_COLL_ALLGATHER, sendbuf, recvbuf, sendcount, 0, comm, datatype,
-                   CG_CU_OP_NONE, stream, flags, fallback);
+    int rc = begin(c, coll, sendbuf, recvbuf, count, 0, comm, datatype, CG_CU_OP_NONE, stream,
+                   flags, fallback);
     if (falls_back(c, rc)) {
-        c->result = ((cg_cu_allgather_fn)fallback)(sendbuf, recvbuf, sendcount, datatype, comm,
+        c->result = ((cg_cu_allgather_fn)fallback)(sendbuf, recvbuf, count, datatype, comm,
                                                    stream);
     }
     return rc;
 }
 
+int cg_cu_begin_allreduce(struct cg_cu_call *c, CG_CU_ALLREDUCE_ARGS, int flags,
+                          cg_any_fn fallback)
+{
+    return begin_reducing(c, CG_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm,
+                          stream, flags, fallback);
+}
+
+int cg_cu_begin_allgather(struct cg_cu_call *c, CG_CU_ALLGATHER_ARGS, int flags,
+                          cg_any_fn fallback)
+{
+    return begin_blocks(c, CG_COLL_ALLGATHER, sendbuf, recvbuf, sendcount, datatype, comm,
+                        stream, flags, fallback);
+}
+
 int cg_cu_begin_reduce_scatter_block(struct cg_cu_call *c, CG_CU_REDUCE_SCATTER_BLOCK_ARGS,
                                      int flags, cg_any_fn fallback)
 {
-    int rc = begin(c, CG_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, 0, comm,
-                   datatype, op, stream, flags, fallback);
-    if (falls_back(c, rc)) {
-        c->result = ((cg_cu_reduce_scatter_block_fn)fallback)(sendbuf, recvbuf, recvcount,
-                                                              datatype, op, comm, stream);
-    }
-    return rc;
+    return begin_reducing(c, CG_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype,
+                          op, comm, stream, flags, fallback);
 }
 
 int cg_cu_begin_bcast(struct cg_cu_call *c, CG_CU_BCAST_ARGS, int flags, cg_any_fn fallback)
@@ -119,12 +126,8 @@ int cg_cu_begin_bcast(struct cg_cu_call *c, CG_CU_BCAST_ARGS, int flags, cg_any_
 int cg_cu_begin_alltoall(struct cg_cu_call *c, CG_CU_ALLTOALL_ARGS, int flags,
                          cg_any_fn fallback)
 {
-    int rc = begin(c, CG_COLL_ALLTOALL, sendbuf, recvbuf, count, 0, comm, datatype,
-                   CG_CU_OP_NONE, stream, flags, fallback);
-    if (falls_back(c, rc)) {
-        c->result = ((cg_cu_alltoall_fn)fallback)(sendbuf, recvbuf, count, datatype, comm, stream);
-    }
-    return rc;
+    return begin_blocks(c, CG_COLL_ALLTOALL, sendbuf, recvbuf, count, datatype, comm, stream,
+                        flags, fallback);
 }
 
 /* The copies each collective's buffers need on the device. */
@@ -188,42 +191,16 @@ int cg_cu_buffers(struct cg_cu_call *c, long nb, struct cg_buf *in, struct cg_bu
                   struct cg_buf *tmp, long ntmp)
 {
     int rc = MPI_SUCCESS;
-    const struct cg_coll_info *info = NULL;
-    struct cg_geom g = { 1, 1 };
-    long p = c->p;
+    struct cg_geom g;
 
     if ((c->cc == NULL) || (c->coll < 0) || (c->coll >= CG_COLL_COUNT_)) {
         cg_set_error("collgen: cg_cu_buffers without a begun call");
         return MPI_ERR_INTERN;
     }
-    info = &cg_colls[c->coll];
-    if (info->shape == CG_SHAPE_SPLIT) {
-        g.count = c->count;
-        g.nb = nb;
-    } else {
-        g.count = (size_t)p * c->count;
-        g.nb = p;
-    }
-    if ((nb != g.nb) || (nb < 1) || (out == NULL) ||
-        ((in == NULL) != (info->input == CG_INPUT_NONE)) || ((tmp != NULL) && (ntmp < 0))) {
-        cg_set_error("collgen: cg_cu_buffers: %ld blocks, in %s, tmp of %ld blocks do not fit %s "
-                     "at p = %ld", nb, (in != NULL) ? "given" : "NULL", ntmp, info->name, p);
-        return MPI_ERR_INTERN;
-    }
-    out->base = (char *)c->recvbuf;
-    out->geom = g;
-    out->nblocks = (info->shape == CG_SHAPE_SPLIT) ? g.nb
-                   : (info->shape == CG_SHAPE_UNIFORM) ? p
-                                                       : 1;
-    if (in != NULL) {
-        in->base = (char *)c->sendbuf;
-        in->geom = g;
-        in->nblocks = (info->input == CG_INPUT_P) ? p : g.nb;
-    }
+    CG_CHECK(cg_layout(c->coll, c->p, c->count, nb, c->sendbuf, c->recvbuf, NULL, in, out, tmp,
+                       ntmp, &g));
     CG_CHECK(copies(c, &g, in, out));
     if (tmp != NULL) {
-        tmp->geom = g;
-        tmp->nblocks = ntmp;
         tmp->base = (char *)cg_cu_scratch(c, 0, cg_cu_buf_bytes(c, &g, ntmp), &rc);
     }
 out:
