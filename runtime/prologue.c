@@ -166,20 +166,29 @@ int cg_begin_reduce(struct cg_call *c, CG_REDUCE_ARGS, int flags, cg_any_fn fall
     return rc;
 }
 
-/* Only the root's recvcount and recvtype are significant: the root's blocks
- * are recvbuf's, every other rank keeps its blocks as sendcount x sendtype
- * in scratch. Messages match because MPI requires the two type signatures
- * to be equal. */
-int cg_begin_gather(struct cg_call *c, CG_GATHER_ARGS, int flags, cg_any_fn fallback)
+/* gather and scatter: one signature (cg_gather_fn is cg_scatter_fn), and
+ * the datatype of this rank's blocks depends on the rank. gather: only the
+ * root's recvcount and recvtype are significant: the root's blocks are
+ * recvbuf's, every other rank keeps its blocks as sendcount x sendtype in
+ * scratch. scatter: blocks are recvcount x recvtype, except at a root
+ * called in place, whose recvcount and recvtype are not significant: it
+ * works in sendtype, its block staying in sendbuf. Messages match because
+ * MPI requires the type signatures to be equal. */
+static int begin_rooted(struct cg_call *c, int coll, const void *sendbuf, size_t sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, size_t recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, int flags,
+                        cg_any_fn fallback)
 {
     int rank = 0;
     int rc = rank_first(c, comm, &rank);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    struct args a = { CG_COLL_GATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      root, (rank == root) ? recvcount : sendcount,
-                      (rank == root) ? recvtype : sendtype, MPI_OP_NULL };
+    int in_send = (coll == CG_COLL_GATHER) ? (rank != root)
+                                           : ((rank == root) && (recvbuf == MPI_IN_PLACE));
+    struct args a = { coll, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, root,
+                      in_send ? sendcount : recvcount, in_send ? sendtype : recvtype,
+                      MPI_OP_NULL };
     rc = begin(c, &a, comm, flags, fallback);
     if (falls_back(c, rc)) {
         c->result = ((cg_gather_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
@@ -188,27 +197,16 @@ int cg_begin_gather(struct cg_call *c, CG_GATHER_ARGS, int flags, cg_any_fn fall
     return rc;
 }
 
-/* Blocks are recvcount x recvtype, except at a root called in place, whose
- * recvcount and recvtype are not significant: it works in sendtype, its
- * block staying in sendbuf. Messages match because MPI requires the type
- * signatures to be equal. */
+int cg_begin_gather(struct cg_call *c, CG_GATHER_ARGS, int flags, cg_any_fn fallback)
+{
+    return begin_rooted(c, CG_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, root, comm, flags, fallback);
+}
+
 int cg_begin_scatter(struct cg_call *c, CG_SCATTER_ARGS, int flags, cg_any_fn fallback)
 {
-    int rank = 0;
-    int rc = rank_first(c, comm, &rank);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    int root_in_place = (rank == root) && (recvbuf == MPI_IN_PLACE);
-    struct args a = { CG_COLL_SCATTER, sendbuf, recvbuf, sendcount, recvcount, sendtype,
-                      recvtype, root, root_in_place ? sendcount : recvcount,
-                      root_in_place ? sendtype : recvtype, MPI_OP_NULL };
-    rc = begin(c, &a, comm, flags, fallback);
-    if (falls_back(c, rc)) {
-        c->result = ((cg_scatter_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                              recvtype, root, comm);
-    }
-    return rc;
+    return begin_rooted(c, CG_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, root, comm, flags, fallback);
 }
 
 int cg_begin_alltoall(struct cg_call *c, CG_ALLTOALL_ARGS, int flags, cg_any_fn fallback)
