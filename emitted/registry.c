@@ -9,8 +9,8 @@ static const struct cg_algo algo_allgather_allreduce = {
     .file = "schedules/allgather/allreduce.json",
     .commutative_only = 0,
     .contiguous_only = 1,
-    .tag_first = 0,
-    .tag_count = 5,
+    .tag_first = CG_TAG_BASE(allgather_allreduce),
+    .tag_count = CG_TAG_COUNT(allgather_allreduce),
     .fn = { .allgather = cg_allgather_allreduce },
 };
 
@@ -20,8 +20,8 @@ static const struct cg_algo algo_allgather_alltoall = {
     .summary = "Mock-up: Allgather <= Alltoall. Each rank copies its block p times into scratch, then the library's alltoall.",
     .file = "schedules/allgather/alltoall.json",
     .commutative_only = 0,
-    .tag_first = 5,
-    .tag_count = 6,
+    .tag_first = CG_TAG_BASE(allgather_alltoall),
+    .tag_count = CG_TAG_COUNT(allgather_alltoall),
     .fn = { .allgather = cg_allgather_alltoall },
 };
 
@@ -31,8 +31,8 @@ static const struct cg_algo algo_allgather_bruck = {
     .summary = "Bruck: ceil(log2 p) rounds for any p; round k sends min(2^k, p - 2^k) blocks to rank - 2^k; wrapping ranges make the final rotation unnecessary.",
     .file = "schedules/allgather/bruck.json",
     .commutative_only = 0,
-    .tag_first = 11,
-    .tag_count = 4,
+    .tag_first = CG_TAG_BASE(allgather_bruck),
+    .tag_count = CG_TAG_COUNT(allgather_bruck),
     .fn = { .allgather = cg_allgather_bruck },
 };
 
@@ -42,8 +42,8 @@ static const struct cg_algo algo_allgather_gather_bcast = {
     .summary = "Mock-up: Allgather <= Gather + Bcast. The library's gather to rank 0, then its bcast of all p blocks.",
     .file = "schedules/allgather/gather_bcast.json",
     .commutative_only = 0,
-    .tag_first = 15,
-    .tag_count = 5,
+    .tag_first = CG_TAG_BASE(allgather_gather_bcast),
+    .tag_count = CG_TAG_COUNT(allgather_gather_bcast),
     .fn = { .allgather = cg_allgather_gather_bcast },
 };
 
@@ -53,8 +53,8 @@ static const struct cg_algo algo_allgather_hier = {
     .summary = "Hierarchical: the library's gather on every node to its first rank, allgather of the node groups among these leaders (lane 0), bcast on each node.",
     .file = "schedules/allgather/hier.json",
     .commutative_only = 0,
-    .tag_first = 20,
-    .tag_count = 7,
+    .tag_first = CG_TAG_BASE(allgather_hier),
+    .tag_count = CG_TAG_COUNT(allgather_hier),
     .fn = { .allgather = cg_allgather_hier },
     .topo = { 1, "allgather_ring" },
 };
@@ -65,8 +65,8 @@ static const struct cg_algo algo_allgather_lane = {
     .summary = "Full-lane: the library's allgather on every lane at once into scratch, then its allgather on each node, then a local transpose into rank order.",
     .file = "schedules/allgather/lane.json",
     .commutative_only = 0,
-    .tag_first = 27,
-    .tag_count = 8,
+    .tag_first = CG_TAG_BASE(allgather_lane),
+    .tag_count = CG_TAG_COUNT(allgather_lane),
     .fn = { .allgather = cg_allgather_lane },
     .topo = { 1, "allgather_ring" },
 };
@@ -77,8 +77,8 @@ static const struct cg_algo algo_allgather_recursive_doubling = {
     .summary = "Recursive doubling over pof2(p) virtual ranks; for other p the first 2(p-pof2) ranks pair up, fold one block in first and get all p back last.",
     .file = "schedules/allgather/recursive_doubling.json",
     .commutative_only = 0,
-    .tag_first = 35,
-    .tag_count = 8,
+    .tag_first = CG_TAG_BASE(allgather_recursive_doubling),
+    .tag_count = CG_TAG_COUNT(allgather_recursive_doubling),
     .fn = { .allgather = cg_allgather_recursive_doubling },
 };
 
@@ -88,8 +88,8 @@ static const struct cg_algo algo_allgather_ring = {
     .summary = "Ring: p - 1 rounds, each rank passes one block to its right neighbour per round; bandwidth-optimal, any p.",
     .file = "schedules/allgather/ring.json",
     .commutative_only = 0,
-    .tag_first = 43,
-    .tag_count = 4,
+    .tag_first = CG_TAG_BASE(allgather_ring),
+    .tag_count = CG_TAG_COUNT(allgather_ring),
     .fn = { .allgather = cg_allgather_ring },
 };
 
@@ -99,8 +99,8 @@ static const struct cg_algo algo_allgather_two_level_bruck = {
     .summary = "Two-level (GPU era): Bruck allgathers on every lane at once (ceil(log2 nnodes) rounds, any nnodes), a ring allgather of lane chunks per node, a local transpose.",
     .file = "schedules/allgather/two_level_bruck.json",
     .commutative_only = 0,
-    .tag_first = 47,
-    .tag_count = 12,
+    .tag_first = CG_TAG_BASE(allgather_two_level_bruck),
+    .tag_count = CG_TAG_COUNT(allgather_two_level_bruck),
     .fn = { .allgather = cg_allgather_two_level_bruck },
     .topo = { 1, "allgather_bruck" },
 };
@@ -111,8 +111,8 @@ static const struct cg_algo algo_allgather_two_level_ring = {
     .summary = "Two-level (GPU era): ring allgathers on every lane at once (one per NIC), a ring allgather of the lane chunks on each node, then a local transpose into rank order.",
     .file = "schedules/allgather/two_level_ring.json",
     .commutative_only = 0,
-    .tag_first = 59,
-    .tag_count = 12,
+    .tag_first = CG_TAG_BASE(allgather_two_level_ring),
+    .tag_count = CG_TAG_COUNT(allgather_two_level_ring),
     .fn = { .allgather = cg_allgather_two_level_ring },
     .topo = { 1, "allgather_ring" },
 };
@@ -123,8 +123,8 @@ static const struct cg_algo algo_allreduce_hier = {
     .summary = "Hierarchical: the library's reduce to each node's first rank, allreduce among these leaders (lane 0), bcast on each node.",
     .file = "schedules/allreduce/hier.json",
     .commutative_only = 0,
-    .tag_first = 71,
-    .tag_count = 7,
+    .tag_first = CG_TAG_BASE(allreduce_hier),
+    .tag_count = CG_TAG_COUNT(allreduce_hier),
     .fn = { .allreduce = cg_allreduce_hier },
     .topo = { 1, "allreduce_recursive_doubling" },
 };
@@ -135,8 +135,8 @@ static const struct cg_algo algo_allreduce_lane = {
     .summary = "Full-lane: the library's reduce_scatter_block of ppn blocks on each node, allreduce of block l on every lane l at once, allgather on each node.",
     .file = "schedules/allreduce/lane.json",
     .commutative_only = 0,
-    .tag_first = 78,
-    .tag_count = 7,
+    .tag_first = CG_TAG_BASE(allreduce_lane),
+    .tag_count = CG_TAG_COUNT(allreduce_lane),
     .fn = { .allreduce = cg_allreduce_lane },
     .topo = { 1, "allreduce_recursive_doubling" },
 };
@@ -147,8 +147,8 @@ static const struct cg_algo algo_allreduce_rabenseifner = {
     .summary = "Rabenseifner: fold p - pof2(p) extra ranks, recursive-halving reduce-scatter and recursive-doubling allgather over pof2(p) ranks, unfold; commutative op.",
     .file = "schedules/allreduce/rabenseifner.json",
     .commutative_only = 1,
-    .tag_first = 85,
-    .tag_count = 13,
+    .tag_first = CG_TAG_BASE(allreduce_rabenseifner),
+    .tag_count = CG_TAG_COUNT(allreduce_rabenseifner),
     .fn = { .allreduce = cg_allreduce_rabenseifner },
 };
 
@@ -158,8 +158,8 @@ static const struct cg_algo algo_allreduce_recursive_doubling = {
     .summary = "Recursive doubling (butterfly) on whole vectors; p - pof2(p) extra ranks fold in first and get the result last; log2(pof2(p)) rounds, +2 if p is not a power of two; any op, commutative or not.",
     .file = "schedules/allreduce/recursive_doubling.json",
     .commutative_only = 0,
-    .tag_first = 98,
-    .tag_count = 11,
+    .tag_first = CG_TAG_BASE(allreduce_recursive_doubling),
+    .tag_count = CG_TAG_COUNT(allreduce_recursive_doubling),
     .fn = { .allreduce = cg_allreduce_recursive_doubling },
 };
 
@@ -169,8 +169,8 @@ static const struct cg_algo algo_allreduce_reduce_bcast = {
     .summary = "Mock-up: Allreduce <= Reduce + Bcast. The library's reduce to rank 0 (in place there), then its bcast.",
     .file = "schedules/allreduce/reduce_bcast.json",
     .commutative_only = 0,
-    .tag_first = 109,
-    .tag_count = 5,
+    .tag_first = CG_TAG_BASE(allreduce_reduce_bcast),
+    .tag_count = CG_TAG_COUNT(allreduce_reduce_bcast),
     .fn = { .allreduce = cg_allreduce_reduce_bcast },
 };
 
@@ -180,8 +180,8 @@ static const struct cg_algo algo_allreduce_ring = {
     .summary = "Reduce-scatter then allgather around a ring; 2(p-1) rounds, bandwidth-optimal.",
     .file = "schedules/allreduce/ring.json",
     .commutative_only = 1,
-    .tag_first = 114,
-    .tag_count = 8,
+    .tag_first = CG_TAG_BASE(allreduce_ring),
+    .tag_count = CG_TAG_COUNT(allreduce_ring),
     .fn = { .allreduce = cg_allreduce_ring },
 };
 
@@ -191,8 +191,8 @@ static const struct cg_algo algo_allreduce_rsb_allgather = {
     .summary = "Mock-up: Allreduce <= Reduce_scatter_block + Allgather. Uneven counts use MPI_Reduce_scatter and MPI_Allgatherv.",
     .file = "schedules/allreduce/rsb_allgather.json",
     .commutative_only = 0,
-    .tag_first = 122,
-    .tag_count = 5,
+    .tag_first = CG_TAG_BASE(allreduce_rsb_allgather),
+    .tag_count = CG_TAG_COUNT(allreduce_rsb_allgather),
     .fn = { .allreduce = cg_allreduce_rsb_allgather },
 };
 
@@ -202,8 +202,8 @@ static const struct cg_algo algo_allreduce_two_level_colour = {
     .summary = "Two-level: the library's allreduce within pairs of ranks (colour rank / 2), then across the pairs (colour rank % 2).",
     .file = "schedules/allreduce/two_level_colour.json",
     .commutative_only = 0,
-    .tag_first = 127,
-    .tag_count = 5,
+    .tag_first = CG_TAG_BASE(allreduce_two_level_colour),
+    .tag_count = CG_TAG_COUNT(allreduce_two_level_colour),
     .fn = { .allreduce = cg_allreduce_two_level_colour },
 };
 
@@ -213,8 +213,8 @@ static const struct cg_algo algo_allreduce_two_level_halving = {
     .summary = "Two-level (GPU era): ring reduce-scatter per node, recursive halving + doubling on every lane (ring when nnodes is not a power of two), ring allgather per node.",
     .file = "schedules/allreduce/two_level_halving.json",
     .commutative_only = 1,
-    .tag_first = 132,
-    .tag_count = 22,
+    .tag_first = CG_TAG_BASE(allreduce_two_level_halving),
+    .tag_count = CG_TAG_COUNT(allreduce_two_level_halving),
     .fn = { .allreduce = cg_allreduce_two_level_halving },
     .topo = { 1, "allreduce_rabenseifner" },
 };
@@ -225,8 +225,8 @@ static const struct cg_algo algo_allreduce_two_level_ring = {
     .summary = "Two-level (GPU era): ring reduce-scatter on each node, ring reduce-scatter + allgather on every lane at once, ring allgather on each node.",
     .file = "schedules/allreduce/two_level_ring.json",
     .commutative_only = 1,
-    .tag_first = 154,
-    .tag_count = 15,
+    .tag_first = CG_TAG_BASE(allreduce_two_level_ring),
+    .tag_count = CG_TAG_COUNT(allreduce_two_level_ring),
     .fn = { .allreduce = cg_allreduce_two_level_ring },
     .topo = { 1, "allreduce_ring" },
 };
@@ -237,8 +237,8 @@ static const struct cg_algo algo_alltoall_bruck = {
     .summary = "Bruck: ceil(log2 p) rounds for any p; round k sends every block whose distance has bit k set 2^k ranks on, packed into one message; for short messages.",
     .file = "schedules/alltoall/bruck.json",
     .commutative_only = 0,
-    .tag_first = 169,
-    .tag_count = 13,
+    .tag_first = CG_TAG_BASE(alltoall_bruck),
+    .tag_count = CG_TAG_COUNT(alltoall_bruck),
     .fn = { .alltoall = cg_alltoall_bruck },
 };
 
@@ -248,8 +248,8 @@ static const struct cg_algo algo_alltoall_lane = {
     .summary = "Full-lane: the library's alltoall on every lane at once, a local transpose, its alltoall on each node, a local transpose into rank order.",
     .file = "schedules/alltoall/lane.json",
     .commutative_only = 0,
-    .tag_first = 182,
-    .tag_count = 11,
+    .tag_first = CG_TAG_BASE(alltoall_lane),
+    .tag_count = CG_TAG_COUNT(alltoall_lane),
     .fn = { .alltoall = cg_alltoall_lane },
     .topo = { 1, "alltoall_pairwise" },
 };
@@ -260,8 +260,8 @@ static const struct cg_algo algo_alltoall_linear = {
     .summary = "Linear: every rank posts its sends to and receives from 8 ranks at once (rank +- 1..8, then +- 9..16, ...): one round for p <= 9, ceil((p - 1) / 8) rounds in all.",
     .file = "schedules/alltoall/linear.json",
     .commutative_only = 0,
-    .tag_first = 193,
-    .tag_count = 6,
+    .tag_first = CG_TAG_BASE(alltoall_linear),
+    .tag_count = CG_TAG_COUNT(alltoall_linear),
     .fn = { .alltoall = cg_alltoall_linear },
 };
 
@@ -271,8 +271,8 @@ static const struct cg_algo algo_alltoall_pairwise = {
     .summary = "Pairwise exchange: p - 1 rounds; in round r every rank sends its block for rank + r and receives rank - r's block for it; any p.",
     .file = "schedules/alltoall/pairwise.json",
     .commutative_only = 0,
-    .tag_first = 199,
-    .tag_count = 6,
+    .tag_first = CG_TAG_BASE(alltoall_pairwise),
+    .tag_count = CG_TAG_COUNT(alltoall_pairwise),
     .fn = { .alltoall = cg_alltoall_pairwise },
 };
 
@@ -282,8 +282,8 @@ static const struct cg_algo algo_barrier_dissemination = {
     .summary = "Dissemination (Hensgen, Finkel, Manber): ceil(log2 p) rounds; in round k every rank signals rank + 2^k and waits for rank - 2^k; any p.",
     .file = "schedules/barrier/dissemination.json",
     .commutative_only = 0,
-    .tag_first = 205,
-    .tag_count = 5,
+    .tag_first = CG_TAG_BASE(barrier_dissemination),
+    .tag_count = CG_TAG_COUNT(barrier_dissemination),
     .fn = { .barrier = cg_barrier_dissemination },
 };
 
@@ -293,8 +293,8 @@ static const struct cg_algo algo_barrier_hier = {
     .summary = "Hierarchical: binomial gather of tokens to each node's first rank, dissemination among these leaders (lane 0), binomial release on each node.",
     .file = "schedules/barrier/hier.json",
     .commutative_only = 0,
-    .tag_first = 210,
-    .tag_count = 12,
+    .tag_first = CG_TAG_BASE(barrier_hier),
+    .tag_count = CG_TAG_COUNT(barrier_hier),
     .fn = { .barrier = cg_barrier_hier },
     .topo = { 1, "barrier_dissemination" },
 };
@@ -305,8 +305,8 @@ static const struct cg_algo algo_barrier_recursive_doubling = {
     .summary = "Recursive doubling over pof2(p) ranks: p - pof2(p) extra ranks first signal a partner and wait for its release; log2(pof2 p) butterfly rounds; any p.",
     .file = "schedules/barrier/recursive_doubling.json",
     .commutative_only = 0,
-    .tag_first = 222,
-    .tag_count = 10,
+    .tag_first = CG_TAG_BASE(barrier_recursive_doubling),
+    .tag_count = CG_TAG_COUNT(barrier_recursive_doubling),
     .fn = { .barrier = cg_barrier_recursive_doubling },
 };
 
@@ -316,8 +316,8 @@ static const struct cg_algo algo_bcast_binomial_doubling = {
     .summary = "Binomial tree, distance doubling: in round k every rank that has the data sends it 2^k ranks further; ceil(log2 p) rounds, whole vector each.",
     .file = "schedules/bcast/binomial_doubling.json",
     .commutative_only = 0,
-    .tag_first = 232,
-    .tag_count = 4,
+    .tag_first = CG_TAG_BASE(bcast_binomial_doubling),
+    .tag_count = CG_TAG_COUNT(bcast_binomial_doubling),
     .fn = { .bcast = cg_bcast_binomial_doubling },
 };
 
@@ -327,8 +327,8 @@ static const struct cg_algo algo_bcast_binomial_halving = {
     .summary = "Binomial tree, distance halving (MPICH's order): the root first sends half-way across, then each holder halves the distance; ceil(log2 p) rounds.",
     .file = "schedules/bcast/binomial_halving.json",
     .commutative_only = 0,
-    .tag_first = 236,
-    .tag_count = 4,
+    .tag_first = CG_TAG_BASE(bcast_binomial_halving),
+    .tag_count = CG_TAG_COUNT(bcast_binomial_halving),
     .fn = { .bcast = cg_bcast_binomial_halving },
 };
 
@@ -342,8 +342,8 @@ static const struct cg_algo algo_bcast_chain = {
     .summary = "Pipelined chain: the vector in segments blocks flows down the chain root, root+1, ...; p - 2 + segments rounds. segments 1..32 (param).",
     .file = "schedules/bcast/chain.json",
     .commutative_only = 0,
-    .tag_first = 240,
-    .tag_count = 4,
+    .tag_first = CG_TAG_BASE(bcast_chain),
+    .tag_count = CG_TAG_COUNT(bcast_chain),
     .fn = { .bcast = cg_bcast_chain },
     .params = params_bcast_chain,
     .nparams = 1,
@@ -355,8 +355,8 @@ static const struct cg_algo algo_bcast_hier = {
     .summary = "Hierarchical: the library's bcast from the root across the nodes on the root's lane, then its bcast on every node from that lane.",
     .file = "schedules/bcast/hier.json",
     .commutative_only = 0,
-    .tag_first = 244,
-    .tag_count = 5,
+    .tag_first = CG_TAG_BASE(bcast_hier),
+    .tag_count = CG_TAG_COUNT(bcast_hier),
     .fn = { .bcast = cg_bcast_hier },
     .topo = { 1, "bcast_binomial_doubling" },
 };
@@ -371,8 +371,8 @@ static const struct cg_algo algo_bcast_knomial = {
     .summary = "k-nomial tree: ceil_log(radix, p) levels; at each level a holder sends the whole vector to radix - 1 children at once. radix 2..8 (param).",
     .file = "schedules/bcast/knomial.json",
     .commutative_only = 0,
-    .tag_first = 249,
-    .tag_count = 4,
+    .tag_first = CG_TAG_BASE(bcast_knomial),
+    .tag_count = CG_TAG_COUNT(bcast_knomial),
     .fn = { .bcast = cg_bcast_knomial },
     .params = params_bcast_knomial,
     .nparams = 1,
@@ -384,8 +384,8 @@ static const struct cg_algo algo_bcast_lane = {
     .summary = "Full-lane: the root scatters ppn blocks over its node, every lane bcasts its block across the nodes at once, each node allgathers them.",
     .file = "schedules/bcast/lane.json",
     .commutative_only = 0,
-    .tag_first = 253,
-    .tag_count = 7,
+    .tag_first = CG_TAG_BASE(bcast_lane),
+    .tag_count = CG_TAG_COUNT(bcast_lane),
     .fn = { .bcast = cg_bcast_lane },
     .topo = { 1, "bcast_scatter_allgather" },
 };
@@ -396,8 +396,8 @@ static const struct cg_algo algo_bcast_scatter_allgather = {
     .summary = "Van de Geijn: binomial scatter of p blocks from the root (distance halving), then a ring allgather; about 2 vectors moved per rank, for long messages.",
     .file = "schedules/bcast/scatter_allgather.json",
     .commutative_only = 0,
-    .tag_first = 260,
-    .tag_count = 7,
+    .tag_first = CG_TAG_BASE(bcast_scatter_allgather),
+    .tag_count = CG_TAG_COUNT(bcast_scatter_allgather),
     .fn = { .bcast = cg_bcast_scatter_allgather },
 };
 
@@ -407,8 +407,8 @@ static const struct cg_algo algo_bcast_scatter_allgather_native = {
     .summary = "Mock-up: Bcast <= Scatter + Allgather. The library's scatter of p blocks from the root, then its allgather, both in place.",
     .file = "schedules/bcast/scatter_allgather_native.json",
     .commutative_only = 0,
-    .tag_first = 267,
-    .tag_count = 5,
+    .tag_first = CG_TAG_BASE(bcast_scatter_allgather_native),
+    .tag_count = CG_TAG_COUNT(bcast_scatter_allgather_native),
     .fn = { .bcast = cg_bcast_scatter_allgather_native },
 };
 
@@ -418,8 +418,8 @@ static const struct cg_algo algo_exscan_hier = {
     .summary = "Hierarchical: the library's exscan on every node, exscan of the node totals along the last lane, bcast of that prefix on each node and one local reduce.",
     .file = "schedules/exscan/hier.json",
     .commutative_only = 0,
-    .tag_first = 272,
-    .tag_count = 12,
+    .tag_first = CG_TAG_BASE(exscan_hier),
+    .tag_count = CG_TAG_COUNT(exscan_hier),
     .fn = { .exscan = cg_exscan_hier },
     .topo = { 1, "exscan_recursive_doubling" },
 };
@@ -430,8 +430,8 @@ static const struct cg_algo algo_exscan_lane = {
     .summary = "Full-lane: node totals reduce-scattered over ppn blocks, an exscan of block l on every lane l at once, allgathered on the node in front of its exscan.",
     .file = "schedules/exscan/lane.json",
     .commutative_only = 0,
-    .tag_first = 284,
-    .tag_count = 11,
+    .tag_first = CG_TAG_BASE(exscan_lane),
+    .tag_count = CG_TAG_COUNT(exscan_lane),
     .fn = { .exscan = cg_exscan_lane },
     .topo = { 1, "exscan_recursive_doubling" },
 };
@@ -442,8 +442,8 @@ static const struct cg_algo algo_exscan_linear = {
     .summary = "Chain: p - 1 rounds; in round r rank r passes the prefix 0..r to rank r + 1, which keeps it as its result and adds its own input for the next rank; any op.",
     .file = "schedules/exscan/linear.json",
     .commutative_only = 0,
-    .tag_first = 295,
-    .tag_count = 6,
+    .tag_first = CG_TAG_BASE(exscan_linear),
+    .tag_count = CG_TAG_COUNT(exscan_linear),
     .fn = { .exscan = cg_exscan_linear },
 };
 
@@ -453,8 +453,8 @@ static const struct cg_algo algo_exscan_recursive_doubling = {
     .summary = "Recursive doubling: ceil(log2 p) rounds; partners rank ^ 2^k swap the reduction over their aligned groups, the higher one adds it to its exclusive prefix; any p, any op.",
     .file = "schedules/exscan/recursive_doubling.json",
     .commutative_only = 0,
-    .tag_first = 301,
-    .tag_count = 10,
+    .tag_first = CG_TAG_BASE(exscan_recursive_doubling),
+    .tag_count = CG_TAG_COUNT(exscan_recursive_doubling),
     .fn = { .exscan = cg_exscan_recursive_doubling },
 };
 
@@ -464,8 +464,8 @@ static const struct cg_algo algo_gather_allgather = {
     .summary = "Mock-up: Gather <= Allgather. The library's allgather in place; only the root keeps the result.",
     .file = "schedules/gather/allgather.json",
     .commutative_only = 0,
-    .tag_first = 311,
-    .tag_count = 3,
+    .tag_first = CG_TAG_BASE(gather_allgather),
+    .tag_count = CG_TAG_COUNT(gather_allgather),
     .fn = { .gather = cg_gather_allgather },
 };
 
@@ -475,8 +475,8 @@ static const struct cg_algo algo_gather_binomial = {
     .summary = "Binomial tree, distance doubling: in round k every rank holding a subtree sends it 2^k ranks back towards the root; ceil(log2 p) rounds, p - 1 messages.",
     .file = "schedules/gather/binomial.json",
     .commutative_only = 0,
-    .tag_first = 314,
-    .tag_count = 4,
+    .tag_first = CG_TAG_BASE(gather_binomial),
+    .tag_count = CG_TAG_COUNT(gather_binomial),
     .fn = { .gather = cg_gather_binomial },
 };
 
@@ -486,8 +486,8 @@ static const struct cg_algo algo_gather_hier = {
     .summary = "Hierarchical: the library's gather on every node to its rank on the root's lane, then its gather of the node groups along that lane to the root.",
     .file = "schedules/gather/hier.json",
     .commutative_only = 0,
-    .tag_first = 318,
-    .tag_count = 5,
+    .tag_first = CG_TAG_BASE(gather_hier),
+    .tag_count = CG_TAG_COUNT(gather_hier),
     .fn = { .gather = cg_gather_hier },
     .topo = { 1, "gather_binomial" },
 };
@@ -498,8 +498,8 @@ static const struct cg_algo algo_gather_lane = {
     .summary = "Full-lane: the library's gather on every lane at once to the root's node, its gather there to the root, then a local transpose into rank order.",
     .file = "schedules/gather/lane.json",
     .commutative_only = 0,
-    .tag_first = 323,
-    .tag_count = 8,
+    .tag_first = CG_TAG_BASE(gather_lane),
+    .tag_count = CG_TAG_COUNT(gather_lane),
     .fn = { .gather = cg_gather_lane },
     .topo = { 1, "gather_binomial" },
 };
@@ -510,8 +510,8 @@ static const struct cg_algo algo_gather_linear = {
     .summary = "Linear: p - 1 rounds; in round r rank root + r sends its block straight to the root, which receives the blocks in rank order from the root on.",
     .file = "schedules/gather/linear.json",
     .commutative_only = 0,
-    .tag_first = 331,
-    .tag_count = 4,
+    .tag_first = CG_TAG_BASE(gather_linear),
+    .tag_count = CG_TAG_COUNT(gather_linear),
     .fn = { .gather = cg_gather_linear },
 };
 
@@ -522,8 +522,8 @@ static const struct cg_algo algo_gather_reduce = {
     .file = "schedules/gather/reduce.json",
     .commutative_only = 0,
     .contiguous_only = 1,
-    .tag_first = 335,
-    .tag_count = 7,
+    .tag_first = CG_TAG_BASE(gather_reduce),
+    .tag_count = CG_TAG_COUNT(gather_reduce),
     .fn = { .gather = cg_gather_reduce },
 };
 
@@ -533,8 +533,8 @@ static const struct cg_algo algo_reduce_allreduce = {
     .summary = "Mock-up: Reduce <= Allreduce. The library's allreduce in place; only the root keeps the result.",
     .file = "schedules/reduce/allreduce.json",
     .commutative_only = 0,
-    .tag_first = 342,
-    .tag_count = 3,
+    .tag_first = CG_TAG_BASE(reduce_allreduce),
+    .tag_count = CG_TAG_COUNT(reduce_allreduce),
     .fn = { .reduce = cg_reduce_allreduce },
 };
 
@@ -544,8 +544,8 @@ static const struct cg_algo algo_reduce_binomial = {
     .summary = "Binomial trees in rank order: ranks below the root reduce upwards to it, ranks above it downwards, each tree in ceil(log2) rounds; p - 1 messages, any op.",
     .file = "schedules/reduce/binomial.json",
     .commutative_only = 0,
-    .tag_first = 345,
-    .tag_count = 6,
+    .tag_first = CG_TAG_BASE(reduce_binomial),
+    .tag_count = CG_TAG_COUNT(reduce_binomial),
     .fn = { .reduce = cg_reduce_binomial },
 };
 
@@ -555,8 +555,8 @@ static const struct cg_algo algo_reduce_hier = {
     .summary = "Hierarchical: the library's reduce on every node to its rank on the root's lane, then its reduce of the node sums along that lane to the root.",
     .file = "schedules/reduce/hier.json",
     .commutative_only = 0,
-    .tag_first = 351,
-    .tag_count = 5,
+    .tag_first = CG_TAG_BASE(reduce_hier),
+    .tag_count = CG_TAG_COUNT(reduce_hier),
     .fn = { .reduce = cg_reduce_hier },
     .topo = { 1, "reduce_binomial" },
 };
@@ -567,8 +567,8 @@ static const struct cg_algo algo_reduce_lane = {
     .summary = "Full-lane: each node reduce-scatters ppn blocks over its ranks, every lane reduces its block to the root's node at once, that node gathers them.",
     .file = "schedules/reduce/lane.json",
     .commutative_only = 0,
-    .tag_first = 356,
-    .tag_count = 7,
+    .tag_first = CG_TAG_BASE(reduce_lane),
+    .tag_count = CG_TAG_COUNT(reduce_lane),
     .fn = { .reduce = cg_reduce_lane },
     .topo = { 1, "reduce_binomial" },
 };
@@ -579,8 +579,8 @@ static const struct cg_algo algo_reduce_rabenseifner = {
     .summary = "Rabenseifner: fold p - pof2(p) extra ranks, recursive-halving reduce-scatter over pof2(p) ranks, binomial gather of the blocks to the root; commutative op.",
     .file = "schedules/reduce/rabenseifner.json",
     .commutative_only = 1,
-    .tag_first = 363,
-    .tag_count = 13,
+    .tag_first = CG_TAG_BASE(reduce_rabenseifner),
+    .tag_count = CG_TAG_COUNT(reduce_rabenseifner),
     .fn = { .reduce = cg_reduce_rabenseifner },
 };
 
@@ -590,8 +590,8 @@ static const struct cg_algo algo_reduce_scatter_block_allreduce = {
     .summary = "Mock-up: Reduce_scatter_block <= Allreduce. The library's allreduce of all p blocks into scratch; each rank keeps its block.",
     .file = "schedules/reduce_scatter_block/allreduce.json",
     .commutative_only = 0,
-    .tag_first = 376,
-    .tag_count = 5,
+    .tag_first = CG_TAG_BASE(reduce_scatter_block_allreduce),
+    .tag_count = CG_TAG_COUNT(reduce_scatter_block_allreduce),
     .fn = { .reduce_scatter_block = cg_reduce_scatter_block_allreduce },
 };
 
@@ -601,8 +601,8 @@ static const struct cg_algo algo_reduce_scatter_block_hier = {
     .summary = "Hierarchical: the library's reduce of all p blocks on every node to its first rank, reduce_scatter_block among these leaders (lane 0), scatter on each node.",
     .file = "schedules/reduce_scatter_block/hier.json",
     .commutative_only = 0,
-    .tag_first = 381,
-    .tag_count = 7,
+    .tag_first = CG_TAG_BASE(reduce_scatter_block_hier),
+    .tag_count = CG_TAG_COUNT(reduce_scatter_block_hier),
     .fn = { .reduce_scatter_block = cg_reduce_scatter_block_hier },
     .topo = { 1, "reduce_scatter_block_reduce_scatter" },
 };
@@ -613,8 +613,8 @@ static const struct cg_algo algo_reduce_scatter_block_lane = {
     .summary = "Full-lane: a local transpose of the input by lane, the library's reduce_scatter_block on each node, then on every lane at once.",
     .file = "schedules/reduce_scatter_block/lane.json",
     .commutative_only = 0,
-    .tag_first = 388,
-    .tag_count = 8,
+    .tag_first = CG_TAG_BASE(reduce_scatter_block_lane),
+    .tag_count = CG_TAG_COUNT(reduce_scatter_block_lane),
     .fn = { .reduce_scatter_block = cg_reduce_scatter_block_lane },
     .topo = { 1, "reduce_scatter_block_reduce_scatter" },
 };
@@ -625,8 +625,8 @@ static const struct cg_algo algo_reduce_scatter_block_recursive_halving = {
     .summary = "Recursive halving over pof2(p) virtual ranks; for other p the first 2(p-pof2) ranks pair up, one folds its input in and gets its block back last; commutative op.",
     .file = "schedules/reduce_scatter_block/recursive_halving.json",
     .commutative_only = 1,
-    .tag_first = 396,
-    .tag_count = 14,
+    .tag_first = CG_TAG_BASE(reduce_scatter_block_recursive_halving),
+    .tag_count = CG_TAG_COUNT(reduce_scatter_block_recursive_halving),
     .fn = { .reduce_scatter_block = cg_reduce_scatter_block_recursive_halving },
 };
 
@@ -636,8 +636,8 @@ static const struct cg_algo algo_reduce_scatter_block_reduce_scatter = {
     .summary = "Mock-up: Reduce_scatter_block <= Reduce + Scatter. The library's reduce of all p blocks to rank 0, then its scatter.",
     .file = "schedules/reduce_scatter_block/reduce_scatter.json",
     .commutative_only = 0,
-    .tag_first = 410,
-    .tag_count = 5,
+    .tag_first = CG_TAG_BASE(reduce_scatter_block_reduce_scatter),
+    .tag_count = CG_TAG_COUNT(reduce_scatter_block_reduce_scatter),
     .fn = { .reduce_scatter_block = cg_reduce_scatter_block_reduce_scatter },
 };
 
@@ -647,8 +647,8 @@ static const struct cg_algo algo_reduce_scatter_block_ring = {
     .summary = "Ring: p - 1 rounds; partial sums travel right, each rank adds its input block; bandwidth-optimal, two blocks of scratch, commutative op.",
     .file = "schedules/reduce_scatter_block/ring.json",
     .commutative_only = 1,
-    .tag_first = 415,
-    .tag_count = 8,
+    .tag_first = CG_TAG_BASE(reduce_scatter_block_ring),
+    .tag_count = CG_TAG_COUNT(reduce_scatter_block_ring),
     .fn = { .reduce_scatter_block = cg_reduce_scatter_block_ring },
 };
 
@@ -658,8 +658,8 @@ static const struct cg_algo algo_reduce_scatter_block_two_level_halving = {
     .summary = "Two-level (GPU era): local transpose, ring reduce-scatter of lane chunks per node, then recursive halving on every lane (ring when nnodes is not a power of two).",
     .file = "schedules/reduce_scatter_block/two_level_halving.json",
     .commutative_only = 1,
-    .tag_first = 423,
-    .tag_count = 18,
+    .tag_first = CG_TAG_BASE(reduce_scatter_block_two_level_halving),
+    .tag_count = CG_TAG_COUNT(reduce_scatter_block_two_level_halving),
     .fn = { .reduce_scatter_block = cg_reduce_scatter_block_two_level_halving },
     .topo = { 1, "reduce_scatter_block_recursive_halving" },
 };
@@ -670,8 +670,8 @@ static const struct cg_algo algo_reduce_scatter_block_two_level_ring = {
     .summary = "Two-level (GPU era): local transpose to lane-major, ring reduce-scatter of lane chunks on each node, then ring reduce-scatters on every lane at once.",
     .file = "schedules/reduce_scatter_block/two_level_ring.json",
     .commutative_only = 1,
-    .tag_first = 441,
-    .tag_count = 14,
+    .tag_first = CG_TAG_BASE(reduce_scatter_block_two_level_ring),
+    .tag_count = CG_TAG_COUNT(reduce_scatter_block_two_level_ring),
     .fn = { .reduce_scatter_block = cg_reduce_scatter_block_two_level_ring },
     .topo = { 1, "reduce_scatter_block_ring" },
 };
@@ -682,8 +682,8 @@ static const struct cg_algo algo_scan_exscan_reduce = {
     .summary = "Mock-up: Scan <= Exscan + local reduce. The library's exscan into scratch, then each rank but 0 reduces it in front of its own input.",
     .file = "schedules/scan/exscan_reduce.json",
     .commutative_only = 0,
-    .tag_first = 455,
-    .tag_count = 5,
+    .tag_first = CG_TAG_BASE(scan_exscan_reduce),
+    .tag_count = CG_TAG_COUNT(scan_exscan_reduce),
     .fn = { .scan = cg_scan_exscan_reduce },
 };
 
@@ -693,8 +693,8 @@ static const struct cg_algo algo_scan_hier = {
     .summary = "Hierarchical: the library's scan on every node, exscan of the node totals along the last lane, bcast of that prefix on each node and one local reduce.",
     .file = "schedules/scan/hier.json",
     .commutative_only = 0,
-    .tag_first = 460,
-    .tag_count = 8,
+    .tag_first = CG_TAG_BASE(scan_hier),
+    .tag_count = CG_TAG_COUNT(scan_hier),
     .fn = { .scan = cg_scan_hier },
     .topo = { 1, "scan_recursive_doubling" },
 };
@@ -705,8 +705,8 @@ static const struct cg_algo algo_scan_lane = {
     .summary = "Full-lane: node totals reduce-scattered over ppn blocks, an exscan of block l on every lane l at once, allgathered on the node in front of its scan.",
     .file = "schedules/scan/lane.json",
     .commutative_only = 0,
-    .tag_first = 468,
-    .tag_count = 10,
+    .tag_first = CG_TAG_BASE(scan_lane),
+    .tag_count = CG_TAG_COUNT(scan_lane),
     .fn = { .scan = cg_scan_lane },
     .topo = { 1, "scan_recursive_doubling" },
 };
@@ -717,8 +717,8 @@ static const struct cg_algo algo_scan_linear = {
     .summary = "Chain: p - 1 rounds; in round r rank r passes its prefix 0..r to rank r + 1, which puts it in front of its own input; any op.",
     .file = "schedules/scan/linear.json",
     .commutative_only = 0,
-    .tag_first = 478,
-    .tag_count = 5,
+    .tag_first = CG_TAG_BASE(scan_linear),
+    .tag_count = CG_TAG_COUNT(scan_linear),
     .fn = { .scan = cg_scan_linear },
 };
 
@@ -728,8 +728,8 @@ static const struct cg_algo algo_scan_recursive_doubling = {
     .summary = "Recursive doubling: ceil(log2 p) rounds; partners rank ^ 2^k swap the reduction over their aligned groups, the higher one also adds it to its prefix; any p, any op.",
     .file = "schedules/scan/recursive_doubling.json",
     .commutative_only = 0,
-    .tag_first = 483,
-    .tag_count = 9,
+    .tag_first = CG_TAG_BASE(scan_recursive_doubling),
+    .tag_count = CG_TAG_COUNT(scan_recursive_doubling),
     .fn = { .scan = cg_scan_recursive_doubling },
 };
 
@@ -739,8 +739,8 @@ static const struct cg_algo algo_scatter_bcast = {
     .summary = "Mock-up: Scatter <= Bcast. The root copies its p blocks to scratch, the library broadcasts them, each rank keeps its block.",
     .file = "schedules/scatter/bcast.json",
     .commutative_only = 0,
-    .tag_first = 492,
-    .tag_count = 7,
+    .tag_first = CG_TAG_BASE(scatter_bcast),
+    .tag_count = CG_TAG_COUNT(scatter_bcast),
     .fn = { .scatter = cg_scatter_bcast },
 };
 
@@ -750,8 +750,8 @@ static const struct cg_algo algo_scatter_binomial = {
     .summary = "Binomial tree, distance halving: in round k every rank holding a subtree of 2^(k+1) blocks passes the upper half to the rank 2^k further; ceil(log2 p) rounds.",
     .file = "schedules/scatter/binomial.json",
     .commutative_only = 0,
-    .tag_first = 499,
-    .tag_count = 6,
+    .tag_first = CG_TAG_BASE(scatter_binomial),
+    .tag_count = CG_TAG_COUNT(scatter_binomial),
     .fn = { .scatter = cg_scatter_binomial },
 };
 
@@ -761,8 +761,8 @@ static const struct cg_algo algo_scatter_hier = {
     .summary = "Hierarchical: the library's scatter of node groups from the root along its lane, then its scatter on every node from that lane.",
     .file = "schedules/scatter/hier.json",
     .commutative_only = 0,
-    .tag_first = 505,
-    .tag_count = 5,
+    .tag_first = CG_TAG_BASE(scatter_hier),
+    .tag_count = CG_TAG_COUNT(scatter_hier),
     .fn = { .scatter = cg_scatter_hier },
     .topo = { 1, "scatter_binomial" },
 };
@@ -773,8 +773,8 @@ static const struct cg_algo algo_scatter_lane = {
     .summary = "Full-lane: the root transposes its input by lane, scatters the lane groups on its node, then every lane scatters its blocks at once.",
     .file = "schedules/scatter/lane.json",
     .commutative_only = 0,
-    .tag_first = 510,
-    .tag_count = 8,
+    .tag_first = CG_TAG_BASE(scatter_lane),
+    .tag_count = CG_TAG_COUNT(scatter_lane),
     .fn = { .scatter = cg_scatter_lane },
     .topo = { 1, "scatter_binomial" },
 };
@@ -785,8 +785,8 @@ static const struct cg_algo algo_scatter_linear = {
     .summary = "Linear: the root keeps its own block and sends block root + r to rank root + r in round r, p - 1 rounds.",
     .file = "schedules/scatter/linear.json",
     .commutative_only = 0,
-    .tag_first = 518,
-    .tag_count = 6,
+    .tag_first = CG_TAG_BASE(scatter_linear),
+    .tag_count = CG_TAG_COUNT(scatter_linear),
     .fn = { .scatter = cg_scatter_linear },
 };
 
@@ -861,4 +861,4 @@ const struct cg_algo *const cg_algos[] = {
     &algo_scatter_linear,
     NULL
 };
-const int cg_nalgos = 68;
+const int cg_nalgos = (int)(sizeof(cg_algos) / sizeof(cg_algos[0])) - 1;

@@ -16,13 +16,6 @@ const char *const cg_op_names[CG_STEP_KINDS_] = {
 #undef X
 };
 
-const struct cg_coll_info cg_colls[CG_C_COUNT_] = {
-#define X(id, name, mpi, combine, rooted, shape, input) \
-    { name, mpi, (combine) == CG_COMBINE_OP, combine, rooted, shape, input },
-    CG_COLLS(X)
-#undef X
-};
-
 const char *const cg_buf_names[CG_BUF_COUNT_] = { "in", "out", "tmp" };
 
 /* Names the emitted code uses itself, and C's keywords: a schedule may not
@@ -198,14 +191,15 @@ static void ref(struct checker *ck, struct cg_ref *r, int writes, const char *wh
 
 int cg_call_views(enum cg_coll_kind coll)
 {
-    switch (coll) {
-    case CG_C_BCAST:
+    switch (cg_colls[coll].bufs) {
+    case CG_BUFS_ONE:
         return 4;
-    case CG_C_BARRIER:
+    case CG_BUFS_NONE:
         return 0;
-    default:
-        return 3;
+    case CG_BUFS_SEND_RECV:
+        break;
     }
+    return 3;
 }
 
 int cg_has_calls(const struct cg_schedule *s)
@@ -442,8 +436,9 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
                     ref(ck, &st->src, 0, "a call's \"send\"");
                 }
                 if (st->call_has_dst) {
-                    ref(ck, &st->dst, 1, st->call_coll == CG_C_BCAST ? "a call's \"buffer\""
-                                                                     : "a call's \"recv\"");
+                    ref(ck, &st->dst, 1, cg_colls[st->call_coll].bufs == CG_BUFS_ONE
+                                             ? "a call's \"buffer\""
+                                             : "a call's \"recv\"");
                 }
                 if (st->call_bor && (!cg_colls[st->call_coll].reduces || !zero_fill_ok(s))) {
                     err(ck, st->pos, "\"op\": \"bor\" is for a call to a reducing collective "

@@ -161,14 +161,89 @@ static void range_words(const struct cg_ref *r, char *buf, size_t cap)
     }
 }
 
+/* Schedule text made safe inside a C comment: printable ASCII only (other
+ * bytes, backslashes included, become spaces), and no sequence that ends a
+ * comment, starts one (-Wcomment) or is a trigraph. */
+static void sanitise(const char *in, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)in; *c && n + 3 < cap; c++) {
+        char ch = (*c >= 0x20 && *c < 0x7f && *c != '\\') ? (char)*c : ' ';
+        char prev = n > 0 ? out[n - 1] : '\0';
+        if ((prev == '*' && ch == '/') || (prev == '/' && ch == '*') || (prev == '?' && ch == '?')) {
+            out[n++] = ' ';
+        }
+        out[n++] = ch;
+    }
+    while (n > 0 && out[n - 1] == ' ') {
+        n--;
+    }
+    out[n] = '\0';
+}
+
+/* A schedule's comment lines in the comment block being written: " * text",
+ * sanitised, wrapped at word boundaries to 96 characters. */
+static void comment_lines(struct cg_emitter *em, const char *const *lines, int n)
+{
+    enum { WIDTH = 96 };
+    char text[2048];
+    for (int i = 0; i < n; i++) {
+        sanitise(lines[i], text, sizeof(text));
+        const char *c = text;
+        while (*c == ' ') {
+            c++;
+        }
+        if (*c == '\0') {
+            cg_out_line(em->o, " *");
+            continue;
+        }
+        while (*c != '\0') {
+            size_t len = strlen(c);
+            if (len > WIDTH) {
+                len = WIDTH;
+                while (len > 0 && c[len] != ' ') {
+                    len--;
+                }
+                if (len == 0) {
+                    len = WIDTH;
+                }
+            }
+            size_t shown = len;
+            while (shown > 0 && c[shown - 1] == ' ') {
+                shown--;
+            }
+            cg_out_line(em->o, " * %.*s", (int)shown, c);
+            c += len;
+            while (*c == ' ') {
+                c++;
+            }
+        }
+    }
+}
+
+/* A comment block that starts with `head`: one line when the schedule has
+ * no comment there, else head, its lines and a closing line. */
+static void comment_block(struct cg_emitter *em, const char *head, const char *const *lines, int n)
+{
+    if (n == 0) {
+        cg_out_line(em->o, "%s */", head);
+        return;
+    }
+    cg_out_line(em->o, "%s", head);
+    comment_lines(em, lines, n);
+    cg_out_line(em->o, " */");
+}
+
 static void step_comment(struct cg_emitter *em, const struct cg_phase *ph,
                          const struct cg_step *st)
 {
     struct cg_out *o = em->o;
-    char a[600], b[600];
+    const char *const *lines = (const char *const *)st->comment;
+    char a[600], b[600], head[2000];
     switch (st->kind) {
     case CG_STEP_EXCHANGE:
         cg_out_line(o, "/* %s:%d %s: exchange", em->base, st->pos.line, ph->name);
+        comment_lines(em, lines, st->ncomment);
         for (int k = 0; k < st->nsends; k++) {
             range_words(&st->sends[k].ref, a, sizeof(a));
             cg_out_line(o, " *   send %s to rank %s%s%s", a, cg_emit_src_expr(st->sends[k].peer),
@@ -182,27 +257,29 @@ static void step_comment(struct cg_emitter *em, const struct cg_phase *ph,
                         st->recvs[k].when ? cg_emit_src_expr(st->recvs[k].when) : "");
         }
         cg_out_line(o, " */");
-        break;
+        return;
     case CG_STEP_REDUCE:
         range_words(&st->dst, a, sizeof(a));
         range_words(&st->src, b, sizeof(b));
         if (cg_colls[em->s->coll].combine == CG_COMBINE_UNION) {
-            cg_out_line(o, "/* %s:%d %s: merge the token in %s into %s */", em->base,
-                        st->pos.line, ph->name, b, a);
+            snprintf(head, sizeof(head), "/* %s:%d %s: merge the token in %s into %s", em->base,
+                     st->pos.line, ph->name, b, a);
             break;
         }
-        cg_out_line(o, "/* %s:%d %s: %s = %s op %s */", em->base, st->pos.line, ph->name, a,
-                    st->order == CG_ORDER_INTO_FROM ? a : b,
-                    st->order == CG_ORDER_INTO_FROM ? b : a);
+        snprintf(head, sizeof(head), "/* %s:%d %s: %s = %s op %s", em->base, st->pos.line,
+                 ph->name, a, st->order == CG_ORDER_INTO_FROM ? a : b,
+                 st->order == CG_ORDER_INTO_FROM ? b : a);
         break;
     case CG_STEP_FILL:
         range_words(&st->dst, a, sizeof(a));
-        cg_out_line(o, "/* %s:%d %s: zero the bytes of %s */", em->base, st->pos.line, ph->name, a);
+        snprintf(head, sizeof(head), "/* %s:%d %s: zero the bytes of %s", em->base, st->pos.line,
+                 ph->name, a);
         break;
     case CG_STEP_COPY:
         range_words(&st->dst, a, sizeof(a));
         range_words(&st->src, b, sizeof(b));
-        cg_out_line(o, "/* %s:%d %s: %s = %s */", em->base, st->pos.line, ph->name, a, b);
+        snprintf(head, sizeof(head), "/* %s:%d %s: %s = %s", em->base, st->pos.line, ph->name, a,
+                 b);
         break;
     case CG_STEP_CALL: {
         char root[300] = "";
@@ -226,16 +303,17 @@ static void step_comment(struct cg_emitter *em, const struct cg_phase *ph,
             size_t n = strlen(root);
             snprintf(root + n, sizeof(root) - n, " with MPI_BOR over the bytes");
         }
-        cg_out_line(o, "/* %s:%d %s: call %s%s%s%s: %s%s%s%s */", em->base, st->pos.line,
-                    ph->name, st->call_use ? st->call_use : "native", st->call_use ? "" : " ",
-                    st->call_use ? "" : cg_colls[st->call_coll].name, root, st->call_has_src ? "send " : "on ",
-                    st->call_has_src ? b : a, st->call_has_src ? ", receive into " : "",
-                    st->call_has_src ? a : "");
+        snprintf(head, sizeof(head), "/* %s:%d %s: call %s%s%s%s: %s%s%s%s", em->base,
+                 st->pos.line, ph->name, st->call_use ? st->call_use : "native",
+                 st->call_use ? "" : " ", st->call_use ? "" : cg_colls[st->call_coll].name, root,
+                 st->call_has_src ? "send " : "on ", st->call_has_src ? b : a,
+                 st->call_has_src ? ", receive into " : "", st->call_has_src ? a : "");
         break;
     }
     default:
         cg_panic("unexpected step kind %d", (int)st->kind);
     }
+    comment_block(em, head, lines, st->ncomment);
 }
 
 static void emit_xfer(struct cg_emitter *em, const struct cg_xfer *x, int is_send)
@@ -363,7 +441,7 @@ static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const st
     }
 }
 
-void cg_emit_lets(struct cg_emitter *em, const struct cg_let *l, int n)
+static void emit_lets(struct cg_emitter *em, const struct cg_let *l, int n)
 {
     for (int i = 0; i < n; i++) {
         if (em->used[l[i].slot]) {
@@ -372,7 +450,7 @@ void cg_emit_lets(struct cg_emitter *em, const struct cg_let *l, int n)
     }
 }
 
-void cg_emit_phase(struct cg_emitter *em, const struct cg_phase *ph)
+static void emit_phase(struct cg_emitter *em, const struct cg_phase *ph)
 {
     struct cg_out *o = em->o;
     char tag[200], rtag[200];
@@ -380,22 +458,25 @@ void cg_emit_phase(struct cg_emitter *em, const struct cg_phase *ph)
     cg_emit_tag_name(em, rtag, sizeof(rtag), ph, "round");
     /* The round tag has a double underscore before ROUND, like the others;
      * step names may not be "round" (check.c), so it cannot collide. */
+    char head[1200];
     cg_out_blank(o);
     switch (ph->rounds) {
     case CG_ROUNDS_NONE:
-        cg_out_line(o, "/* %s:%d phase %s */", em->base, ph->pos.line, ph->name);
+        snprintf(head, sizeof(head), "/* %s:%d phase %s", em->base, ph->pos.line, ph->name);
         break;
     case CG_ROUNDS_COUNT:
-        cg_out_line(o, "/* %s:%d phase %s: %s rounds */", em->base, ph->pos.line, ph->name,
-                    cg_emit_src_expr(ph->to));
+        snprintf(head, sizeof(head), "/* %s:%d phase %s: %s rounds", em->base, ph->pos.line,
+                 ph->name, cg_emit_src_expr(ph->to));
         break;
     case CG_ROUNDS_UP:
     case CG_ROUNDS_DOWN:
-        cg_out_line(o, "/* %s:%d phase %s: %s from %s %s %s */", em->base, ph->pos.line,
-                    ph->name, ph->var, cg_emit_src_expr(ph->from),
-                    ph->rounds == CG_ROUNDS_UP ? "up to" : "down to", cg_emit_src_expr(ph->to));
+        snprintf(head, sizeof(head), "/* %s:%d phase %s: %s from %s %s %s", em->base,
+                 ph->pos.line, ph->name, ph->var, cg_emit_src_expr(ph->from),
+                 ph->rounds == CG_ROUNDS_UP ? "up to" : "down to", cg_emit_src_expr(ph->to));
         break;
     }
+    /* The schedule's comment on the phase, above its loop. */
+    comment_block(em, head, (const char *const *)ph->comment, ph->ncomment);
     /* A phase's lets live in its own scope, so two phases may use one name. */
     int scope = ph->when == NULL && ph->rounds == CG_ROUNDS_NONE && ph->nlets > 0;
     if (ph->when != NULL) {
@@ -424,7 +505,7 @@ void cg_emit_phase(struct cg_emitter *em, const struct cg_phase *ph)
     if (ph->rounds != CG_ROUNDS_NONE) {
         cg_out_line(o, "%s(%s);", em->api->tag_begin, rtag);
     }
-    cg_emit_lets(em, ph->lets, ph->nlets);
+    emit_lets(em, ph->lets, ph->nlets);
     for (int i = 0; i < ph->nsteps; i++) {
         emit_step(em, ph, &ph->steps[i]);
     }
@@ -493,22 +574,14 @@ void cg_emit_header_comment(struct cg_emitter *em, const struct cg_emit_header *
     cg_out_line(o, " */");
 }
 
-void cg_emit_scratch_check(struct cg_out *o)
-{
-    cg_out_open(o, "if (rc != MPI_SUCCESS)");
-    cg_out_line(o, "goto out;");
-    cg_out_close(o);
-}
-
 void cg_emitter_init(struct cg_emitter *em, struct cg_gen *g, const struct cg_schedule *s,
-                     struct cg_out *o, const struct cg_emit_api *api, int tag_base)
+                     struct cg_out *o, const struct cg_emit_api *api)
 {
     memset(em, 0, sizeof(*em));
     em->g = g;
     em->s = s;
     em->o = o;
     em->api = api;
-    em->tag_base = tag_base;
     const char *slash = strrchr(s->file, '/');
     em->base = slash ? slash + 1 : s->file;
     cg_emit_upper(em->upper, sizeof(em->upper), s->name);
@@ -543,26 +616,188 @@ void cg_emit_param_knobs(struct cg_emitter *em)
     }
 }
 
-void cg_emit_param_reads(struct cg_emitter *em)
+void cg_emit_arg_names(const char *params, char *buf, size_t cap)
 {
-    const struct cg_schedule *s = em->s;
-    for (int i = 0; i < s->nparams; i++) {
-        if (s->params[i].ranged && em->used[s->params[i].slot]) {
-            cg_out_line(em->o, "CG_TRY(cg_param_value(&cg_param_%s_%s, &%s));", s->name,
-                        s->params[i].name, s->params[i].name);
+    size_t n = 0;
+    buf[0] = '\0';
+    for (const char *c = params; *c != '\0';) {
+        const char *end = strchr(c, ',');
+        if (end == NULL) {
+            end = c + strlen(c);
         }
+        /* The name is the last identifier of the declaration. */
+        const char *stop = end;
+        while (stop > c && !(isalnum((unsigned char)stop[-1]) || stop[-1] == '_')) {
+            stop--;
+        }
+        const char *start = stop;
+        while (start > c && (isalnum((unsigned char)start[-1]) || start[-1] == '_')) {
+            start--;
+        }
+        n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "%s%.*s", n ? ", " : "",
+                              (int)(stop - start), start);
+        c = *end ? end + 1 : end;
+    }
+    if (n >= cap) {
+        cg_panic("parameter list too long: %s", params);
     }
 }
 
-void cg_emit_topology_names(struct cg_emitter *em)
+/* Whether the code mentions the topology: its names, or a call step on the
+ * node or lane communicator. */
+static int uses_topo(const struct cg_emitter *em)
 {
-    static const char *const names[4] = { "ppn", "nnodes", "node", "local" };
-    if (!em->s->topology) {
-        return;
-    }
+    const struct cg_schedule *s = em->s;
     for (int k = 0; k < 4; k++) {
         if (em->used[CG_SLOT_PPN + k]) {
-            cg_out_line(em->o, "const int %s = topo->%s;", names[k], names[k]);
+            return 1;
         }
     }
+    for (int pi = 0; pi < s->nphases; pi++) {
+        for (int si = 0; si < s->phases[pi].nsteps; si++) {
+            const struct cg_step *st = &s->phases[pi].steps[si];
+            if (st->kind == CG_STEP_CALL &&
+                (st->call_group == CG_GROUP_NODE || st->call_group == CG_GROUP_LANE)) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* From the opening brace to the first phase: the runtime's begin for the
+ * collective (which also says when the call is over: an error, the fallback
+ * ran, count 0), the params, p, rank, the topology's names, the lets, the
+ * call tag and the buffers. */
+static void prologue(struct cg_emitter *em)
+{
+    static const char *const topo_names[4] = { "ppn", "nnodes", "node", "local" };
+    const struct cg_schedule *s = em->s;
+    const struct cg_emit_api *api = em->api;
+    const struct cg_coll_info *info = &cg_colls[s->coll];
+    struct cg_out *o = em->o;
+    char names[400], flags[80] = "0", fallback[120] = "NULL", tag[200];
+    int reads = 0;
+
+    cg_out_line(o, "struct %s c;", api->call);
+    cg_out_line(o, "struct cg_buf %s%s%s;", info->input != CG_INPUT_NONE ? "in, " : "", "out",
+                s->scratch != NULL ? ", tmp" : "");
+    for (int i = 0; i < s->nparams; i++) {
+        if (s->params[i].ranged && em->used[s->params[i].slot]) {
+            cg_out_line(o, "int %s = 0;", s->params[i].name);
+            reads++;
+        }
+    }
+    cg_emit_arg_names(api->gpu ? info->cu_args : info->args, names, sizeof(names));
+    size_t nf = 0;
+    if (s->commutative && !api->gpu) {
+        nf += (size_t)snprintf(flags + nf, sizeof(flags) - nf, "CG_NEEDS_COMMUTATIVE");
+    }
+    if (s->topology) {
+        nf += (size_t)snprintf(flags + nf, sizeof(flags) - nf, "%sCG_NEEDS_TOPOLOGY",
+                               nf ? " | " : "");
+        snprintf(fallback, sizeof(fallback), "(cg_any_fn)%s%s", api->prefix, s->fallback);
+    }
+    /* Params are read after the fallback's test and before the count's, as
+     * they always were: a count of 0 is then the emitted code's test. */
+    if (reads > 0) {
+        snprintf(flags + nf, sizeof(flags) - nf, "%sCG_READS_PARAMS", nf ? " | " : "");
+    }
+    /* MPI: CG_TRY(begin) (CG_DONE jumps to out too); the GPU's C++ body is a
+     * block under `if (rc == MPI_SUCCESS)` instead. One line, or two where it
+     * would pass 120 columns: the caller's arguments, then the schedule's. */
+    char head[160];
+    if (!api->gpu) {
+        cg_out_line(o, "int rc = MPI_SUCCESS;");
+        cg_out_blank(o);
+    }
+    snprintf(head, sizeof(head), api->gpu ? "int rc = %s%s(" : "CG_TRY(%s%s(", api->begin,
+             info->name);
+    const char *end = api->gpu ? ");" : "));";
+    if (4 * o->indent + strlen(head) + strlen(names) + strlen(flags) + strlen(fallback) + 10 <=
+        120) {
+        cg_out_line(o, "%s&c, %s, %s, %s%s", head, names, flags, fallback, end);
+    } else {
+        cg_out_line(o, "%s&c, %s,", head, names);
+        cg_out_line(o, "%*s%s, %s%s", (int)strlen(head), "", flags, fallback, end);
+    }
+    for (int i = 0; i < s->nparams; i++) {
+        if (s->params[i].ranged && em->used[s->params[i].slot]) {
+            if (api->gpu) {
+                cg_out_open(o, "if (rc == MPI_SUCCESS)");
+                cg_out_line(o, "rc = cg_param_value(&cg_param_%s_%s, &%s);", s->name,
+                            s->params[i].name, s->params[i].name);
+                cg_out_close(o);
+            } else {
+                cg_out_line(o, "CG_TRY(cg_param_value(&cg_param_%s_%s, &%s));", s->name,
+                            s->params[i].name, s->params[i].name);
+            }
+        }
+    }
+    if (reads > 0 && !api->gpu) {
+        cg_out_open(o, "if (c.empty)");
+        cg_out_line(o, "goto out;");
+        cg_out_close(o);
+    }
+    if (api->gpu) {
+        cg_out_blank(o);
+        cg_out_line(o, "/* The body in a block: C++ forbids a goto out that jumps over "
+                       "initialisations into their scope. */");
+        cg_out_open(o, reads > 0 ? "if ((rc == MPI_SUCCESS) && !c.empty)" : "if (rc == MPI_SUCCESS)");
+    }
+    if (em->used[CG_SLOT_P]) {
+        cg_out_line(o, "const int p = c.p;");
+    }
+    if (em->used[CG_SLOT_RANK]) {
+        cg_out_line(o, "const int rank = c.rank;");
+    }
+    if (s->topology && uses_topo(em)) {
+        cg_out_line(o, "const struct cg_topo *topo = c.topo;");
+    }
+    for (int k = 0; k < 4 && s->topology; k++) {
+        if (em->used[CG_SLOT_PPN + k]) {
+            cg_out_line(o, "const int %s = topo->%s;", topo_names[k], topo_names[k]);
+        }
+    }
+    for (int i = 0; i < s->nparams; i++) {
+        if (em->used[s->params[i].slot] && !s->params[i].ranged) {
+            cg_out_line(o, "const int %s = %lld; /* parameter, fixed */", s->params[i].name,
+                        (long long)s->params[i].value);
+        }
+    }
+    emit_lets(em, s->lets, s->nlets);
+    cg_emit_tag_name(em, tag, sizeof(tag), NULL, NULL);
+    cg_out_line(o, "%s(%s);", api->tag_begin, tag);
+    cg_out_line(o, "CG_TRY(%s(&c, %s, %s, &out, %s, %s));", api->buffers,
+                cg_emit_c_expr(s->blocks), info->input != CG_INPUT_NONE ? "&in" : "NULL",
+                s->scratch != NULL ? "&tmp" : "NULL",
+                s->scratch != NULL ? cg_emit_c_expr(s->scratch) : "0");
+}
+
+void cg_emit_function(struct cg_emitter *em)
+{
+    const struct cg_schedule *s = em->s;
+    const struct cg_emit_api *api = em->api;
+    struct cg_out *o = em->o;
+    char upper[64], tag[200];
+
+    cg_emit_upper(upper, sizeof(upper), cg_colls[s->coll].name);
+    cg_out_line(o, "int %s%s(%s%s_ARGS)", api->prefix, s->name, api->args, upper);
+    cg_out_line(o, "{");
+    o->indent++;
+    prologue(em);
+    for (int i = 0; i < s->nphases; i++) {
+        emit_phase(em, &s->phases[i]);
+    }
+    cg_emit_tag_name(em, tag, sizeof(tag), NULL, NULL);
+    cg_out_blank(o);
+    cg_out_line(o, "%s(%s);", api->tag_end, tag);
+    if (api->gpu) {
+        cg_out_close(o);
+    }
+    o->indent--;
+    cg_out_line(o, "out:");
+    o->indent++;
+    cg_out_line(o, "return %s_finish(&c, rc);", api->call);
+    cg_out_close(o);
 }

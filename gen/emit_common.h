@@ -3,7 +3,9 @@
  * p = 4 table, the names the code mentions, lets, the loop per phase and one
  * comment and one block of runtime calls per step. The body of a schedule
  * reads the same in both backends; only the runtime's names differ (struct
- * cg_emit_api) and each backend writes its own signature and prologue.
+ * cg_emit_api). The prologue is two runtime calls (runtime/prologue.c and
+ * runtime/cuda/prologue.c), so the whole function is written here too; each
+ * backend writes its own header comment and file.
  */
 #ifndef CG_EMIT_COMMON_H
 #define CG_EMIT_COMMON_H
@@ -25,6 +27,14 @@ struct cg_emit_api {
     const char *xchg_wait;  /* "cg_xchg_wait" */
     const char *reduce;     /* "cg_reduce" */
     const char *copy;       /* "cg_copy" */
+    /* The function around them (cg_emit_function). */
+    const char *prefix;     /* "cg_": the generated functions' (and a fallback's) prefix */
+    const char *args;       /* "CG_": the signature macro is <args><COLLECTIVE>_ARGS */
+    const char *call;       /* "cg_call": the per-call state's struct */
+    const char *begin;      /* "cg_begin_": the collective's prologue, <begin><collective> */
+    const char *buffers;    /* "cg_buffers" */
+    int gpu;                /* 1: the parameters are cg_colls[].cu_args, no commutative
+                             * flag (every GPU op commutes), and the body is a block */
 };
 
 struct cg_emitter {
@@ -34,7 +44,6 @@ struct cg_emitter {
     const struct cg_emit_api *api; /* the backend's runtime names */
     const char *base;              /* schedule file's base name, for comments */
     char upper[64];                /* schedule name in upper case */
-    int tag_base;                  /* absolute id of the call tag */
     unsigned char used[256];       /* slots some expression mentions */
 };
 
@@ -49,7 +58,7 @@ struct cg_emit_header {
 /* Fills *em and marks the names the emitted code mentions (-Wunused-variable
  * is an error in emitted code, so only those are declared). */
 void cg_emitter_init(struct cg_emitter *em, struct cg_gen *g, const struct cg_schedule *s,
-                     struct cg_out *o, const struct cg_emit_api *api, int tag_base);
+                     struct cg_out *o, const struct cg_emit_api *api);
 
 /* An expression as C (or as the schedule wrote it, for comments). The text
  * lives in a rotating set of 8 buffers so that a few fit in one printf. */
@@ -68,22 +77,18 @@ void cg_emit_tag_name(const struct cg_emitter *em, char *buf, size_t cap,
  * the verifier's p = 4 table. */
 void cg_emit_header_comment(struct cg_emitter *em, const struct cg_emit_header *h);
 
-/* "if (rc != MPI_SUCCESS) { goto out; }" after a scratch call. */
-void cg_emit_scratch_check(struct cg_out *o);
-
 /* Ranged params: the file-scope `static struct cg_param` knobs (before the
- * function), and the reads into declared ints (`CG_TRY(cg_param_value(...))`). */
+ * function). */
 void cg_emit_param_knobs(struct cg_emitter *em);
-void cg_emit_param_reads(struct cg_emitter *em);
-/* Topology schedules: `const int ppn = topo->ppn;` ... for the names used. */
-void cg_emit_topology_names(struct cg_emitter *em);
 
-/* "const int name = expr;" for each let the code mentions. */
-void cg_emit_lets(struct cg_emitter *em, const struct cg_let *l, int n);
+/* The function: its signature, the prologue (the runtime's
+ * <begin><collective> and <buffers>, with the schedule's params, lets and
+ * call tag between), every phase, and the single exit. */
+void cg_emit_function(struct cg_emitter *em);
 
-/* The comment, the `when`, the round loop, the lets and every step of one
- * phase, with their timing tags. */
-void cg_emit_phase(struct cg_emitter *em, const struct cg_phase *ph);
+/* The names of a parameter list ("const void *sendbuf, ..., MPI_Comm comm"
+ * -> "sendbuf, ..., comm") into buf. */
+void cg_emit_arg_names(const char *params, char *buf, size_t cap);
 
 /* Writes o to path (only when it changed); reports a failure as an error.
  * Returns 0 or -1. */

@@ -10,6 +10,7 @@
 #ifndef CG_IR_H
 #define CG_IR_H
 
+#include "../runtime/cg_colls.h"
 #include "base.h"
 #include "expr.h"
 
@@ -30,62 +31,17 @@ enum cg_op_kind {
 
 extern const char *const cg_op_names[CG_STEP_KINDS_];
 
-/* How a collective combines data in reduce steps. */
-enum cg_combine {
-    CG_COMBINE_NONE,  /* no op: reduce steps are errors */
-    CG_COMBINE_OP,    /* the user's MPI_Op, once per contribution, in rank order unless commutative */
-    CG_COMBINE_UNION  /* barrier tokens: an idempotent union, overlapping sets are fine */
-};
-
-/* How many blocks `out` has and who chooses (B is the schedule's "blocks"). */
-enum cg_shape {
-    CG_SHAPE_SPLIT,   /* B blocks of uneven size, B chosen by the schedule; moves keep j % B */
-    CG_SHAPE_UNIFORM, /* p equal blocks, block i belonging to rank i; out has p blocks */
-    CG_SHAPE_ONE,     /* p equal blocks, but out is one of them (reduce_scatter_block, scatter) */
-    CG_SHAPE_TOKEN    /* one 1-byte block, no user data (barrier) */
-};
-
-/* How many blocks the read-only `in` has. */
-enum cg_input {
-    CG_INPUT_NONE,    /* no `in`: the runtime copies the input into `out` */
-    CG_INPUT_P,       /* p blocks (reduce_scatter_block, alltoall; scatter: at the root) */
-    CG_INPUT_B        /* B blocks, as `out` (exscan) */
-};
-
-/* The collectives, in the order of enum cg_coll in runtime/cg_algo.h:
- * name as written in schedules, the MPI function, combine, root, shape, in. */
-#define CG_COLLS(X)                                                                        \
-    X(ALLREDUCE, "allreduce", "MPI_Allreduce", CG_COMBINE_OP, 0, CG_SHAPE_SPLIT, CG_INPUT_NONE) \
-    X(ALLGATHER, "allgather", "MPI_Allgather", CG_COMBINE_NONE, 0, CG_SHAPE_UNIFORM,        \
-      CG_INPUT_NONE)                                                                       \
-    X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block", "MPI_Reduce_scatter_block", CG_COMBINE_OP, \
-      0, CG_SHAPE_ONE, CG_INPUT_P)                                                         \
-    X(BCAST, "bcast", "MPI_Bcast", CG_COMBINE_NONE, 1, CG_SHAPE_SPLIT, CG_INPUT_NONE)       \
-    X(REDUCE, "reduce", "MPI_Reduce", CG_COMBINE_OP, 1, CG_SHAPE_SPLIT, CG_INPUT_NONE)      \
-    X(GATHER, "gather", "MPI_Gather", CG_COMBINE_NONE, 1, CG_SHAPE_UNIFORM, CG_INPUT_NONE)  \
-    X(SCATTER, "scatter", "MPI_Scatter", CG_COMBINE_NONE, 1, CG_SHAPE_ONE, CG_INPUT_P)      \
-    X(ALLTOALL, "alltoall", "MPI_Alltoall", CG_COMBINE_NONE, 0, CG_SHAPE_UNIFORM, CG_INPUT_P) \
-    X(SCAN, "scan", "MPI_Scan", CG_COMBINE_OP, 0, CG_SHAPE_SPLIT, CG_INPUT_NONE)            \
-    X(EXSCAN, "exscan", "MPI_Exscan", CG_COMBINE_OP, 0, CG_SHAPE_SPLIT, CG_INPUT_B)         \
-    X(BARRIER, "barrier", "MPI_Barrier", CG_COMBINE_UNION, 0, CG_SHAPE_TOKEN, CG_INPUT_NONE)
-
+/* The collectives: runtime/cg_colls.h's table, the one list of them (name,
+ * MPI function, combine, root, shape of out and in, signature, ...), which
+ * check, sim, verify, analyse and the emitters read as cg_colls[]. The
+ * generator's names for its rows are CG_C_<ID>, equal to the runtime's
+ * CG_COLL_<ID>. */
 enum cg_coll_kind {
-#define X(id, name, mpi, combine, rooted, shape, input) CG_C_##id,
-    CG_COLLS(X)
+#define X(id, ...) CG_C_##id = CG_COLL_##id,
+    CG_COLL_TABLE(X)
 #undef X
-    CG_C_COUNT_
+    CG_C_COUNT_ = CG_COLL_COUNT_
 };
-
-struct cg_coll_info {
-    const char *name;         /* as written in schedules */
-    const char *mpi;          /* the MPI function it replaces, "MPI_Allreduce" */
-    int reduces;              /* takes an MPI_Op (combine == CG_COMBINE_OP) */
-    enum cg_combine combine;  /* what a reduce step does */
-    int rooted;               /* has a root */
-    enum cg_shape shape;      /* blocks of out, and who chooses B */
-    enum cg_input input;      /* blocks of the read-only in */
-};
-extern const struct cg_coll_info cg_colls[CG_C_COUNT_];
 
 enum cg_bufid { CG_BUF_IN, CG_BUF_OUT, CG_BUF_TMP, CG_BUF_COUNT_ };
 extern const char *const cg_buf_names[CG_BUF_COUNT_];
@@ -137,7 +93,7 @@ struct cg_step {
     struct cg_ref src;     /* REDUCE and COPY "from" */
     int order;             /* REDUCE: CG_ORDER_* */
     /* CALL: the callee's collective; "use" (NULL: native, else a schedule
-     * name, resolved into `callee` by cg_resolve_calls); its root; the views
+     * name, resolved into `callee` by cg_resolve, resolve.c); its root; the views
      * (dst: "recv", or bcast's "buffer"; src: "send"); which are present. */
     int call_coll;                    /* enum cg_coll_kind */
     const char *call_use;             /* NULL: "native" */
@@ -149,6 +105,8 @@ struct cg_step {
     int call_has_src, call_has_dst;   /* views present */
     struct cg_pos use_pos;            /* the "use" value */
     struct cg_pos pos;     /* the step object */
+    const char **comment;  /* "comment": its lines as written (emit_common.c prints them sanitised) */
+    int ncomment;          /* how many */
     int index;             /* position in the schedule, all phases (MPI tag) */
     int tag_id;            /* timing tag, relative to the schedule's first */
 };
@@ -183,6 +141,8 @@ struct cg_phase {
     int nlets;                 /* how many */
     struct cg_step *steps;     /* in order */
     int nsteps;                /* how many */
+    const char **comment;      /* "comment": its lines as written (printed sanitised) */
+    int ncomment;              /* how many */
     int tag_id;                /* phase tag (relative) */
     int round_tag_id;          /* round tag (relative), -1 without rounds */
 };
@@ -224,7 +184,7 @@ struct cg_schedule {
     int topology;              /* "topology": runs on node and lane communicators */
     const char *fallback;      /* "topology": {"fallback": name}: for irregular communicators */
     struct cg_pos fallback_pos;/* the fallback's name */
-    const struct cg_schedule *fallback_s; /* resolved (main.c) */
+    const struct cg_schedule *fallback_s; /* resolved (cg_resolve, resolve.c) */
     struct cg_let *lets;       /* evaluated once per rank, in order */
     int nlets;                 /* how many */
     struct cg_phase *phases;   /* in order */

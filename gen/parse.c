@@ -67,6 +67,33 @@ static const char *string(struct parser *ps, const struct cg_json *v, const char
     return v->str;
 }
 
+/* A phase's or step's "comment": a string, or an array of strings (its
+ * lines). Kept as written; the emitters print it sanitised for a C comment. */
+static void comment(struct parser *ps, const struct cg_json *v, const char ***lines, int *n)
+{
+    *lines = NULL;
+    *n = 0;
+    if (v == NULL) {
+        return;
+    }
+    if (v->kind == CG_J_STRING) {
+        *lines = cg_arena_alloc(ps->arena, sizeof(char *));
+        (*lines)[(*n)++] = v->str;
+        return;
+    }
+    if (v->kind != CG_J_ARRAY) {
+        err(ps, v->pos, "\"comment\" must be a string or an array of strings, not %s",
+            cg_json_kind_name(v->kind));
+        return;
+    }
+    *lines = cg_arena_alloc(ps->arena, sizeof(char *) * (size_t)(v->nitems + 1));
+    for (int i = 0; i < v->nitems; i++) {
+        if (want(ps, v->items[i], CG_J_STRING, "a line of \"comment\"")) {
+            (*lines)[(*n)++] = v->items[i]->str;
+        }
+    }
+}
+
 static const struct cg_json *required(struct parser *ps, const struct cg_json *obj,
                                       const char *key, const char *what)
 {
@@ -209,6 +236,7 @@ static void step(struct parser *ps, const struct cg_json *o, struct cg_step *st)
     }
     st->name = string(ps, cg_json_get(o, "name"), "\"name\"");
     st->when = expr(ps, cg_json_get(o, "when"), "\"when\"");
+    comment(ps, cg_json_get(o, "comment"), &st->comment, &st->ncomment);
     switch (st->kind) {
     case CG_STEP_EXCHANGE: {
         static const char *const keys[] = { "step", "name", "when", "comment", "send", "recv", NULL };
@@ -326,10 +354,12 @@ static void step(struct parser *ps, const struct cg_json *o, struct cg_step *st)
                     st->call_has_dst = 1;
                 }
             } else if (v != NULL) {
-                err(ps, v->pos, "a call to %s takes no \"%s\"%s", cn, names[k],
-                    st->call_coll == CG_C_BCAST ? " (bcast has one view: \"buffer\")"
-                    : st->call_coll == CG_C_BARRIER ? " (barrier has no data)"
-                    : " (it takes \"send\" and \"recv\")");
+                enum cg_bufs bufs = cg_colls[st->call_coll].bufs;
+                err(ps, v->pos, "a call to %s takes no \"%s\"%s%s%s", cn, names[k],
+                    bufs == CG_BUFS_SEND_RECV ? " (it takes \"send\" and \"recv\")" : " (",
+                    bufs == CG_BUFS_SEND_RECV ? "" : cn,
+                    bufs == CG_BUFS_ONE ? " has one view: \"buffer\")"
+                    : bufs == CG_BUFS_NONE ? " has no data)" : "");
             }
         }
         break;
@@ -347,6 +377,7 @@ static void phase(struct parser *ps, const struct cg_json *o, struct cg_phase *p
     cg_json_check_keys(&ps->g->diag, ps->file, o, "a phase", keys);
     ph->name = string(ps, required(ps, o, "phase", "a phase"), "\"phase\"");
     ph->when = expr(ps, cg_json_get(o, "when"), "\"when\"");
+    comment(ps, cg_json_get(o, "comment"), &ph->comment, &ph->ncomment);
     const struct cg_json *r = cg_json_get(o, "rounds");
     if (r != NULL && want(ps, r, CG_J_OBJECT, "\"rounds\"")) {
         static const char *const rkeys[] = { "var", "count", "from", "to", "down_to", NULL };

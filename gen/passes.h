@@ -6,6 +6,15 @@
 
 #include "ir.h"
 
+/* ---- resolve.c ---- */
+
+struct cg_set; /* load.h */
+
+/* Binds s's call steps ("use") and fallback to the generated schedules they
+ * name: among set's, else loaded from schedules/ into set. Reports what
+ * does not fit (resolve.c says what) and returns -1 then, else 0. */
+int cg_resolve(struct cg_gen *g, struct cg_set *set, struct cg_schedule *s);
+
 /* ---- verify.c ---- */
 
 struct cg_verify_stats {
@@ -66,24 +75,29 @@ int cg_tag_counts(struct cg_gen *g, const struct cg_schedule *s, int p, int root
 
 /* Writes out_dir/mpi/<name>.c for s (checked and verified). Returns 0, or -1
  * when a file cannot be written. */
-int cg_emit_mpi(struct cg_gen *g, const struct cg_schedule *s, int tag_base);
+int cg_emit_mpi(struct cg_gen *g, const struct cg_schedule *s);
 
-/* Whether the GPU backend has the collective (allreduce, allgather,
- * reduce_scatter_block, bcast, alltoall). */
+/* Whether the GPU backend has the collective (its table row names an NCCL
+ * function: allreduce, allgather, reduce_scatter_block, bcast, alltoall). */
 int cg_emit_cuda_supports(enum cg_coll_kind coll);
 
-/* Whether s gets a .cu: its collective is supported and it has no call steps. */
+/* Whether s has a GPU twin (a .cu), decided here once for the emitters, the
+ * registries and emitted/registry.json: its collective is supported, it has
+ * no call steps, and a topology schedule's fallback has a twin too. */
 int cg_emit_cuda_has(const struct cg_schedule *s);
 
 /* Writes out_dir/cuda/<name>.cu for s (checked, verified, and of a collective
  * cg_emit_cuda_supports). Returns 0, or -1 when a file cannot be written. */
-int cg_emit_cuda(struct cg_gen *g, const struct cg_schedule *s, int tag_base);
+int cg_emit_cuda(struct cg_gen *g, const struct cg_schedule *s);
 
-/* Writes out_dir/mpi/collgen.h, out_dir/mpi/all.c and out_dir/registry.c for
- * all schedules (sorted by file), out_dir/cuda/collgen_cuda.h and
- * out_dir/cuda/all.cu for those the GPU backend has, and removes generated
- * files of schedules that no longer exist (or no longer have a GPU one). */
-int cg_emit_registry(struct cg_gen *g, const struct cg_schedule *const *s, int n,
-                     const int *tag_base);
+/* Writes out_dir/mpi/collgen.h, out_dir/mpi/all.c, out_dir/registry.c,
+ * out_dir/tags.c and out_dir/registry.json for all schedules (sorted by
+ * file), out_dir/cuda/collgen_cuda.h and out_dir/cuda/all.cu for those the
+ * GPU backend has, and out_dir/collectives.json (the table of
+ * collectives); removes generated files of schedules that no longer exist
+ * (or no longer have a GPU one). A schedule's lines in these files depend
+ * on it alone (tag ids are its base, assigned in collgen.h, plus its own
+ * numbers), so adding one adds lines and changes none. */
+int cg_emit_registry(struct cg_gen *g, const struct cg_schedule *const *s, int n);
 
 #endif

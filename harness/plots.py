@@ -56,8 +56,17 @@ import shutil
 import sys
 
 MAX_BOXES = 6  # sizes per box-plot figure
-# The collectives that take an op (the others ignore the record's op).
-REDUCING = ("allreduce", "reduce_scatter_block", "reduce", "scan", "exscan")
+# The collectives that take an op (the others ignore the record's op), from
+# the table of collectives (runtime/cg_colls.h) as `collgen emit` writes it;
+# main() reads it.
+COLLECTIVES = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "emitted",
+                           "collectives.json")
+REDUCING = ()
+
+
+def load_reducing(path=COLLECTIVES):
+    with open(path) as f:
+        return tuple(c["name"] for c in json.load(f)["collectives"] if c["reduces"])
 
 
 def fmt_size(b):
@@ -588,6 +597,13 @@ def main(argv):
         print("plots.py: %s cannot import matplotlib and numpy (%s); install "
               "python3-matplotlib (harness/setup.sh)" % (sys.executable, e), file=sys.stderr)
         return 3
+    global REDUCING
+    try:
+        REDUCING = load_reducing()
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print("plots.py: %s: the table of collectives is unreadable (%s); run ninja "
+              "(collgen emit writes it)" % (COLLECTIVES, e), file=sys.stderr)
+        return 2
     try:
         points = load(d)
     except (OSError, BadInput) as e:

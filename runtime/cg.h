@@ -7,7 +7,8 @@
  * Modules, one prefix each: cg_tag_* (tag.c, timing tags), cg_geom_* (block
  * geometry, inline below), cg_xchg_* / cg_send / cg_recv (xchg.c, exchanges),
  * cg_reduce* (reduce.c, typed kernels), cg_call_* / cg_comm_* (comm.c,
- * cached communicator context and per-call state).
+ * cached communicator context and per-call state), cg_begin_* / cg_buffers
+ * (prologue.c, every generated function's set-up).
  *
  * Errors: every function that can fail returns an MPI error code
  * (MPI_SUCCESS on success) so that an emitted collective can return it as
@@ -20,6 +21,8 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "cg_colls.h"
 
 /* ---- integer helpers: the schedule language's semantics, in C ---------- */
 
@@ -117,6 +120,7 @@ struct cg_buf {
 /* ---- per-call state ------------------------------------------------------ */
 
 struct cg_comm; /* cached per communicator (comm.c) */
+struct cg_topo; /* node and lane structure (topo.c, below) */
 
 struct cg_call {
     MPI_Comm comm;         /* private duplicate of the caller's communicator */
@@ -132,6 +136,22 @@ struct cg_call {
     int tag;               /* MPI tag of the current exchange */
     MPI_Datatype *types;   /* derived datatypes to free after the exchange */
     int ntypes;            /* how many */
+    /* The caller's arguments, as the collective's cg_begin_<coll> recorded
+     * them for cg_buffers (prologue.c). */
+    int coll;              /* enum cg_coll (cg_colls.h); -1 after a plain cg_call_begin */
+    const void *sendbuf;   /* as passed (MPI_IN_PLACE too); bcast, barrier: NULL */
+    void *recvbuf;         /* as passed; bcast: its buffer; barrier: NULL */
+    size_t sendcount;      /* as passed; collectives with one count: it */
+    size_t recvcount;      /* as passed; collectives with one count: it */
+    MPI_Datatype sendtype; /* as passed; collectives with one datatype: it */
+    MPI_Datatype recvtype; /* as passed; collectives with one datatype: it */
+    int root;              /* rooted collectives; else 0 */
+    size_t count;          /* elements of this rank's blocks: the vector (B blocks), or one
+                            * of the p equal blocks; in dtype */
+    int empty;             /* count is 0: the call has nothing to do */
+    int result;            /* the call's result when the begin returned CG_DONE */
+    const struct cg_topo *topo; /* CG_NEEDS_TOPOLOGY: this communicator's (regular) */
+    char token;            /* barrier's one-byte block */
 };
 
 /* Schedule requirements, passed to cg_call_begin. */
@@ -209,7 +229,8 @@ void cg_reduce_kernel_run(int kernel, void *inout, const void *in, size_t n);
 
 /* ---- call steps (call.c) ------------------------------------------------- */
 
-/* Any generated collective, cast back to its cg_<coll>_fn in call.c. */
+/* Any generated collective, cast back to its cg_<coll>_fn where it is called
+ * (call.c, a prologue's fallback). */
 typedef void (*cg_any_fn)(void);
 
 /* A call step: collective `coll` (enum cg_coll) on c->comm, the MPI
@@ -240,6 +261,59 @@ int cg_call_coll_bor_in(struct cg_call *c, MPI_Comm comm, int coll, cg_any_fn fn
  * in round `instance`: MPI_Comm_split of c->comm (key: rank) on first use,
  * then cached with the context until the caller's communicator is freed. */
 int cg_call_split(struct cg_call *c, const char *site, long instance, int color, MPI_Comm *sub);
+
+/* ---- prologues (prologue.c) --------------------------------------------- */
+
+/* What every generated collective does before its first phase, in two calls,
+ * and how it ends:
+ *
+ *   int rc = MPI_SUCCESS;
+ *   CG_TRY(cg_begin_<coll>(&c, <the collective's arguments>, flags, fallback));
+ *   ... p, rank, the schedule's lets, the call tag ...
+ *   CG_TRY(cg_buffers(&c, B, &in, &out, &tmp, scratch blocks));
+ *   ... the phases ...
+ * out:
+ *   return cg_call_finish(&c, rc);
+ *
+ * cg_begin_<coll> (one per collective, with its MPI signature) records the
+ * arguments in c, picks the datatype this rank's blocks are counted in
+ * (gather: recvtype at the root, sendtype elsewhere; scatter: sendtype at a
+ * root called in place), runs cg_call_begin's checks (CG_NEEDS_COMMUTATIVE
+ * in flags: MPI_ERR_OP for a non-commutative op), and with
+ * CG_NEEDS_TOPOLOGY finds the node and lane structure (c->topo): where the
+ * communicator is not regular it ends the call and runs `fallback` (a
+ * cg_<coll>_fn of the same collective, cast to cg_any_fn) on the same
+ * arguments. It returns MPI_SUCCESS (go on), an MPI error code, or CG_DONE:
+ * the call is complete without its phases, because the count is 0 (never
+ * for barrier) or the fallback ran; c->result is then the call's result.
+ * With CG_READS_PARAMS a count of 0 is not CG_DONE but c->empty, which the
+ * caller tests after reading its params (a bad value is an error even
+ * then). cg_call_finish is safe on c whatever the begin returned. */
+#define CG_NEEDS_TOPOLOGY 2
+#define CG_READS_PARAMS 4
+#define CG_DONE (-1) /* no MPI error code is negative */
+
+#define X(ID, id, mpi, bufs, combine, rooted, shape, input, in_place, size, busbw, args, ...) \
+    int cg_begin_##id(struct cg_call *c, args, int flags, cg_any_fn fallback);
+CG_COLL_TABLE(X)
+#undef X
+
+/* Ends the call (cg_call_end) and returns its result: rc, or for CG_DONE
+ * what the begin left in c->result. */
+int cg_call_finish(struct cg_call *c, int rc);
+
+/* The buffers of the call begun on c, in blocks: `out` (always) and `in`
+ * (the collectives whose table row has an input) over the caller's memory,
+ * `tmp` (NULL when the schedule declares no scratch) of ntmp blocks in
+ * scratch slot 0. nb is B, the schedule's blocks (p for p equal blocks, 1
+ * for barrier's token; MPI_ERR_INTERN when it does not fit the collective).
+ * Makes the copies that MPI_IN_PLACE, non-root ranks and mismatched type
+ * pairs need (scratch slot 1): a reduce or gather outside the root works in
+ * scratch, since recvbuf is significant only at the root; an input the result
+ * overwrites in place, or one in another datatype than the blocks', is
+ * copied. */
+int cg_buffers(struct cg_call *c, long nb, struct cg_buf *in, struct cg_buf *out,
+               struct cg_buf *tmp, long ntmp);
 
 /* ---- topology (topo.c) --------------------------------------------------- */
 

@@ -82,6 +82,19 @@ static inline void cg_error_mpi(int code, const char *file, int line, const char
         }                                       \
     } while (0)
 
+/* MPI_ERR_INTERN (recorded) when a topology schedule on a communicator that
+ * is not regular has no fallback (layout.c). */
+int cg_topo_fallback(const struct cg_topo *topo, cg_any_fn fallback);
+
+/* The buffers of a generated collective as the table lays them out
+ * (layout.c), for both runtimes' cg_buffers: the geometry into *g, out and
+ * in (NULL for a collective without one) over recvbuf and sendbuf (out
+ * over token for barrier), tmp (NULL: none) of ntmp blocks, base NULL.
+ * MPI_ERR_INTERN (recorded) when nb or the buffers given do not fit coll. */
+int cg_layout(int coll, long p, size_t count, long nb, const void *sendbuf, void *recvbuf,
+              char *token, struct cg_buf *in, struct cg_buf *out, struct cg_buf *tmp, long ntmp,
+              struct cg_geom *g);
+
 /* A run of elements: where it starts in its buffer and how long it is. */
 struct cg_seg {
     size_t off; /* first element, from the buffer's base */

@@ -123,6 +123,7 @@ int cg_call_begin(struct cg_call *c, MPI_Comm comm, MPI_Datatype dtype, MPI_Op o
 
     memset(c, 0, sizeof(*c));
     c->comm = MPI_COMM_NULL;
+    c->coll = -1;
     c->dtype = dtype;
     c->op = op;
     c->kernel = -1;

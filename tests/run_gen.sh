@@ -8,14 +8,16 @@
 #                                which must exit 1
 #   tests/gen/ok/<name>.json     a small good schedule;
 #   tests/gen/ok/<name>.c.expected       the C file `collgen emit` writes for it
+#                                        (which must compile, mpicc -Werror)
 #   tests/gen/ok/<name>.cu.expected      the CUDA file it writes, where the GPU
 #                                        backend has the collective
 #   tests/gen/ok/<name>.explain.expected `collgen explain <name>.json --p 4`
 #
 # Then: emitted/ is what `collgen emit` writes today (emitted_up_to_date), two
-# emits into empty directories are byte-identical (emit_deterministic), and
-# every schedule under schedules/ verifies over the default range
-# (verify_library, timed).
+# emits into empty directories are byte-identical (emit_deterministic),
+# adding schedules in a scratch copy only adds lines to emitted/
+# (adding_a_schedule_only_adds_lines), and every schedule under schedules/
+# verifies over the default range (verify_library, timed).
 #
 # One line per case, "PASS gen <name>" or "FAIL gen <name>", which
 # tests/run_all.sh counts; a missing .expected file prints "MISSING <file>"
@@ -28,7 +30,7 @@
 set -u
 cd "$(dirname "$0")/.."
 
-collgen=build/collgen
+collgen=${CG_COLLGEN:-build/collgen} # CG_COLLGEN: another build to test (tests/run_asan.sh)
 update=${UPDATE:-0}
 failed=0
 tmp=$(mktemp -d)
@@ -128,6 +130,15 @@ for json in tests/gen/ok/*.json; do
         ok=0
         why=${why:-"emit wrote no $out/mpi/$schedule.c"}
     fi
+    # It compiles as the build compiles emitted/ (-Wcomment too: schedule
+    # comments reach it, sanitised).
+    if [ -f "$out/mpi/$schedule.c" ] && command -v mpicc.openmpi >/dev/null 2>&1 &&
+        ! mpicc.openmpi -std=c11 -Wall -Wextra -Werror -Iruntime -I"$out/mpi" -fsyntax-only \
+            "$out/mpi/$schedule.c" >"$tmp/$name.cc" 2>&1; then
+        head -20 "$tmp/$name.cc"
+        ok=0
+        why=${why:-"emitted C does not compile"}
+    fi
     # The GPU backend's file, for the collectives it has; a golden without it
     # would never be checked.
     if [ -n "$schedule" ] && [ -f "$out/cuda/$schedule.cu" ]; then
@@ -210,6 +221,44 @@ elif diff -r "$tmp/fresh1" "$tmp/fresh2" >"$tmp/fresh.diff"; then
 else
     head -n 60 "$tmp/fresh.diff"
     fail emit_deterministic "two emits differ"
+fi
+
+# Adding a schedule changes no other schedule's emitted file, and only adds
+# lines to the shared ones (collgen.h, registry.c, tags.c, all.c, all.cu,
+# collgen_cuda.h, registry.json): in a scratch copy, three temporary
+# schedules (copies of allgather/ring, allreduce/ring and scatter/linear,
+# sorted first, among the others and last) are added and emitted/
+# regenerated; `diff` must show no removed or changed line and no file gone,
+# and the new files must be there.
+scratch=$tmp/add_schedule
+mkdir -p "$scratch"
+cp -r schedules emitted "$scratch"/
+cp -r emitted "$scratch/emitted.before"
+for copy in allgather/ring:aaa allreduce/ring:mmm scatter/linear:zzz; do
+    src=${copy%%:*}
+    coll=${src%%/*}
+    new=${copy#*:}
+    sed "s/\"schedule\": \"[a-z_]*\"/\"schedule\": \"${coll}_$new\"/" "schedules/$src.json" \
+        >"$scratch/schedules/$coll/$new.json"
+done
+collgen_abs=$(cd "$(dirname "$collgen")" && pwd)/$(basename "$collgen")
+(cd "$scratch" && timeout 600 "$collgen_abs" emit -q --p 1..4 >emit.log 2>&1)
+rc=$?
+diff -r "$scratch/emitted.before" "$scratch/emitted" >"$tmp/add.diff"
+removed=$(grep -c '^<' "$tmp/add.diff")
+added=$(grep -c '^>' "$tmp/add.diff")
+gone=$(grep -c '^Only in .*emitted.before' "$tmp/add.diff")
+changed_files=$(grep '^diff ' "$tmp/add.diff" | awk '{ print $NF }' | sed "s|$scratch/emitted/||" | tr '\n' ' ')
+new_files=$(grep -c '^Only in .*/emitted[/:]' "$tmp/add.diff")
+if [ "$rc" -ne 0 ]; then
+    cat "$scratch/emit.log"
+    fail adding_a_schedule_only_adds_lines "collgen emit exit status $rc"
+elif [ "$removed" -ne 0 ] || [ "$gone" -ne 0 ] || [ "$new_files" -lt 3 ]; then
+    grep '^<' "$tmp/add.diff" | head -20
+    fail adding_a_schedule_only_adds_lines "$removed lines removed or changed, $gone files gone, $new_files new"
+else
+    echo "# adding 3 schedules: $added lines added to $changed_files; $new_files new files; 0 lines changed"
+    pass adding_a_schedule_only_adds_lines
 fi
 
 # ---- the library verifies over the default range ---------------------------

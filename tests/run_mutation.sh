@@ -17,7 +17,7 @@
 set -u
 cd "$(dirname "$0")/.."
 
-collgen=build/collgen
+collgen=${CG_COLLGEN:-build/collgen} # CG_COLLGEN: another build to test (tests/run_asan.sh)
 list=tests/mutants.equivalent
 p_range=1..24,32,33,64
 failed=0

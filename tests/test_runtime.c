@@ -1,6 +1,7 @@
 /* test_runtime.c - tests of runtime/: geometry, typed kernels, cg_reduce and
  * cg_copy over wrapping ranges, exchanges, the cached context and error
- * returns, tags, and a ring allreduce written the way gen/ emits one.
+ * returns, tags, the prologues of every collective (prologue.c), and a ring
+ * allreduce written the way gen/ emits one.
  *
  * An MPI program for 1 to 4 ranks. Every rank runs every test; failed checks
  * are summed over ranks and rank 0 prints one verdict per test, so the exit
@@ -626,22 +627,14 @@ static void context_should_be_cached_on_the_communicator_and_freed_with_it(void)
 static int ring_allreduce(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
-    int rc = cg_call_begin(&c, comm, datatype, op, CG_NEEDS_COMMUTATIVE);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
+    struct cg_buf out, tmp;
+    int rc = MPI_SUCCESS;
+
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                              CG_NEEDS_COMMUTATIVE, NULL));
     const int p = c.p, rank = c.rank;
     const int right = cg_mod(rank + 1, p), left = cg_mod(rank - 1, p);
-    struct cg_geom geom = { count, p };
-    struct cg_buf out = { recvbuf, geom, p };
-    struct cg_buf tmp = { NULL, geom, p };
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, recvbuf, count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, p), &rc);
-    if (tmp.base == NULL) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
     for (int r = 0; r < p - 1; r++) {
         CG_TRY(cg_xchg_begin(&c, 1));
         CG_TRY(cg_send(&c, right, &out, cg_mod(rank - r, p), 1));
@@ -657,8 +650,7 @@ static int ring_allreduce(CG_ALLREDUCE_ARGS)
         CG_TRY(cg_xchg_wait(&c));
     }
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }
 
 static void ring_allreduce_should_match_mpi_allreduce(void)
@@ -694,6 +686,318 @@ static void ring_allreduce_should_match_mpi_allreduce(void)
         }
     }
     cg_xchg_set_max_elems(0);
+}
+
+/* ---- prologues (prologue.c) ---------------------------------------------- */
+
+/* A vector of n unique elements (rank, index) plus GUARD poisoned ones. */
+static int32_t *unique_vec(size_t n, int rank, int bias)
+{
+    int32_t *v = malloc((n + GUARD) * sizeof(int32_t));
+    fill_unique(v, n, rank, bias);
+    fill_poison(v + n, GUARD);
+    return v;
+}
+
+static int32_t *poison_vec(size_t n)
+{
+    int32_t *v = malloc((n + GUARD) * sizeof(int32_t));
+    fill_poison(v, n + GUARD);
+    return v;
+}
+
+/* Elements of a[first .. first + n) equal to (rank, index + bias)? */
+static int holds_unique(const int32_t *a, size_t n, int rank, int bias)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (a[i] != (rank * 1000003) + (int32_t)i + bias) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int all_poison(const int32_t *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (a[i] != POISON) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void prologue_should_copy_the_input_into_out_unless_in_place(void)
+{
+    int p = 0, rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const size_t n = 37;
+    struct cg_call c;
+    struct cg_buf out, tmp;
+
+    /* allreduce (scan alike): out is recvbuf, holding the input; tmp in scratch. */
+    int32_t *send = unique_vec(n, rank, 0), *recv = poison_vec(n);
+    CHECK(cg_begin_allreduce(&c, send, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
+          MPI_SUCCESS);
+    CHECK(!c.empty && c.coll == CG_COLL_ALLREDUCE && c.count == n && c.p == p);
+    CHECK(cg_buffers(&c, 3, NULL, &out, &tmp, 7) == MPI_SUCCESS);
+    CHECK(out.base == (char *)recv && out.nblocks == 3 && out.geom.count == n && out.geom.nb == 3);
+    CHECK(tmp.base != NULL && tmp.nblocks == 7 && tmp.geom.nb == 3);
+    CHECK(holds_unique(recv, n, rank, 0) && all_poison(recv + n, GUARD));
+    cg_call_end(&c);
+    /* In place: recvbuf is the input, left alone. */
+    fill_unique(recv, n, rank, 5);
+    CHECK(cg_begin_scan(&c, MPI_IN_PLACE, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
+          MPI_SUCCESS);
+    CHECK(cg_buffers(&c, 1, NULL, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK(out.base == (char *)recv && holds_unique(recv, n, rank, 5));
+    cg_call_end(&c);
+    /* Count 0: the call is done, successfully; with CG_READS_PARAMS the
+     * caller tests c.empty after its params. */
+    CHECK(cg_begin_allreduce(&c, send, recv, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
+          CG_DONE);
+    CHECK(c.empty && cg_call_finish(&c, CG_DONE) == MPI_SUCCESS);
+    CHECK(cg_begin_allreduce(&c, send, recv, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                             CG_READS_PARAMS, NULL) == MPI_SUCCESS);
+    CHECK(c.empty && cg_call_finish(&c, MPI_ERR_ARG) == MPI_ERR_ARG);
+
+    /* exscan in place: in is a copy of recvbuf in scratch, B blocks. */
+    struct cg_buf in;
+    fill_unique(recv, n, rank, 9);
+    CHECK(cg_begin_exscan(&c, MPI_IN_PLACE, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
+          MPI_SUCCESS);
+    CHECK(cg_buffers(&c, 4, &in, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK(in.base != (char *)recv && in.nblocks == 4 && out.base == (char *)recv);
+    CHECK(holds_unique((const int32_t *)in.base, n, rank, 9));
+    cg_call_end(&c);
+    /* exscan not in place: in is sendbuf itself, out untouched. */
+    fill_poison(recv, n + GUARD);
+    CHECK(cg_begin_exscan(&c, send, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
+          MPI_SUCCESS);
+    CHECK(cg_buffers(&c, 4, &in, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK(in.base == (char *)send && all_poison(recv, n + GUARD));
+    cg_call_end(&c);
+
+    /* reduce_scatter_block in place: p blocks of recvcount copied; out is block 0 of recvbuf. */
+    int32_t *all = unique_vec((size_t)p * n, rank, 3);
+    CHECK(cg_begin_reduce_scatter_block(&c, MPI_IN_PLACE, all, n, MPI_INT, MPI_SUM,
+                                        MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+    CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK(in.base != (char *)all && in.nblocks == p && out.base == (char *)all && out.nblocks == 1);
+    CHECK(in.geom.count == (size_t)p * n && in.geom.nb == p);
+    CHECK(holds_unique((const int32_t *)in.base, (size_t)p * n, rank, 3));
+    cg_call_end(&c);
+
+    /* A non-commutative op where the schedule needs a commutative one. */
+    MPI_Op affine;
+    MPI_Op_create(affine_compose, 0, &affine);
+    CHECK(cg_begin_allreduce(&c, send, recv, n, MPI_INT, affine, MPI_COMM_WORLD,
+                             CG_NEEDS_COMMUTATIVE, NULL) == MPI_ERR_OP);
+    cg_call_end(&c);
+    MPI_Op_free(&affine);
+    free(send);
+    free(recv);
+    free(all);
+}
+
+static void prologue_should_keep_partial_results_in_scratch_off_the_root(void)
+{
+    int p = 0, rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const size_t n = 11;
+    const int root = p - 1;
+    struct cg_call c;
+    struct cg_buf out;
+    int32_t *send = unique_vec(n, rank, 0), *recv = poison_vec((size_t)p * n);
+
+    /* reduce: the root reduces into recvbuf, the others into scratch. */
+    CHECK(cg_begin_reduce(&c, send, recv, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, 0, NULL) ==
+          MPI_SUCCESS);
+    CHECK(c.root == root && cg_buffers(&c, 2, NULL, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK((out.base == (char *)recv) == (rank == root));
+    CHECK(holds_unique((const int32_t *)out.base, n, rank, 0));
+    CHECK((rank == root) ? holds_unique(recv, n, rank, 0) : all_poison(recv, (size_t)p * n));
+    cg_call_end(&c);
+
+    /* gather, with another type pair off the root: blocks are sendcount x
+     * sendtype there, recvcount x recvtype at the root. */
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    fill_poison(recv, (size_t)p * n + GUARD);
+    const size_t m = 10; /* ints per rank: 5 pairs at the root, 10 ints elsewhere */
+    int32_t *mine = unique_vec(m, rank, 7);
+    CHECK(cg_begin_gather(&c, mine, m, MPI_INT, recv, m / 2, pair, root, MPI_COMM_WORLD, 0,
+                          NULL) == MPI_SUCCESS);
+    CHECK(c.count == ((rank == root) ? m / 2 : m));
+    CHECK(c.dtype == ((rank == root) ? pair : MPI_INT));
+    CHECK(cg_buffers(&c, p, NULL, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK(out.nblocks == p && ((out.base == (char *)recv) == (rank == root)));
+    CHECK(holds_unique((const int32_t *)out.base + (size_t)rank * m, m, rank, 7));
+    if (rank == root) {
+        CHECK(all_poison(recv, (size_t)rank * m) && all_poison(recv + (size_t)p * m, GUARD));
+    }
+    cg_call_end(&c);
+    /* gather in place at the root: its block stays where it is. */
+    if (rank == root) {
+        fill_unique(recv + (size_t)rank * m, m, rank, 2);
+    }
+    CHECK(cg_begin_gather(&c, (rank == root) ? MPI_IN_PLACE : mine, m, MPI_INT, recv, m,
+                          MPI_INT, root, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+    CHECK(cg_buffers(&c, p, NULL, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK(holds_unique((const int32_t *)out.base + (size_t)rank * m, m, rank,
+                       (rank == root) ? 2 : 7));
+    cg_call_end(&c);
+    /* A communicator that is not one: MPI_ERR_COMM, and c is safe to end. */
+    CHECK(cg_begin_gather(&c, mine, m, MPI_INT, recv, m, MPI_INT, 0, MPI_COMM_NULL, 0, NULL) ==
+          MPI_ERR_COMM);
+    cg_call_end(&c);
+    MPI_Type_free(&pair);
+    free(send);
+    free(recv);
+    free(mine);
+}
+
+static void prologue_should_place_and_convert_blocks_of_p_equal_blocks(void)
+{
+    int p = 0, rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const size_t m = 6; /* ints per block */
+    const int root = p - 1;
+    struct cg_call c;
+    struct cg_buf in, out;
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    int32_t *send = unique_vec((size_t)p * m, rank, 0), *recv = poison_vec((size_t)p * m);
+
+    /* allgather: the block goes to block rank of recvbuf, converted from
+     * m ints to m / 2 pairs. */
+    CHECK(cg_begin_allgather(&c, send, m, MPI_INT, recv, m / 2, pair, MPI_COMM_WORLD, 0, NULL) ==
+          MPI_SUCCESS);
+    CHECK(c.count == m / 2 && c.dtype == pair);
+    CHECK(cg_buffers(&c, p, NULL, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK(out.base == (char *)recv && out.nblocks == p && out.geom.count == (size_t)p * m / 2);
+    CHECK(holds_unique(recv + (size_t)rank * m, m, rank, 0));
+    CHECK(all_poison(recv, (size_t)rank * m));
+    CHECK(all_poison(recv + (size_t)(rank + 1) * m, (size_t)(p - rank - 1) * m + GUARD));
+    cg_call_end(&c);
+    /* A count that does not fit p equal blocks is the generator's bug. */
+    CHECK(cg_begin_allgather(&c, send, m, MPI_INT, recv, m, MPI_INT, MPI_COMM_WORLD, 0, NULL) ==
+          MPI_SUCCESS);
+    CHECK(cg_buffers(&c, p + 1, NULL, &out, NULL, 0) == MPI_ERR_INTERN);
+    CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_ERR_INTERN);
+    cg_call_end(&c);
+
+    /* alltoall: the input is sendbuf when the sides agree, a converted copy
+     * when they do not, a copy of recvbuf in place. */
+    CHECK(cg_begin_alltoall(&c, send, m, MPI_INT, recv, m, MPI_INT, MPI_COMM_WORLD, 0, NULL) ==
+          MPI_SUCCESS);
+    CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK(in.base == (char *)send && in.nblocks == p);
+    cg_call_end(&c);
+    CHECK(cg_begin_alltoall(&c, send, m, MPI_INT, recv, m / 2, pair, MPI_COMM_WORLD, 0, NULL) ==
+          MPI_SUCCESS);
+    CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK(in.base != (char *)send && holds_unique((const int32_t *)in.base, (size_t)p * m, rank, 0));
+    cg_call_end(&c);
+    fill_unique(recv, (size_t)p * m, rank, 4);
+    CHECK(cg_begin_alltoall(&c, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, m, MPI_INT,
+                            MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+    CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK(in.base != (char *)recv && holds_unique((const int32_t *)in.base, (size_t)p * m, rank, 4));
+    cg_call_end(&c);
+
+    /* scatter: at the root in place, out is its own block of sendbuf, in
+     * sendtype; with another type pair the root's input is converted. */
+    CHECK(cg_begin_scatter(&c, send, m, MPI_INT, (rank == root) ? MPI_IN_PLACE : recv, m,
+                           MPI_INT, root, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+    CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK(out.nblocks == 1 && in.nblocks == p && in.base == (char *)send);
+    CHECK(out.base == ((rank == root) ? (char *)(send + (size_t)root * m) : (char *)recv));
+    cg_call_end(&c);
+    CHECK(cg_begin_scatter(&c, send, m, MPI_INT, recv, m / 2, pair, root, MPI_COMM_WORLD, 0,
+                           NULL) == MPI_SUCCESS);
+    CHECK(c.count == m / 2 && c.dtype == pair);
+    CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK((in.base == (char *)send) == (rank != root) && out.base == (char *)recv);
+    if (rank == root) {
+        CHECK(holds_unique((const int32_t *)in.base, (size_t)p * m, rank, 0));
+    }
+    cg_call_end(&c);
+
+    /* bcast: out is the buffer; barrier: out is the call's token. */
+    fill_poison(recv, (size_t)p * m + GUARD);
+    CHECK(cg_begin_bcast(&c, recv, m, MPI_INT, root, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+    CHECK(cg_buffers(&c, 2, NULL, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK(out.base == (char *)recv && out.nblocks == 2 && all_poison(recv, (size_t)p * m + GUARD));
+    cg_call_end(&c);
+    struct cg_buf tmp;
+    CHECK(cg_begin_barrier(&c, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+    CHECK(!c.empty && cg_buffers(&c, 1, NULL, &out, &tmp, 1) == MPI_SUCCESS);
+    CHECK(out.base == &c.token && out.nblocks == 1 && tmp.nblocks == 1 && tmp.base != NULL);
+    cg_call_end(&c);
+    /* cg_buffers without a begun call. */
+    CHECK(cg_call_begin(&c, MPI_COMM_WORLD, MPI_INT, MPI_OP_NULL, 0) == MPI_SUCCESS);
+    CHECK(cg_buffers(&c, 1, NULL, &out, NULL, 0) == MPI_ERR_INTERN);
+    cg_call_end(&c);
+    MPI_Type_free(&pair);
+    free(send);
+    free(recv);
+}
+
+static int fallback_calls;
+static int fallback_bcast(CG_BCAST_ARGS)
+{
+    (void)buffer;
+    (void)count;
+    (void)datatype;
+    (void)root;
+    (void)comm;
+    fallback_calls++;
+    return MPI_ERR_PENDING; /* a result only the fallback gives */
+}
+
+static void prologue_should_run_the_fallback_where_the_topology_is_not_regular(void)
+{
+    int p = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    int32_t v[4] = { 0 };
+    struct cg_call c;
+
+    /* CG_PPN=1 makes every communicator regular: no fallback, c.topo set. */
+    for (int k = 1; k <= 2; k++) {
+        MPI_Comm dup;
+        setenv("CG_PPN", (k == 1) ? "1" : "2", 1);
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        fallback_calls = 0;
+        int rc = cg_begin_bcast(&c, v, 4, MPI_INT, 0, dup, CG_NEEDS_TOPOLOGY,
+                                (cg_any_fn)fallback_bcast);
+        unsetenv("CG_PPN");
+        int regular = (k == 1) || (p % 2 == 0);
+        if (regular) {
+            CHECK(rc == MPI_SUCCESS && c.topo != NULL && c.topo->ppn == k);
+            CHECK(fallback_calls == 0 && cg_call_finish(&c, rc) == MPI_SUCCESS);
+        } else {
+            CHECK(rc == CG_DONE && fallback_calls == 1);
+            CHECK(cg_call_finish(&c, rc) == MPI_ERR_PENDING);
+        }
+        MPI_Comm_free(&dup);
+    }
+    /* Not regular and no fallback: the generator's bug, reported. */
+    if (p % 2 == 1) {
+        MPI_Comm dup;
+        setenv("CG_PPN", "2", 1);
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        CHECK(cg_begin_bcast(&c, v, 4, MPI_INT, 0, dup, CG_NEEDS_TOPOLOGY, NULL) ==
+              MPI_ERR_INTERN);
+        unsetenv("CG_PPN");
+        cg_call_end(&c);
+        MPI_Comm_free(&dup);
+    }
 }
 
 /* ---- tags, errors, names --------------------------------------------------- */
@@ -973,6 +1277,10 @@ int main(int argc, char **argv)
     RUN_ALL(call_should_reject_a_non_commutative_op_when_the_schedule_needs_one);
     RUN_ALL(context_should_be_cached_on_the_communicator_and_freed_with_it);
     RUN_ALL(ring_allreduce_should_match_mpi_allreduce);
+    RUN_ALL(prologue_should_copy_the_input_into_out_unless_in_place);
+    RUN_ALL(prologue_should_keep_partial_results_in_scratch_off_the_root);
+    RUN_ALL(prologue_should_place_and_convert_blocks_of_p_equal_blocks);
+    RUN_ALL(prologue_should_run_the_fallback_where_the_topology_is_not_regular);
     RUN_ALL(tags_should_accumulate_time_and_calls_and_reset);
     RUN_ALL(errors_should_keep_the_last_message_truncated_to_the_buffer);
     RUN_ALL(coll_names_should_name_each_collective);

@@ -31,8 +31,8 @@ static const struct cg_cu_algo algo_allgather_bruck = {
     CG_COLL_ALLGATHER, /* coll */
     "Bruck: ceil(log2 p) rounds for any p; round k sends min(2^k, p - 2^k) blocks to rank - 2^k; wrapping ranges make the final rotation unnecessary.", /* summary */
     "schedules/allgather/bruck.json", /* file */
-    11, /* tag_first */
-    4, /* tag_count */
+    CG_TAG_BASE(allgather_bruck), /* tag_first */
+    CG_TAG_COUNT(allgather_bruck), /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_bruck, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -47,8 +47,8 @@ static const struct cg_cu_algo algo_allgather_recursive_doubling = {
     CG_COLL_ALLGATHER, /* coll */
     "Recursive doubling over pof2(p) virtual ranks; for other p the first 2(p-pof2) ranks pair up, fold one block in first and get all p back last.", /* summary */
     "schedules/allgather/recursive_doubling.json", /* file */
-    35, /* tag_first */
-    8, /* tag_count */
+    CG_TAG_BASE(allgather_recursive_doubling), /* tag_first */
+    CG_TAG_COUNT(allgather_recursive_doubling), /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_recursive_doubling, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -63,8 +63,8 @@ static const struct cg_cu_algo algo_allgather_ring = {
     CG_COLL_ALLGATHER, /* coll */
     "Ring: p - 1 rounds, each rank passes one block to its right neighbour per round; bandwidth-optimal, any p.", /* summary */
     "schedules/allgather/ring.json", /* file */
-    43, /* tag_first */
-    4, /* tag_count */
+    CG_TAG_BASE(allgather_ring), /* tag_first */
+    CG_TAG_COUNT(allgather_ring), /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_ring, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -79,8 +79,8 @@ static const struct cg_cu_algo algo_allgather_two_level_bruck = {
     CG_COLL_ALLGATHER, /* coll */
     "Two-level (GPU era): Bruck allgathers on every lane at once (ceil(log2 nnodes) rounds, any nnodes), a ring allgather of lane chunks per node, a local transpose.", /* summary */
     "schedules/allgather/two_level_bruck.json", /* file */
-    47, /* tag_first */
-    12, /* tag_count */
+    CG_TAG_BASE(allgather_two_level_bruck), /* tag_first */
+    CG_TAG_COUNT(allgather_two_level_bruck), /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_two_level_bruck, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -95,8 +95,8 @@ static const struct cg_cu_algo algo_allgather_two_level_ring = {
     CG_COLL_ALLGATHER, /* coll */
     "Two-level (GPU era): ring allgathers on every lane at once (one per NIC), a ring allgather of the lane chunks on each node, then a local transpose into rank order.", /* summary */
     "schedules/allgather/two_level_ring.json", /* file */
-    59, /* tag_first */
-    12, /* tag_count */
+    CG_TAG_BASE(allgather_two_level_ring), /* tag_first */
+    CG_TAG_COUNT(allgather_two_level_ring), /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_two_level_ring, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -111,8 +111,8 @@ static const struct cg_cu_algo algo_allreduce_rabenseifner = {
     CG_COLL_ALLREDUCE, /* coll */
     "Rabenseifner: fold p - pof2(p) extra ranks, recursive-halving reduce-scatter and recursive-doubling allgather over pof2(p) ranks, unfold; commutative op.", /* summary */
     "schedules/allreduce/rabenseifner.json", /* file */
-    85, /* tag_first */
-    13, /* tag_count */
+    CG_TAG_BASE(allreduce_rabenseifner), /* tag_first */
+    CG_TAG_COUNT(allreduce_rabenseifner), /* tag_count */
     cgcu_allreduce_rabenseifner, /* allreduce */
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -127,8 +127,8 @@ static const struct cg_cu_algo algo_allreduce_recursive_doubling = {
     CG_COLL_ALLREDUCE, /* coll */
     "Recursive doubling (butterfly) on whole vectors; p - pof2(p) extra ranks fold in first and get the result last; log2(pof2(p)) rounds, +2 if p is not a power of two; any op, commutative or not.", /* summary */
     "schedules/allreduce/recursive_doubling.json", /* file */
-    98, /* tag_first */
-    11, /* tag_count */
+    CG_TAG_BASE(allreduce_recursive_doubling), /* tag_first */
+    CG_TAG_COUNT(allreduce_recursive_doubling), /* tag_count */
     cgcu_allreduce_recursive_doubling, /* allreduce */
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -143,8 +143,8 @@ static const struct cg_cu_algo algo_allreduce_ring = {
     CG_COLL_ALLREDUCE, /* coll */
     "Reduce-scatter then allgather around a ring; 2(p-1) rounds, bandwidth-optimal.", /* summary */
     "schedules/allreduce/ring.json", /* file */
-    114, /* tag_first */
-    8, /* tag_count */
+    CG_TAG_BASE(allreduce_ring), /* tag_first */
+    CG_TAG_COUNT(allreduce_ring), /* tag_count */
     cgcu_allreduce_ring, /* allreduce */
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -159,8 +159,8 @@ static const struct cg_cu_algo algo_allreduce_two_level_halving = {
     CG_COLL_ALLREDUCE, /* coll */
     "Two-level (GPU era): ring reduce-scatter per node, recursive halving + doubling on every lane (ring when nnodes is not a power of two), ring allgather per node.", /* summary */
     "schedules/allreduce/two_level_halving.json", /* file */
-    132, /* tag_first */
-    22, /* tag_count */
+    CG_TAG_BASE(allreduce_two_level_halving), /* tag_first */
+    CG_TAG_COUNT(allreduce_two_level_halving), /* tag_count */
     cgcu_allreduce_two_level_halving, /* allreduce */
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -175,8 +175,8 @@ static const struct cg_cu_algo algo_allreduce_two_level_ring = {
     CG_COLL_ALLREDUCE, /* coll */
     "Two-level (GPU era): ring reduce-scatter on each node, ring reduce-scatter + allgather on every lane at once, ring allgather on each node.", /* summary */
     "schedules/allreduce/two_level_ring.json", /* file */
-    154, /* tag_first */
-    15, /* tag_count */
+    CG_TAG_BASE(allreduce_two_level_ring), /* tag_first */
+    CG_TAG_COUNT(allreduce_two_level_ring), /* tag_count */
     cgcu_allreduce_two_level_ring, /* allreduce */
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -191,8 +191,8 @@ static const struct cg_cu_algo algo_alltoall_bruck = {
     CG_COLL_ALLTOALL, /* coll */
     "Bruck: ceil(log2 p) rounds for any p; round k sends every block whose distance has bit k set 2^k ranks on, packed into one message; for short messages.", /* summary */
     "schedules/alltoall/bruck.json", /* file */
-    169, /* tag_first */
-    13, /* tag_count */
+    CG_TAG_BASE(alltoall_bruck), /* tag_first */
+    CG_TAG_COUNT(alltoall_bruck), /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -207,8 +207,8 @@ static const struct cg_cu_algo algo_alltoall_linear = {
     CG_COLL_ALLTOALL, /* coll */
     "Linear: every rank posts its sends to and receives from 8 ranks at once (rank +- 1..8, then +- 9..16, ...): one round for p <= 9, ceil((p - 1) / 8) rounds in all.", /* summary */
     "schedules/alltoall/linear.json", /* file */
-    193, /* tag_first */
-    6, /* tag_count */
+    CG_TAG_BASE(alltoall_linear), /* tag_first */
+    CG_TAG_COUNT(alltoall_linear), /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -223,8 +223,8 @@ static const struct cg_cu_algo algo_alltoall_pairwise = {
     CG_COLL_ALLTOALL, /* coll */
     "Pairwise exchange: p - 1 rounds; in round r every rank sends its block for rank + r and receives rank - r's block for it; any p.", /* summary */
     "schedules/alltoall/pairwise.json", /* file */
-    199, /* tag_first */
-    6, /* tag_count */
+    CG_TAG_BASE(alltoall_pairwise), /* tag_first */
+    CG_TAG_COUNT(alltoall_pairwise), /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -239,8 +239,8 @@ static const struct cg_cu_algo algo_bcast_binomial_doubling = {
     CG_COLL_BCAST, /* coll */
     "Binomial tree, distance doubling: in round k every rank that has the data sends it 2^k ranks further; ceil(log2 p) rounds, whole vector each.", /* summary */
     "schedules/bcast/binomial_doubling.json", /* file */
-    232, /* tag_first */
-    4, /* tag_count */
+    CG_TAG_BASE(bcast_binomial_doubling), /* tag_first */
+    CG_TAG_COUNT(bcast_binomial_doubling), /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -255,8 +255,8 @@ static const struct cg_cu_algo algo_bcast_binomial_halving = {
     CG_COLL_BCAST, /* coll */
     "Binomial tree, distance halving (MPICH's order): the root first sends half-way across, then each holder halves the distance; ceil(log2 p) rounds.", /* summary */
     "schedules/bcast/binomial_halving.json", /* file */
-    236, /* tag_first */
-    4, /* tag_count */
+    CG_TAG_BASE(bcast_binomial_halving), /* tag_first */
+    CG_TAG_COUNT(bcast_binomial_halving), /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -275,8 +275,8 @@ static const struct cg_cu_algo algo_bcast_chain = {
     CG_COLL_BCAST, /* coll */
     "Pipelined chain: the vector in segments blocks flows down the chain root, root+1, ...; p - 2 + segments rounds. segments 1..32 (param).", /* summary */
     "schedules/bcast/chain.json", /* file */
-    240, /* tag_first */
-    4, /* tag_count */
+    CG_TAG_BASE(bcast_chain), /* tag_first */
+    CG_TAG_COUNT(bcast_chain), /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -295,8 +295,8 @@ static const struct cg_cu_algo algo_bcast_knomial = {
     CG_COLL_BCAST, /* coll */
     "k-nomial tree: ceil_log(radix, p) levels; at each level a holder sends the whole vector to radix - 1 children at once. radix 2..8 (param).", /* summary */
     "schedules/bcast/knomial.json", /* file */
-    249, /* tag_first */
-    4, /* tag_count */
+    CG_TAG_BASE(bcast_knomial), /* tag_first */
+    CG_TAG_COUNT(bcast_knomial), /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -311,8 +311,8 @@ static const struct cg_cu_algo algo_bcast_scatter_allgather = {
     CG_COLL_BCAST, /* coll */
     "Van de Geijn: binomial scatter of p blocks from the root (distance halving), then a ring allgather; about 2 vectors moved per rank, for long messages.", /* summary */
     "schedules/bcast/scatter_allgather.json", /* file */
-    260, /* tag_first */
-    7, /* tag_count */
+    CG_TAG_BASE(bcast_scatter_allgather), /* tag_first */
+    CG_TAG_COUNT(bcast_scatter_allgather), /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
@@ -327,8 +327,8 @@ static const struct cg_cu_algo algo_reduce_scatter_block_recursive_halving = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Recursive halving over pof2(p) virtual ranks; for other p the first 2(p-pof2) ranks pair up, one folds its input in and gets its block back last; commutative op.", /* summary */
     "schedules/reduce_scatter_block/recursive_halving.json", /* file */
-    396, /* tag_first */
-    14, /* tag_count */
+    CG_TAG_BASE(reduce_scatter_block_recursive_halving), /* tag_first */
+    CG_TAG_COUNT(reduce_scatter_block_recursive_halving), /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
     cgcu_reduce_scatter_block_recursive_halving, /* reduce_scatter_block */
@@ -343,8 +343,8 @@ static const struct cg_cu_algo algo_reduce_scatter_block_ring = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Ring: p - 1 rounds; partial sums travel right, each rank adds its input block; bandwidth-optimal, two blocks of scratch, commutative op.", /* summary */
     "schedules/reduce_scatter_block/ring.json", /* file */
-    415, /* tag_first */
-    8, /* tag_count */
+    CG_TAG_BASE(reduce_scatter_block_ring), /* tag_first */
+    CG_TAG_COUNT(reduce_scatter_block_ring), /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
     cgcu_reduce_scatter_block_ring, /* reduce_scatter_block */
@@ -359,8 +359,8 @@ static const struct cg_cu_algo algo_reduce_scatter_block_two_level_halving = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Two-level (GPU era): local transpose, ring reduce-scatter of lane chunks per node, then recursive halving on every lane (ring when nnodes is not a power of two).", /* summary */
     "schedules/reduce_scatter_block/two_level_halving.json", /* file */
-    423, /* tag_first */
-    18, /* tag_count */
+    CG_TAG_BASE(reduce_scatter_block_two_level_halving), /* tag_first */
+    CG_TAG_COUNT(reduce_scatter_block_two_level_halving), /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
     cgcu_reduce_scatter_block_two_level_halving, /* reduce_scatter_block */
@@ -375,8 +375,8 @@ static const struct cg_cu_algo algo_reduce_scatter_block_two_level_ring = {
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
     "Two-level (GPU era): local transpose to lane-major, ring reduce-scatter of lane chunks on each node, then ring reduce-scatters on every lane at once.", /* summary */
     "schedules/reduce_scatter_block/two_level_ring.json", /* file */
-    441, /* tag_first */
-    14, /* tag_count */
+    CG_TAG_BASE(reduce_scatter_block_two_level_ring), /* tag_first */
+    CG_TAG_COUNT(reduce_scatter_block_two_level_ring), /* tag_count */
     NULL, /* allreduce */
     NULL, /* allgather */
     cgcu_reduce_scatter_block_two_level_ring, /* reduce_scatter_block */
@@ -411,4 +411,4 @@ const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_reduce_scatter_block_two_level_ring,
     NULL
 };
-const int cg_cu_nalgos = 22;
+const int cg_cu_nalgos = (int)(sizeof(cg_cu_algos) / sizeof(cg_cu_algos[0])) - 1;

@@ -19,32 +19,21 @@
 int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf out;
+    int rc = cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream, 0, NULL);
 
-    rc = cg_cu_call_begin(&c, comm, datatype, CG_CU_OP_NONE, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == sendcount) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const int rank = c.rank;
         const int rem = p - cg_pof2(p);
         const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
         CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING);
-        const struct cg_geom geom = { (size_t)p * sendcount, p };
-        struct cg_buf out = { (char *)recvbuf, geom, p };
+        CG_TRY(cg_cu_buffers(&c, p, NULL, &out, NULL, 0));
 
-        /* In place: sendbuf is CG_CU_IN_PLACE, or block rank of recvbuf (NCCL's form, no copy). */
-        if (sendbuf != CG_CU_IN_PLACE) {
-            char *mine = out.base + cg_geom_off(&geom, rank) * c.esize;
-            CG_TRY(cg_cu_copy(&c, mine, sendbuf, sendcount * c.esize));
-        }
-
-        /* recursive_doubling.json:17 phase fold */
+        /* recursive_doubling.json:17 phase fold
+         * Even rank 2i gives its block to 2i+1.
+         */
         if (rank < 2 * rem) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD);
 
@@ -65,7 +54,9 @@ int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS)
             CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD);
         }
 
-        /* recursive_doubling.json:23 phase butterfly: log2(pof2(p)) rounds */
+        /* recursive_doubling.json:23 phase butterfly: log2(pof2(p)) rounds
+         * v holds the blocks of virtual ranks a .. a+d-1 and swaps them for the partner's b .. b+d-1.
+         */
         if (v >= 0) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY);
             for (int k = 0; k < cg_log2(cg_pof2(p)); k++) {
@@ -95,7 +86,10 @@ int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS)
             CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY);
         }
 
-        /* recursive_doubling.json:41 phase unfold */
+        /* recursive_doubling.json:41 phase unfold
+         * The odd rank of each pair sends its even partner the p - 1 blocks it lacks: all but block rank -
+         * 1 (a span that wraps).
+         */
         if (rank < 2 * rem) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__UNFOLD);
 
@@ -119,6 +113,5 @@ int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

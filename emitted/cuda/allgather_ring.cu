@@ -20,28 +20,15 @@
 int cgcu_allgather_ring(CG_CU_ALLGATHER_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf out;
+    int rc = cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream, 0, NULL);
 
-    rc = cg_cu_call_begin(&c, comm, datatype, CG_CU_OP_NONE, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == sendcount) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const int rank = c.rank;
         CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RING);
-        const struct cg_geom geom = { (size_t)p * sendcount, p };
-        struct cg_buf out = { (char *)recvbuf, geom, p };
-
-        /* In place: sendbuf is CG_CU_IN_PLACE, or block rank of recvbuf (NCCL's form, no copy). */
-        if (sendbuf != CG_CU_IN_PLACE) {
-            char *mine = out.base + cg_geom_off(&geom, rank) * c.esize;
-            CG_TRY(cg_cu_copy(&c, mine, sendbuf, sendcount * c.esize));
-        }
+        CG_TRY(cg_cu_buffers(&c, p, NULL, &out, NULL, 0));
 
         /* ring.json:7 phase ring: p - 1 rounds */
         CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RING__RING);
@@ -65,6 +52,5 @@ int cgcu_allgather_ring(CG_CU_ALLGATHER_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLGATHER_RING);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

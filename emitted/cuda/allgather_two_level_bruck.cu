@@ -26,44 +26,21 @@
 int cgcu_allgather_two_level_bruck(CG_CU_ALLGATHER_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
-    const struct cg_topo *topo = NULL;
+    struct cg_buf out, tmp;
+    int rc = cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream,
+                                   CG_NEEDS_TOPOLOGY, (cg_any_fn)cgcu_allgather_bruck);
 
-    rc = cg_cu_call_begin(&c, comm, datatype, CG_CU_OP_NONE, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    CG_TRY(cg_cu_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why): the declared fallback. */
-        cg_cu_call_end(&c);
-        return cgcu_allgather_bruck(sendbuf, recvbuf, sendcount, datatype, comm, stream);
-    }
-    if (0 == sendcount) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const int rank = c.rank;
+        const struct cg_topo *topo = c.topo;
         const int ppn = topo->ppn;
         const int nnodes = topo->nnodes;
         const int node = topo->node;
         const int local = topo->local;
         CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK);
-        const struct cg_geom geom = { (size_t)p * sendcount, p };
-        struct cg_buf out = { (char *)recvbuf, geom, p };
-        struct cg_buf tmp = { NULL, geom, p };
-
-        /* In place: sendbuf is CG_CU_IN_PLACE, or block rank of recvbuf (NCCL's form, no copy). */
-        if (sendbuf != CG_CU_IN_PLACE) {
-            char *mine = out.base + cg_geom_off(&geom, rank) * c.esize;
-            CG_TRY(cg_cu_copy(&c, mine, sendbuf, sendcount * c.esize));
-        }
-        tmp.base = (char *)cg_cu_scratch(&c, 0, cg_cu_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
+        CG_TRY(cg_cu_buffers(&c, p, NULL, &out, &tmp, p));
 
         /* two_level_bruck.json:18 phase stage */
         CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE);
@@ -74,7 +51,9 @@ int cgcu_allgather_two_level_bruck(CG_CU_ALLGATHER_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE__COPY);
         CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE);
 
-        /* two_level_bruck.json:38 phase inter: ceil_log2(nnodes) rounds */
+        /* two_level_bruck.json:38 phase inter: ceil_log2(nnodes) rounds
+         * Round k: send the first n blocks of this lane's chunk to node - d, receive n more from node + d.
+         */
         CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER);
         for (int k = 0; k < cg_ceil_log2(nnodes); k++) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER__ROUND);
@@ -95,7 +74,9 @@ int cgcu_allgather_two_level_bruck(CG_CU_ALLGATHER_ARGS)
         }
         CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER);
 
-        /* two_level_bruck.json:71 phase intra: ppn - 1 rounds */
+        /* two_level_bruck.json:71 phase intra: ppn - 1 rounds
+         * Ring allgather on the node of whole lane chunks (nnodes blocks each, contiguous in tmp).
+         */
         CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA);
         for (int r = 0; r < ppn - 1; r++) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA__ROUND);
@@ -132,6 +113,5 @@ int cgcu_allgather_two_level_bruck(CG_CU_ALLGATHER_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

@@ -24,37 +24,21 @@
 int cgcu_allreduce_rabenseifner(CG_CU_ALLREDUCE_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf out, tmp;
+    int rc = cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL);
 
-    rc = cg_cu_call_begin(&c, comm, datatype, op, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    CG_TRY(cg_cu_check_op(&c));
-    if (0 == count) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const int rank = c.rank;
         const int rem = p - cg_pof2(p);
         const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
         CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER);
-        const struct cg_geom geom = { count, cg_pof2(p) };
-        struct cg_buf out = { (char *)recvbuf, geom, geom.nb };
-        struct cg_buf tmp = { NULL, geom, cg_pof2(p) };
+        CG_TRY(cg_cu_buffers(&c, cg_pof2(p), NULL, &out, &tmp, cg_pof2(p)));
 
-        /* In place: sendbuf is CG_CU_IN_PLACE, or recvbuf itself (NCCL's form, no copy). */
-        if (sendbuf != CG_CU_IN_PLACE) {
-            CG_TRY(cg_cu_copy(&c, recvbuf, sendbuf, count * c.esize));
-        }
-        tmp.base = (char *)cg_cu_scratch(&c, 0, cg_cu_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-
-        /* rabenseifner.json:22 phase fold */
+        /* rabenseifner.json:22 phase fold
+         * Even rank 2i hands its whole vector to 2i+1, which reduces it in.
+         */
         if (rank < 2 * rem) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD);
 
@@ -82,7 +66,11 @@ int cgcu_allreduce_rabenseifner(CG_CU_ALLREDUCE_ARGS)
             CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD);
         }
 
-        /* rabenseifner.json:31 phase reduce_scatter: k from log2(pof2(p)) - 1 down to 0 */
+        /* rabenseifner.json:31 phase reduce_scatter: k from log2(pof2(p)) - 1 down to 0
+         * Distance d halves each round. Before the round, v is responsible for the 2d blocks starting
+         * at v - v % (2d); it keeps the d starting at v - v % d (its own half) and sends the partner
+         * the d starting at pv - pv % d, receiving the partner's copy of its own half into tmp.
+         */
         if (v >= 0) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER);
             for (int k = cg_log2(cg_pof2(p)) - 1; k >= 0; k--) {
@@ -111,7 +99,10 @@ int cgcu_allreduce_rabenseifner(CG_CU_ALLREDUCE_ARGS)
             CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER);
         }
 
-        /* rabenseifner.json:46 phase allgather: k from 0 up to log2(pof2(p)) - 1 */
+        /* rabenseifner.json:46 phase allgather: k from 0 up to log2(pof2(p)) - 1
+         * Distance d doubles: v holds the d complete blocks starting at v - v % d and swaps them for the
+         * partner's d.
+         */
         if (v >= 0) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER);
             for (int k = 0; k <= cg_log2(cg_pof2(p)) - 1; k++) {
@@ -135,7 +126,9 @@ int cgcu_allreduce_rabenseifner(CG_CU_ALLREDUCE_ARGS)
             CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER);
         }
 
-        /* rabenseifner.json:54 phase unfold */
+        /* rabenseifner.json:54 phase unfold
+         * The odd rank of each folded pair returns the whole result to its even partner.
+         */
         if (rank < 2 * rem) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__UNFOLD);
 
@@ -159,6 +152,5 @@ int cgcu_allreduce_rabenseifner(CG_CU_ALLREDUCE_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

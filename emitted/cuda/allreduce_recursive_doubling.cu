@@ -24,37 +24,21 @@
 int cgcu_allreduce_recursive_doubling(CG_CU_ALLREDUCE_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf out, tmp;
+    int rc = cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL);
 
-    rc = cg_cu_call_begin(&c, comm, datatype, op, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    CG_TRY(cg_cu_check_op(&c));
-    if (0 == count) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const int rank = c.rank;
         const int rem = p - cg_pof2(p);
         const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
         CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING);
-        const struct cg_geom geom = { count, 1 };
-        struct cg_buf out = { (char *)recvbuf, geom, geom.nb };
-        struct cg_buf tmp = { NULL, geom, 1 };
+        CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, &tmp, 1));
 
-        /* In place: sendbuf is CG_CU_IN_PLACE, or recvbuf itself (NCCL's form, no copy). */
-        if (sendbuf != CG_CU_IN_PLACE) {
-            CG_TRY(cg_cu_copy(&c, recvbuf, sendbuf, count * c.esize));
-        }
-        tmp.base = (char *)cg_cu_scratch(&c, 0, cg_cu_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-
-        /* recursive_doubling.json:21 phase fold */
+        /* recursive_doubling.json:21 phase fold
+         * Even rank 2i hands its vector to 2i+1, which computes x(2i) op x(2i+1).
+         */
         if (rank < 2 * rem) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD);
 
@@ -82,7 +66,9 @@ int cgcu_allreduce_recursive_doubling(CG_CU_ALLREDUCE_ARGS)
             CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD);
         }
 
-        /* recursive_doubling.json:30 phase butterfly: log2(pof2(p)) rounds */
+        /* recursive_doubling.json:30 phase butterfly: log2(pof2(p)) rounds
+         * pv is the partner's virtual rank, peer its real rank (odd member of a folded pair, or v + rem).
+         */
         if (v >= 0) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY);
             for (int k = 0; k < cg_log2(cg_pof2(p)); k++) {
@@ -101,14 +87,18 @@ int cgcu_allreduce_recursive_doubling(CG_CU_ALLREDUCE_ARGS)
                 CG_TRY(cg_cu_xchg_wait(&c));
                 CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__EXCHANGE);
 
-                /* recursive_doubling.json:38 butterfly: all of out = all of tmp op all of out */
+                /* recursive_doubling.json:38 butterfly: all of out = all of tmp op all of out
+                 * The partner's ranks come before ours: out = tmp op out.
+                 */
                 if (pv < v) {
                     CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_FIRST);
                     CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
                     CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_FIRST);
                 }
 
-                /* recursive_doubling.json:42 butterfly: all of out = all of out op all of tmp */
+                /* recursive_doubling.json:42 butterfly: all of out = all of out op all of tmp
+                 * Our ranks come first: out = out op tmp.
+                 */
                 if (pv > v) {
                     CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_LAST);
                     CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_INTO_FROM));
@@ -119,7 +109,9 @@ int cgcu_allreduce_recursive_doubling(CG_CU_ALLREDUCE_ARGS)
             CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY);
         }
 
-        /* recursive_doubling.json:46 phase unfold */
+        /* recursive_doubling.json:46 phase unfold
+         * The odd rank of each folded pair returns the result to its even partner.
+         */
         if (rank < 2 * rem) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD);
 
@@ -143,6 +135,5 @@ int cgcu_allreduce_recursive_doubling(CG_CU_ALLREDUCE_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

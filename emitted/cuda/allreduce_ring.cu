@@ -27,35 +27,19 @@
 int cgcu_allreduce_ring(CG_CU_ALLREDUCE_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf out, tmp;
+    int rc = cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL);
 
-    rc = cg_cu_call_begin(&c, comm, datatype, op, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    CG_TRY(cg_cu_check_op(&c));
-    if (0 == count) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const int rank = c.rank;
         CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING);
-        const struct cg_geom geom = { count, p };
-        struct cg_buf out = { (char *)recvbuf, geom, geom.nb };
-        struct cg_buf tmp = { NULL, geom, p };
+        CG_TRY(cg_cu_buffers(&c, p, NULL, &out, &tmp, p));
 
-        /* In place: sendbuf is CG_CU_IN_PLACE, or recvbuf itself (NCCL's form, no copy). */
-        if (sendbuf != CG_CU_IN_PLACE) {
-            CG_TRY(cg_cu_copy(&c, recvbuf, sendbuf, count * c.esize));
-        }
-        tmp.base = (char *)cg_cu_scratch(&c, 0, cg_cu_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-
-        /* ring.json:9 phase reduce_scatter: p - 1 rounds */
+        /* ring.json:9 phase reduce_scatter: p - 1 rounds
+         * Round r: pass block rank-r right; the block from the left is reduced in.
+         */
         CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER);
         for (int r = 0; r < p - 1; r++) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__ROUND);
@@ -79,7 +63,9 @@ int cgcu_allreduce_ring(CG_CU_ALLREDUCE_ARGS)
         }
         CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER);
 
-        /* ring.json:18 phase allgather: p - 1 rounds */
+        /* ring.json:18 phase allgather: p - 1 rounds
+         * Rank holds block rank+1 complete; circulate the complete blocks.
+         */
         CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER);
         for (int r = 0; r < p - 1; r++) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER__ROUND);
@@ -101,6 +87,5 @@ int cgcu_allreduce_ring(CG_CU_ALLREDUCE_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

@@ -26,45 +26,24 @@
 int cgcu_allreduce_two_level_ring(CG_CU_ALLREDUCE_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
-    const struct cg_topo *topo = NULL;
+    struct cg_buf out, tmp;
+    int rc = cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream,
+                                   CG_NEEDS_TOPOLOGY, (cg_any_fn)cgcu_allreduce_ring);
 
-    rc = cg_cu_call_begin(&c, comm, datatype, op, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    CG_TRY(cg_cu_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why): the declared fallback. */
-        cg_cu_call_end(&c);
-        return cgcu_allreduce_ring(sendbuf, recvbuf, count, datatype, op, comm, stream);
-    }
-    CG_TRY(cg_cu_check_op(&c));
-    if (0 == count) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
+        const struct cg_topo *topo = c.topo;
         const int ppn = topo->ppn;
         const int nnodes = topo->nnodes;
         const int node = topo->node;
         const int local = topo->local;
         CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING);
-        const struct cg_geom geom = { count, p };
-        struct cg_buf out = { (char *)recvbuf, geom, geom.nb };
-        struct cg_buf tmp = { NULL, geom, p };
+        CG_TRY(cg_cu_buffers(&c, p, NULL, &out, &tmp, p));
 
-        /* In place: sendbuf is CG_CU_IN_PLACE, or recvbuf itself (NCCL's form, no copy). */
-        if (sendbuf != CG_CU_IN_PLACE) {
-            CG_TRY(cg_cu_copy(&c, recvbuf, sendbuf, count * c.esize));
-        }
-        tmp.base = (char *)cg_cu_scratch(&c, 0, cg_cu_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-
-        /* two_level_ring.json:20 phase intra_rs: ppn - 1 rounds */
+        /* two_level_ring.json:20 phase intra_rs: ppn - 1 rounds
+         * Ring reduce-scatter on the node over chunks of nnodes blocks: local ends with chunk local.
+         */
         CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS);
         for (int r = 0; r < ppn - 1; r++) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__ROUND);
@@ -153,6 +132,5 @@ int cgcu_allreduce_two_level_ring(CG_CU_ALLREDUCE_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

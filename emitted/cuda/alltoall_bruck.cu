@@ -29,44 +29,21 @@
 int cgcu_alltoall_bruck(CG_CU_ALLTOALL_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf in, out, tmp;
+    int rc = cg_cu_begin_alltoall(&c, sendbuf, recvbuf, count, datatype, comm, stream, 0, NULL);
 
-    rc = cg_cu_call_begin(&c, comm, datatype, CG_CU_OP_NONE, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const int rank = c.rank;
         const int h = cg_div(p, 2);
         const int levels = cg_ceil_log2(p);
         CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK);
-        const struct cg_geom geom = { (size_t)p * count, p };
-        struct cg_buf in = { (char *)sendbuf, geom, p };
-        struct cg_buf out = { (char *)recvbuf, geom, p };
-        struct cg_buf tmp = { NULL, geom, p + 2 * cg_div(p, 2) };
+        CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, p + 2 * cg_div(p, 2)));
 
-        /* In place (sendbuf CG_CU_IN_PLACE: the input is in recvbuf; or the two overlap, as in
-         * NCCL's form), the result overwrites the input: work on a copy. */
-        if ((sendbuf == CG_CU_IN_PLACE) ||
-            cg_cu_overlap(sendbuf, geom.count * c.esize, recvbuf, geom.count * c.esize)) {
-            in.base = (char *)cg_cu_scratch(&c, 1, cg_cu_buf_bytes(&c, &geom, p), &rc);
-            if (rc != MPI_SUCCESS) {
-                goto out;
-            }
-            CG_TRY(cg_cu_copy(&c, in.base, (sendbuf == CG_CU_IN_PLACE) ? recvbuf : sendbuf,
-                              geom.count * c.esize));
-        }
-        tmp.base = (char *)cg_cu_scratch(&c, 0, cg_cu_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-
-        /* bruck.json:26 phase rotate */
+        /* bruck.json:26 phase rotate
+         * work block j = in block rank + j: one wrapping span.
+         */
         CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__ROTATE);
 
         /* bruck.json:29 rotate: tmp blocks 0 .. +p = in blocks rank .. +p */
@@ -91,7 +68,9 @@ int cgcu_alltoall_bruck(CG_CU_ALLTOALL_ARGS)
             const int ulen = k > 0 && b < p ? cg_min(half, p - b) : 0;
             const int n = cg_div(p, 2 * d) * d + cg_max(0, cg_mod(p, 2 * d) - d);
 
-            /* bruck.json:47 levels: tmp blocks b .. +ulen = tmp blocks p + h + m * d .. +ulen */
+            /* bruck.json:47 levels: tmp blocks b .. +ulen = tmp blocks p + h + m * d .. +ulen
+             * Run 2m of level k - 1 (bit k clear) back into work.
+             */
             if (ulen > 0) {
                 CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__UNPACK);
                 CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(b, tmp.nblocks), &tmp, cg_mod(p + h + m * d, tmp.nblocks), ulen));
@@ -128,7 +107,9 @@ int cgcu_alltoall_bruck(CG_CU_ALLTOALL_ARGS)
         }
         CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS);
 
-        /* bruck.json:60 phase unrotate: p rounds */
+        /* bruck.json:60 phase unrotate: p rounds
+         * Distance j's block came from rank - j. Bit levels - 1 set: it is still in the receive area.
+         */
         CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE);
         for (int j = 0; j < p; j++) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE__ROUND);
@@ -154,6 +135,5 @@ int cgcu_alltoall_bruck(CG_CU_ALLTOALL_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

@@ -19,35 +19,15 @@
 int cgcu_alltoall_linear(CG_CU_ALLTOALL_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf in, out;
+    int rc = cg_cu_begin_alltoall(&c, sendbuf, recvbuf, count, datatype, comm, stream, 0, NULL);
 
-    rc = cg_cu_call_begin(&c, comm, datatype, CG_CU_OP_NONE, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const int rank = c.rank;
         CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR);
-        const struct cg_geom geom = { (size_t)p * count, p };
-        struct cg_buf in = { (char *)sendbuf, geom, p };
-        struct cg_buf out = { (char *)recvbuf, geom, p };
-
-        /* In place (sendbuf CG_CU_IN_PLACE: the input is in recvbuf; or the two overlap, as in
-         * NCCL's form), the result overwrites the input: work on a copy. */
-        if ((sendbuf == CG_CU_IN_PLACE) ||
-            cg_cu_overlap(sendbuf, geom.count * c.esize, recvbuf, geom.count * c.esize)) {
-            in.base = (char *)cg_cu_scratch(&c, 1, cg_cu_buf_bytes(&c, &geom, p), &rc);
-            if (rc != MPI_SUCCESS) {
-                goto out;
-            }
-            CG_TRY(cg_cu_copy(&c, in.base, (sendbuf == CG_CU_IN_PLACE) ? recvbuf : sendbuf,
-                              geom.count * c.esize));
-        }
+        CG_TRY(cg_cu_buffers(&c, p, &in, &out, NULL, 0));
 
         /* linear.json:14 phase own */
         CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR__OWN);
@@ -141,6 +121,5 @@ int cgcu_alltoall_linear(CG_CU_ALLTOALL_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLTOALL_LINEAR);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

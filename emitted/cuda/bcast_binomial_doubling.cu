@@ -19,29 +19,16 @@
 int cgcu_bcast_binomial_doubling(CG_CU_BCAST_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf out;
+    int rc = cg_cu_begin_bcast(&c, sendbuf, recvbuf, count, datatype, root, comm, stream, 0, NULL);
 
-    rc = cg_cu_call_begin(&c, comm, datatype, CG_CU_OP_NONE, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    CG_TRY(cg_cu_check_root(&c, root));
-    if (0 == count) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const int rank = c.rank;
         const int v = cg_mod(rank - root, p);
         CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINOMIAL_DOUBLING);
-        const struct cg_geom geom = { count, 1 };
-        struct cg_buf out = { (char *)recvbuf, geom, geom.nb };
-
-        /* sendbuf is read at the root only; in place: CG_CU_IN_PLACE, or recvbuf itself. */
-        if ((rank == root) && (sendbuf != CG_CU_IN_PLACE)) {
-            CG_TRY(cg_cu_copy(&c, recvbuf, sendbuf, count * c.esize));
-        }
+        CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, NULL, 0));
 
         /* binomial_doubling.json:13 phase tree: ceil_log2(p) rounds */
         CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINOMIAL_DOUBLING__TREE);
@@ -70,6 +57,5 @@ int cgcu_bcast_binomial_doubling(CG_CU_BCAST_ARGS)
         CG_CU_TAG_END(CG_TAG_BCAST_BINOMIAL_DOUBLING);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

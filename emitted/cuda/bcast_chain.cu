@@ -31,31 +31,20 @@ static struct cg_param cg_param_bcast_chain_segments = { "bcast_chain", "segment
 int cgcu_bcast_chain(CG_CU_BCAST_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf out;
     int segments = 0;
+    int rc = cg_cu_begin_bcast(&c, sendbuf, recvbuf, count, datatype, root, comm, stream, CG_READS_PARAMS, NULL);
+    if (rc == MPI_SUCCESS) {
+        rc = cg_param_value(&cg_param_bcast_chain_segments, &segments);
+    }
 
-    rc = cg_cu_call_begin(&c, comm, datatype, CG_CU_OP_NONE, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    CG_TRY(cg_param_value(&cg_param_bcast_chain_segments, &segments));
-    CG_TRY(cg_cu_check_root(&c, root));
-    if (0 == count) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if ((rc == MPI_SUCCESS) && !c.empty) {
         const int p = c.p;
         const int rank = c.rank;
         const int v = cg_mod(rank - root, p);
         CG_CU_TAG_BEGIN(CG_TAG_BCAST_CHAIN);
-        const struct cg_geom geom = { count, segments };
-        struct cg_buf out = { (char *)recvbuf, geom, geom.nb };
-
-        /* sendbuf is read at the root only; in place: CG_CU_IN_PLACE, or recvbuf itself. */
-        if ((rank == root) && (sendbuf != CG_CU_IN_PLACE)) {
-            CG_TRY(cg_cu_copy(&c, recvbuf, sendbuf, count * c.esize));
-        }
+        CG_TRY(cg_cu_buffers(&c, segments, NULL, &out, NULL, 0));
 
         /* chain.json:23 phase pipeline: p - 2 + segments rounds */
         CG_CU_TAG_BEGIN(CG_TAG_BCAST_CHAIN__PIPELINE);
@@ -83,6 +72,5 @@ int cgcu_bcast_chain(CG_CU_BCAST_ARGS)
         CG_CU_TAG_END(CG_TAG_BCAST_CHAIN);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

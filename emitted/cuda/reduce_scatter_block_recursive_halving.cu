@@ -24,45 +24,21 @@
 int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf in, out, tmp;
+    int rc = cg_cu_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, stream, 0, NULL);
 
-    rc = cg_cu_call_begin(&c, comm, datatype, op, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    CG_TRY(cg_cu_check_op(&c));
-    if (0 == recvcount) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const int rank = c.rank;
         const int rem = p - cg_pof2(p);
         const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING);
-        const struct cg_geom geom = { (size_t)p * recvcount, p };
-        struct cg_buf in = { (char *)sendbuf, geom, p };
-        struct cg_buf out = { (char *)recvbuf, geom, 1 };
-        struct cg_buf tmp = { NULL, geom, 2 * p };
+        CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, 2 * p));
 
-        /* In place (sendbuf CG_CU_IN_PLACE: the input is in recvbuf; or the two overlap, as in
-         * NCCL's form), the result overwrites the input: work on a copy. */
-        if ((sendbuf == CG_CU_IN_PLACE) ||
-            cg_cu_overlap(sendbuf, geom.count * c.esize, recvbuf, recvcount * c.esize)) {
-            in.base = (char *)cg_cu_scratch(&c, 1, cg_cu_buf_bytes(&c, &geom, p), &rc);
-            if (rc != MPI_SUCCESS) {
-                goto out;
-            }
-            CG_TRY(cg_cu_copy(&c, in.base, (sendbuf == CG_CU_IN_PLACE) ? recvbuf : sendbuf,
-                              geom.count * c.esize));
-        }
-        tmp.base = (char *)cg_cu_scratch(&c, 0, cg_cu_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-
-        /* recursive_halving.json:22 phase start */
+        /* recursive_halving.json:22 phase start
+         * Ranks outside the folded pairs start from their own input.
+         */
         if (rank >= 2 * rem) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START);
 
@@ -73,7 +49,9 @@ int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
             CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START);
         }
 
-        /* recursive_halving.json:28 phase fold */
+        /* recursive_halving.json:28 phase fold
+         * Even rank 2i sends its whole input to 2i+1, which adds its own input to it.
+         */
         if (rank < 2 * rem) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD);
 
@@ -101,7 +79,10 @@ int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
             CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD);
         }
 
-        /* recursive_halving.json:37 phase halving: k from log2(pof2(p)) - 1 down to 0 */
+        /* recursive_halving.json:37 phase halving: k from log2(pof2(p)) - 1 down to 0
+         * Distance d halves each round. v stays responsible for the blocks of virtual ranks a .. a+d-1
+         * (keep) and hands the partner its partial sums for the blocks of b .. b+d-1 (give).
+         */
         if (v >= 0) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING);
             for (int k = cg_log2(cg_pof2(p)) - 1; k >= 0; k--) {
@@ -136,7 +117,9 @@ int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
             CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING);
         }
 
-        /* recursive_halving.json:61 phase unfold */
+        /* recursive_halving.json:61 phase unfold
+         * The odd rank of each pair holds both results and sends block rank - 1 to its partner.
+         */
         if (rank < 2 * rem) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__UNFOLD);
 
@@ -171,6 +154,5 @@ int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

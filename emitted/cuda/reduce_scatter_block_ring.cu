@@ -24,43 +24,19 @@
 int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
+    struct cg_buf in, out, tmp;
+    int rc = cg_cu_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, stream, 0, NULL);
 
-    rc = cg_cu_call_begin(&c, comm, datatype, op, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    CG_TRY(cg_cu_check_op(&c));
-    if (0 == recvcount) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
         const int rank = c.rank;
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING);
-        const struct cg_geom geom = { (size_t)p * recvcount, p };
-        struct cg_buf in = { (char *)sendbuf, geom, p };
-        struct cg_buf out = { (char *)recvbuf, geom, 1 };
-        struct cg_buf tmp = { NULL, geom, 2 };
+        CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, 2));
 
-        /* In place (sendbuf CG_CU_IN_PLACE: the input is in recvbuf; or the two overlap, as in
-         * NCCL's form), the result overwrites the input: work on a copy. */
-        if ((sendbuf == CG_CU_IN_PLACE) ||
-            cg_cu_overlap(sendbuf, geom.count * c.esize, recvbuf, recvcount * c.esize)) {
-            in.base = (char *)cg_cu_scratch(&c, 1, cg_cu_buf_bytes(&c, &geom, p), &rc);
-            if (rc != MPI_SUCCESS) {
-                goto out;
-            }
-            CG_TRY(cg_cu_copy(&c, in.base, (sendbuf == CG_CU_IN_PLACE) ? recvbuf : sendbuf,
-                              geom.count * c.esize));
-        }
-        tmp.base = (char *)cg_cu_scratch(&c, 0, cg_cu_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-
-        /* ring.json:17 phase alone */
+        /* ring.json:17 phase alone
+         * One rank: the result is its input.
+         */
         if (p == 1) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE);
 
@@ -71,7 +47,9 @@ int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
             CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE);
         }
 
-        /* ring.json:21 phase ring: p - 1 rounds */
+        /* ring.json:21 phase ring: p - 1 rounds
+         * j: the block whose partial arrives this round.
+         */
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING);
         for (int r = 0; r < p - 1; r++) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ROUND);
@@ -108,7 +86,9 @@ int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
                 CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE);
             }
 
-            /* ring.json:36 ring: out block 0 = out block 0 op in block j */
+            /* ring.json:36 ring: out block 0 = out block 0 op in block j
+             * j == rank here: the partial is now the whole reduction of block rank.
+             */
             if (last) {
                 CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE_LAST);
                 CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &in, j, 1, CG_INTO_FROM));
@@ -121,6 +101,5 @@ int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

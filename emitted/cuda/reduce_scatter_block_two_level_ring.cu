@@ -29,53 +29,25 @@
 int cgcu_reduce_scatter_block_two_level_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_cu_call c;
-    int rc = MPI_SUCCESS;
-    const struct cg_topo *topo = NULL;
+    struct cg_buf in, out, tmp;
+    int rc = cg_cu_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, stream,
+                                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cgcu_reduce_scatter_block_ring);
 
-    rc = cg_cu_call_begin(&c, comm, datatype, op, stream);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    CG_TRY(cg_cu_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why): the declared fallback. */
-        cg_cu_call_end(&c);
-        return cgcu_reduce_scatter_block_ring(sendbuf, recvbuf, recvcount, datatype, op, comm, stream);
-    }
-    CG_TRY(cg_cu_check_op(&c));
-    if (0 == recvcount) {
-        goto out;
-    }
-    /* In a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    {
+    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
+    if (rc == MPI_SUCCESS) {
         const int p = c.p;
+        const struct cg_topo *topo = c.topo;
         const int ppn = topo->ppn;
         const int nnodes = topo->nnodes;
         const int node = topo->node;
         const int local = topo->local;
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING);
-        const struct cg_geom geom = { (size_t)p * recvcount, p };
-        struct cg_buf in = { (char *)sendbuf, geom, p };
-        struct cg_buf out = { (char *)recvbuf, geom, 1 };
-        struct cg_buf tmp = { NULL, geom, p + nnodes };
+        CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, p + nnodes));
 
-        /* In place (sendbuf CG_CU_IN_PLACE: the input is in recvbuf; or the two overlap, as in
-         * NCCL's form), the result overwrites the input: work on a copy. */
-        if ((sendbuf == CG_CU_IN_PLACE) ||
-            cg_cu_overlap(sendbuf, geom.count * c.esize, recvbuf, recvcount * c.esize)) {
-            in.base = (char *)cg_cu_scratch(&c, 1, cg_cu_buf_bytes(&c, &geom, p), &rc);
-            if (rc != MPI_SUCCESS) {
-                goto out;
-            }
-            CG_TRY(cg_cu_copy(&c, in.base, (sendbuf == CG_CU_IN_PLACE) ? recvbuf : sendbuf,
-                              geom.count * c.esize));
-        }
-        tmp.base = (char *)cg_cu_scratch(&c, 0, cg_cu_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-
-        /* two_level_ring.json:18 phase transpose: p rounds */
+        /* two_level_ring.json:18 phase transpose: p rounds
+         * Lane-major: tmp block (j % ppn) * nnodes + j / ppn gets in block j (this rank's contribution to
+         * rank j).
+         */
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__TRANSPOSE);
         for (int j = 0; j < p; j++) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__TRANSPOSE__ROUND);
@@ -88,7 +60,10 @@ int cgcu_reduce_scatter_block_two_level_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
         }
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__TRANSPOSE);
 
-        /* two_level_ring.json:43 phase intra: ppn - 1 rounds */
+        /* two_level_ring.json:43 phase intra: ppn - 1 rounds
+         * Ring reduce-scatter on the node over lane chunks: local ends with chunk local summed over the
+         * node.
+         */
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA);
         for (int r = 0; r < ppn - 1; r++) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA__ROUND);
@@ -112,7 +87,10 @@ int cgcu_reduce_scatter_block_two_level_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
         }
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA);
 
-        /* two_level_ring.json:89 phase inter_ring: nnodes - 1 rounds */
+        /* two_level_ring.json:89 phase inter_ring: nnodes - 1 rounds
+         * Ring reduce-scatter across the nodes on every lane: node ends with block node of its chunk,
+         * summed over all ranks.
+         */
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING);
         for (int r = 0; r < nnodes - 1; r++) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING__ROUND);
@@ -148,6 +126,5 @@ int cgcu_reduce_scatter_block_two_level_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING);
     }
 out:
-    cg_cu_call_end(&c);
-    return rc;
+    return cg_cu_call_finish(&c, rc);
 }

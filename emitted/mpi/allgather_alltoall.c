@@ -22,30 +22,14 @@
 int cg_allgather_alltoall(CG_ALLGATHER_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, recvtype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == recvcount) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allgather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_ALLTOALL);
-    const struct cg_geom geom = { (size_t)p * recvcount, p };
-    struct cg_buf out = { recvbuf, geom, p };
-    struct cg_buf tmp = { NULL, geom, p };
-
-    if (sendbuf != MPI_IN_PLACE) {
-        char *mine = out.base + cg_geom_off(&geom, rank) * (size_t)c.extent;
-        CG_TRY(cg_copy_typed(sendbuf, sendcount, sendtype, mine, recvcount, recvtype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
 
     /* alltoall.json:8 phase replicate: p rounds */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_ALLTOALL__REPLICATE);
@@ -73,6 +57,5 @@ int cg_allgather_alltoall(CG_ALLGATHER_ARGS)
 
     CG_TAG_END(CG_TAG_ALLGATHER_ALLTOALL);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

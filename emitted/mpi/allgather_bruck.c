@@ -19,25 +19,14 @@
 int cg_allgather_bruck(CG_ALLGATHER_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, recvtype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == recvcount) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allgather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_BRUCK);
-    const struct cg_geom geom = { (size_t)p * recvcount, p };
-    struct cg_buf out = { recvbuf, geom, p };
-
-    if (sendbuf != MPI_IN_PLACE) {
-        char *mine = out.base + cg_geom_off(&geom, rank) * (size_t)c.extent;
-        CG_TRY(cg_copy_typed(sendbuf, sendcount, sendtype, mine, recvcount, recvtype));
-    }
+    CG_TRY(cg_buffers(&c, p, NULL, &out, NULL, 0));
 
     /* bruck.json:13 phase dissemination: ceil_log2(p) rounds */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_BRUCK__DISSEMINATION);
@@ -62,6 +51,5 @@ int cg_allgather_bruck(CG_ALLGATHER_ARGS)
 
     CG_TAG_END(CG_TAG_ALLGATHER_BRUCK);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -22,36 +22,19 @@
 int cg_allgather_hier(CG_ALLGATHER_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, recvtype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const struct cg_topo *topo = NULL;
-    CG_TRY(cg_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why says how): the declared
-         * fallback computes the same collective on any communicator. */
-        cg_call_end(&c);
-        return cg_allgather_ring(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    }
-    if (0 == recvcount) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allgather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allgather_ring));
     const int p = c.p;
     const int rank = c.rank;
+    const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int node = topo->node;
     const int local = topo->local;
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_HIER);
-    const struct cg_geom geom = { (size_t)p * recvcount, p };
-    struct cg_buf out = { recvbuf, geom, p };
-
-    if (sendbuf != MPI_IN_PLACE) {
-        char *mine = out.base + cg_geom_off(&geom, rank) * (size_t)c.extent;
-        CG_TRY(cg_copy_typed(sendbuf, sendcount, sendtype, mine, recvcount, recvtype));
-    }
+    CG_TRY(cg_buffers(&c, p, NULL, &out, NULL, 0));
 
     /* hier.json:14 phase node_gather */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_HIER__NODE_GATHER);
@@ -90,6 +73,5 @@ int cg_allgather_hier(CG_ALLGATHER_ARGS)
 
     CG_TAG_END(CG_TAG_ALLGATHER_HIER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

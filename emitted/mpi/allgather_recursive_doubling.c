@@ -19,29 +19,20 @@
 int cg_allgather_recursive_doubling(CG_ALLGATHER_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, recvtype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == recvcount) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allgather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     const int rem = p - cg_pof2(p);
     const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING);
-    const struct cg_geom geom = { (size_t)p * recvcount, p };
-    struct cg_buf out = { recvbuf, geom, p };
+    CG_TRY(cg_buffers(&c, p, NULL, &out, NULL, 0));
 
-    if (sendbuf != MPI_IN_PLACE) {
-        char *mine = out.base + cg_geom_off(&geom, rank) * (size_t)c.extent;
-        CG_TRY(cg_copy_typed(sendbuf, sendcount, sendtype, mine, recvcount, recvtype));
-    }
-
-    /* recursive_doubling.json:17 phase fold */
+    /* recursive_doubling.json:17 phase fold
+     * Even rank 2i gives its block to 2i+1.
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD);
 
@@ -62,7 +53,9 @@ int cg_allgather_recursive_doubling(CG_ALLGATHER_ARGS)
         CG_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD);
     }
 
-    /* recursive_doubling.json:23 phase butterfly: log2(pof2(p)) rounds */
+    /* recursive_doubling.json:23 phase butterfly: log2(pof2(p)) rounds
+     * v holds the blocks of virtual ranks a .. a+d-1 and swaps them for the partner's b .. b+d-1.
+     */
     if (v >= 0) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY);
         for (int k = 0; k < cg_log2(cg_pof2(p)); k++) {
@@ -92,7 +85,10 @@ int cg_allgather_recursive_doubling(CG_ALLGATHER_ARGS)
         CG_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY);
     }
 
-    /* recursive_doubling.json:41 phase unfold */
+    /* recursive_doubling.json:41 phase unfold
+     * The odd rank of each pair sends its even partner the p - 1 blocks it lacks: all but block rank -
+     * 1 (a span that wraps).
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__UNFOLD);
 
@@ -115,6 +111,5 @@ int cg_allgather_recursive_doubling(CG_ALLGATHER_ARGS)
 
     CG_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

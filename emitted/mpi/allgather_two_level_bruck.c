@@ -26,42 +26,20 @@
 int cg_allgather_two_level_bruck(CG_ALLGATHER_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, recvtype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const struct cg_topo *topo = NULL;
-    CG_TRY(cg_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why says how): the declared
-         * fallback computes the same collective on any communicator. */
-        cg_call_end(&c);
-        return cg_allgather_bruck(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    }
-    if (0 == recvcount) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allgather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allgather_bruck));
     const int p = c.p;
     const int rank = c.rank;
+    const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int nnodes = topo->nnodes;
     const int node = topo->node;
     const int local = topo->local;
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK);
-    const struct cg_geom geom = { (size_t)p * recvcount, p };
-    struct cg_buf out = { recvbuf, geom, p };
-    struct cg_buf tmp = { NULL, geom, p };
-
-    if (sendbuf != MPI_IN_PLACE) {
-        char *mine = out.base + cg_geom_off(&geom, rank) * (size_t)c.extent;
-        CG_TRY(cg_copy_typed(sendbuf, sendcount, sendtype, mine, recvcount, recvtype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
 
     /* two_level_bruck.json:18 phase stage */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE);
@@ -72,7 +50,9 @@ int cg_allgather_two_level_bruck(CG_ALLGATHER_ARGS)
     CG_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE__COPY);
     CG_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE);
 
-    /* two_level_bruck.json:38 phase inter: ceil_log2(nnodes) rounds */
+    /* two_level_bruck.json:38 phase inter: ceil_log2(nnodes) rounds
+     * Round k: send the first n blocks of this lane's chunk to node - d, receive n more from node + d.
+     */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER);
     for (int k = 0; k < cg_ceil_log2(nnodes); k++) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER__ROUND);
@@ -93,7 +73,9 @@ int cg_allgather_two_level_bruck(CG_ALLGATHER_ARGS)
     }
     CG_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER);
 
-    /* two_level_bruck.json:71 phase intra: ppn - 1 rounds */
+    /* two_level_bruck.json:71 phase intra: ppn - 1 rounds
+     * Ring allgather on the node of whole lane chunks (nnodes blocks each, contiguous in tmp).
+     */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA);
     for (int r = 0; r < ppn - 1; r++) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA__ROUND);
@@ -129,6 +111,5 @@ int cg_allgather_two_level_bruck(CG_ALLGATHER_ARGS)
 
     CG_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

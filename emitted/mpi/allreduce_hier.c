@@ -23,31 +23,15 @@
 int cg_allreduce_hier(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const struct cg_topo *topo = NULL;
-    CG_TRY(cg_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why says how): the declared
-         * fallback computes the same collective on any communicator. */
-        cg_call_end(&c);
-        return cg_allreduce_recursive_doubling(sendbuf, recvbuf, count, datatype, op, comm);
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_recursive_doubling));
+    const struct cg_topo *topo = c.topo;
     const int local = topo->local;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_HIER);
-    const struct cg_geom geom = { count, 1 };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, recvbuf, count, datatype));
-    }
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 
     /* hier.json:13 phase node_reduce */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_HIER__NODE_REDUCE);
@@ -86,6 +70,5 @@ int cg_allreduce_hier(CG_ALLREDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_ALLREDUCE_HIER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

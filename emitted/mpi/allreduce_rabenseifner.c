@@ -24,33 +24,20 @@
 int cg_allreduce_rabenseifner(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, CG_NEEDS_COMMUTATIVE);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, CG_NEEDS_COMMUTATIVE, NULL));
     const int p = c.p;
     const int rank = c.rank;
     const int rem = p - cg_pof2(p);
     const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER);
-    const struct cg_geom geom = { count, cg_pof2(p) };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-    struct cg_buf tmp = { NULL, geom, cg_pof2(p) };
+    CG_TRY(cg_buffers(&c, cg_pof2(p), NULL, &out, &tmp, cg_pof2(p)));
 
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, recvbuf, count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
-
-    /* rabenseifner.json:22 phase fold */
+    /* rabenseifner.json:22 phase fold
+     * Even rank 2i hands its whole vector to 2i+1, which reduces it in.
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD);
 
@@ -78,7 +65,11 @@ int cg_allreduce_rabenseifner(CG_ALLREDUCE_ARGS)
         CG_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD);
     }
 
-    /* rabenseifner.json:31 phase reduce_scatter: k from log2(pof2(p)) - 1 down to 0 */
+    /* rabenseifner.json:31 phase reduce_scatter: k from log2(pof2(p)) - 1 down to 0
+     * Distance d halves each round. Before the round, v is responsible for the 2d blocks starting
+     * at v - v % (2d); it keeps the d starting at v - v % d (its own half) and sends the partner
+     * the d starting at pv - pv % d, receiving the partner's copy of its own half into tmp.
+     */
     if (v >= 0) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER);
         for (int k = cg_log2(cg_pof2(p)) - 1; k >= 0; k--) {
@@ -107,7 +98,10 @@ int cg_allreduce_rabenseifner(CG_ALLREDUCE_ARGS)
         CG_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER);
     }
 
-    /* rabenseifner.json:46 phase allgather: k from 0 up to log2(pof2(p)) - 1 */
+    /* rabenseifner.json:46 phase allgather: k from 0 up to log2(pof2(p)) - 1
+     * Distance d doubles: v holds the d complete blocks starting at v - v % d and swaps them for the
+     * partner's d.
+     */
     if (v >= 0) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER);
         for (int k = 0; k <= cg_log2(cg_pof2(p)) - 1; k++) {
@@ -131,7 +125,9 @@ int cg_allreduce_rabenseifner(CG_ALLREDUCE_ARGS)
         CG_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER);
     }
 
-    /* rabenseifner.json:54 phase unfold */
+    /* rabenseifner.json:54 phase unfold
+     * The odd rank of each folded pair returns the whole result to its even partner.
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__UNFOLD);
 
@@ -154,6 +150,5 @@ int cg_allreduce_rabenseifner(CG_ALLREDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -24,33 +24,20 @@
 int cg_allreduce_recursive_doubling(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     const int rem = p - cg_pof2(p);
     const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING);
-    const struct cg_geom geom = { count, 1 };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-    struct cg_buf tmp = { NULL, geom, 1 };
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, &tmp, 1));
 
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, recvbuf, count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
-
-    /* recursive_doubling.json:21 phase fold */
+    /* recursive_doubling.json:21 phase fold
+     * Even rank 2i hands its vector to 2i+1, which computes x(2i) op x(2i+1).
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD);
 
@@ -78,7 +65,9 @@ int cg_allreduce_recursive_doubling(CG_ALLREDUCE_ARGS)
         CG_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD);
     }
 
-    /* recursive_doubling.json:30 phase butterfly: log2(pof2(p)) rounds */
+    /* recursive_doubling.json:30 phase butterfly: log2(pof2(p)) rounds
+     * pv is the partner's virtual rank, peer its real rank (odd member of a folded pair, or v + rem).
+     */
     if (v >= 0) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY);
         for (int k = 0; k < cg_log2(cg_pof2(p)); k++) {
@@ -97,14 +86,18 @@ int cg_allreduce_recursive_doubling(CG_ALLREDUCE_ARGS)
             CG_TRY(cg_xchg_wait(&c));
             CG_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__EXCHANGE);
 
-            /* recursive_doubling.json:38 butterfly: all of out = all of tmp op all of out */
+            /* recursive_doubling.json:38 butterfly: all of out = all of tmp op all of out
+             * The partner's ranks come before ours: out = tmp op out.
+             */
             if (pv < v) {
                 CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_FIRST);
                 CG_TRY(cg_reduce(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
                 CG_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_FIRST);
             }
 
-            /* recursive_doubling.json:42 butterfly: all of out = all of out op all of tmp */
+            /* recursive_doubling.json:42 butterfly: all of out = all of out op all of tmp
+             * Our ranks come first: out = out op tmp.
+             */
             if (pv > v) {
                 CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_LAST);
                 CG_TRY(cg_reduce(&c, &out, 0, &tmp, 0, out.nblocks, CG_INTO_FROM));
@@ -115,7 +108,9 @@ int cg_allreduce_recursive_doubling(CG_ALLREDUCE_ARGS)
         CG_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY);
     }
 
-    /* recursive_doubling.json:46 phase unfold */
+    /* recursive_doubling.json:46 phase unfold
+     * The odd rank of each folded pair returns the result to its even partner.
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD);
 
@@ -138,6 +133,5 @@ int cg_allreduce_recursive_doubling(CG_ALLREDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -20,22 +20,12 @@
 int cg_allreduce_reduce_bcast(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_REDUCE_BCAST);
-    const struct cg_geom geom = { count, 1 };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, recvbuf, count, datatype));
-    }
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 
     /* reduce_bcast.json:8 phase reduce */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_REDUCE_BCAST__REDUCE);
@@ -61,6 +51,5 @@ int cg_allreduce_reduce_bcast(CG_ALLREDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_ALLREDUCE_REDUCE_BCAST);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -27,31 +27,18 @@
 int cg_allreduce_ring(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, CG_NEEDS_COMMUTATIVE);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, CG_NEEDS_COMMUTATIVE, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING);
-    const struct cg_geom geom = { count, p };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-    struct cg_buf tmp = { NULL, geom, p };
+    CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
 
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, recvbuf, count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
-
-    /* ring.json:9 phase reduce_scatter: p - 1 rounds */
+    /* ring.json:9 phase reduce_scatter: p - 1 rounds
+     * Round r: pass block rank-r right; the block from the left is reduced in.
+     */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER);
     for (int r = 0; r < p - 1; r++) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__ROUND);
@@ -75,7 +62,9 @@ int cg_allreduce_ring(CG_ALLREDUCE_ARGS)
     }
     CG_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER);
 
-    /* ring.json:18 phase allgather: p - 1 rounds */
+    /* ring.json:18 phase allgather: p - 1 rounds
+     * Rank holds block rank+1 complete; circulate the complete blocks.
+     */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER);
     for (int r = 0; r < p - 1; r++) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER__ROUND);
@@ -96,6 +85,5 @@ int cg_allreduce_ring(CG_ALLREDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_ALLREDUCE_RING);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -20,29 +20,14 @@
 int cg_allreduce_rsb_allgather(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RSB_ALLGATHER);
-    const struct cg_geom geom = { count, p };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-    struct cg_buf tmp = { NULL, geom, p };
-
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, recvbuf, count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
 
     /* rsb_allgather.json:15 phase reduce_scatter */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RSB_ALLGATHER__REDUCE_SCATTER);
@@ -68,6 +53,5 @@ int cg_allreduce_rsb_allgather(CG_ALLREDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_ALLREDUCE_RSB_ALLGATHER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -20,25 +20,15 @@
 int cg_allreduce_two_level_colour(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     const int g = cg_mod(p, 2) == 0 ? 2 : 1;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_COLOUR);
-    const struct cg_geom geom = { count, 1 };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, recvbuf, count, datatype));
-    }
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 
     /* two_level_colour.json:14 phase node */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_COLOUR__NODE);
@@ -72,6 +62,5 @@ int cg_allreduce_two_level_colour(CG_ALLREDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_COLOUR);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -26,42 +26,23 @@
 int cg_allreduce_two_level_ring(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, CG_NEEDS_COMMUTATIVE);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const struct cg_topo *topo = NULL;
-    CG_TRY(cg_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why says how): the declared
-         * fallback computes the same collective on any communicator. */
-        cg_call_end(&c);
-        return cg_allreduce_ring(sendbuf, recvbuf, count, datatype, op, comm);
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                              CG_NEEDS_COMMUTATIVE | CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_ring));
     const int p = c.p;
+    const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int nnodes = topo->nnodes;
     const int node = topo->node;
     const int local = topo->local;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING);
-    const struct cg_geom geom = { count, p };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-    struct cg_buf tmp = { NULL, geom, p };
+    CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
 
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, recvbuf, count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
-
-    /* two_level_ring.json:20 phase intra_rs: ppn - 1 rounds */
+    /* two_level_ring.json:20 phase intra_rs: ppn - 1 rounds
+     * Ring reduce-scatter on the node over chunks of nnodes blocks: local ends with chunk local.
+     */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS);
     for (int r = 0; r < ppn - 1; r++) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__ROUND);
@@ -149,6 +130,5 @@ int cg_allreduce_two_level_ring(CG_ALLREDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -29,46 +29,20 @@
 int cg_alltoall_bruck(CG_ALLTOALL_ARGS)
 {
     struct cg_call c;
+    struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, recvtype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == recvcount) {
-        goto out;
-    }
+    CG_TRY(cg_begin_alltoall(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     const int h = cg_div(p, 2);
     const int levels = cg_ceil_log2(p);
     CG_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK);
-    const struct cg_geom geom = { (size_t)p * recvcount, p };
-    struct cg_buf in = { (char *)sendbuf, geom, p };
-    struct cg_buf out = { recvbuf, geom, p };
-    struct cg_buf tmp = { NULL, geom, p + 2 * cg_div(p, 2) };
+    CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, p + 2 * cg_div(p, 2)));
 
-    /* The input in recvtype's layout: sendbuf itself when the two sides agree; in place
-     * (it is recvbuf, which the result overwrites) or when they differ, a copy. */
-    if (sendbuf == MPI_IN_PLACE) {
-        in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-        CG_TRY(cg_copy_typed(recvbuf, geom.count, recvtype, in.base, geom.count, recvtype));
-    } else if ((sendtype != recvtype) || (sendcount != recvcount)) {
-        in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-        CG_TRY(cg_copy_typed(sendbuf, (size_t)p * sendcount, sendtype, in.base, geom.count, recvtype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
-
-    /* bruck.json:26 phase rotate */
+    /* bruck.json:26 phase rotate
+     * work block j = in block rank + j: one wrapping span.
+     */
     CG_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__ROTATE);
 
     /* bruck.json:29 rotate: tmp blocks 0 .. +p = in blocks rank .. +p */
@@ -93,7 +67,9 @@ int cg_alltoall_bruck(CG_ALLTOALL_ARGS)
         const int ulen = k > 0 && b < p ? cg_min(half, p - b) : 0;
         const int n = cg_div(p, 2 * d) * d + cg_max(0, cg_mod(p, 2 * d) - d);
 
-        /* bruck.json:47 levels: tmp blocks b .. +ulen = tmp blocks p + h + m * d .. +ulen */
+        /* bruck.json:47 levels: tmp blocks b .. +ulen = tmp blocks p + h + m * d .. +ulen
+         * Run 2m of level k - 1 (bit k clear) back into work.
+         */
         if (ulen > 0) {
             CG_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__UNPACK);
             CG_TRY(cg_copy(&c, &tmp, cg_mod(b, tmp.nblocks), &tmp, cg_mod(p + h + m * d, tmp.nblocks), ulen));
@@ -130,7 +106,9 @@ int cg_alltoall_bruck(CG_ALLTOALL_ARGS)
     }
     CG_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS);
 
-    /* bruck.json:60 phase unrotate: p rounds */
+    /* bruck.json:60 phase unrotate: p rounds
+     * Distance j's block came from rank - j. Bit levels - 1 set: it is still in the receive area.
+     */
     CG_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE);
     for (int j = 0; j < p; j++) {
         CG_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE__ROUND);
@@ -155,6 +133,5 @@ int cg_alltoall_bruck(CG_ALLTOALL_ARGS)
 
     CG_TAG_END(CG_TAG_ALLTOALL_BRUCK);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

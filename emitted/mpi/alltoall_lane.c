@@ -29,51 +29,17 @@
 int cg_alltoall_lane(CG_ALLTOALL_ARGS)
 {
     struct cg_call c;
+    struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, recvtype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const struct cg_topo *topo = NULL;
-    CG_TRY(cg_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why says how): the declared
-         * fallback computes the same collective on any communicator. */
-        cg_call_end(&c);
-        return cg_alltoall_pairwise(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    }
-    if (0 == recvcount) {
-        goto out;
-    }
+    CG_TRY(cg_begin_alltoall(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                             CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_alltoall_pairwise));
     const int p = c.p;
+    const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int nnodes = topo->nnodes;
     CG_TAG_BEGIN(CG_TAG_ALLTOALL_LANE);
-    const struct cg_geom geom = { (size_t)p * recvcount, p };
-    struct cg_buf in = { (char *)sendbuf, geom, p };
-    struct cg_buf out = { recvbuf, geom, p };
-    struct cg_buf tmp = { NULL, geom, 2 * p };
-
-    /* The input in recvtype's layout: sendbuf itself when the two sides agree; in place
-     * (it is recvbuf, which the result overwrites) or when they differ, a copy. */
-    if (sendbuf == MPI_IN_PLACE) {
-        in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-        CG_TRY(cg_copy_typed(recvbuf, geom.count, recvtype, in.base, geom.count, recvtype));
-    } else if ((sendtype != recvtype) || (sendcount != recvcount)) {
-        in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-        CG_TRY(cg_copy_typed(sendbuf, (size_t)p * sendcount, sendtype, in.base, geom.count, recvtype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, 2 * p));
 
     /* lane.json:19 phase lanes */
     CG_TAG_BEGIN(CG_TAG_ALLTOALL_LANE__LANES);
@@ -125,6 +91,5 @@ int cg_alltoall_lane(CG_ALLTOALL_ARGS)
 
     CG_TAG_END(CG_TAG_ALLTOALL_LANE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -19,37 +19,14 @@
 int cg_alltoall_linear(CG_ALLTOALL_ARGS)
 {
     struct cg_call c;
+    struct cg_buf in, out;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, recvtype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == recvcount) {
-        goto out;
-    }
+    CG_TRY(cg_begin_alltoall(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR);
-    const struct cg_geom geom = { (size_t)p * recvcount, p };
-    struct cg_buf in = { (char *)sendbuf, geom, p };
-    struct cg_buf out = { recvbuf, geom, p };
-
-    /* The input in recvtype's layout: sendbuf itself when the two sides agree; in place
-     * (it is recvbuf, which the result overwrites) or when they differ, a copy. */
-    if (sendbuf == MPI_IN_PLACE) {
-        in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-        CG_TRY(cg_copy_typed(recvbuf, geom.count, recvtype, in.base, geom.count, recvtype));
-    } else if ((sendtype != recvtype) || (sendcount != recvcount)) {
-        in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-        CG_TRY(cg_copy_typed(sendbuf, (size_t)p * sendcount, sendtype, in.base, geom.count, recvtype));
-    }
+    CG_TRY(cg_buffers(&c, p, &in, &out, NULL, 0));
 
     /* linear.json:14 phase own */
     CG_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR__OWN);
@@ -142,6 +119,5 @@ int cg_alltoall_linear(CG_ALLTOALL_ARGS)
 
     CG_TAG_END(CG_TAG_ALLTOALL_LINEAR);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -21,26 +21,14 @@
 int cg_barrier_dissemination(CG_BARRIER_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
-    char token = 0;
 
-    rc = cg_call_begin(&c, comm, MPI_BYTE, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
+    CG_TRY(cg_begin_barrier(&c, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_BARRIER_DISSEMINATION);
-    /* No user data: every message carries a 1-byte token (the runtime posts nothing
-     * for an empty range); merging tokens is a no-op. */
-    const struct cg_geom geom = { 1, 1 };
-    struct cg_buf out = { &token, geom, 1 };
-    struct cg_buf tmp = { NULL, geom, 1 };
-
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, &tmp, 1));
 
     /* dissemination.json:13 phase dissemination: ceil_log2(p) rounds */
     CG_TAG_BEGIN(CG_TAG_BARRIER_DISSEMINATION__DISSEMINATION);
@@ -69,6 +57,5 @@ int cg_barrier_dissemination(CG_BARRIER_ARGS)
 
     CG_TAG_END(CG_TAG_BARRIER_DISSEMINATION);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -24,37 +24,18 @@
 int cg_barrier_hier(CG_BARRIER_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
-    char token = 0;
 
-    rc = cg_call_begin(&c, comm, MPI_BYTE, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const struct cg_topo *topo = NULL;
-    CG_TRY(cg_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why says how): the declared
-         * fallback computes the same collective on any communicator. */
-        cg_call_end(&c);
-        return cg_barrier_dissemination(comm);
-    }
+    CG_TRY(cg_begin_barrier(&c, comm, CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_barrier_dissemination));
     const int rank = c.rank;
+    const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int nnodes = topo->nnodes;
     const int node = topo->node;
     const int local = topo->local;
     CG_TAG_BEGIN(CG_TAG_BARRIER_HIER);
-    /* No user data: every message carries a 1-byte token (the runtime posts nothing
-     * for an empty range); merging tokens is a no-op. */
-    const struct cg_geom geom = { 1, 1 };
-    struct cg_buf out = { &token, geom, 1 };
-    struct cg_buf tmp = { NULL, geom, 1 };
-
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, &tmp, 1));
 
     /* hier.json:16 phase up: ceil_log2(ppn) rounds */
     CG_TAG_BEGIN(CG_TAG_BARRIER_HIER__UP);
@@ -140,6 +121,5 @@ int cg_barrier_hier(CG_BARRIER_ARGS)
 
     CG_TAG_END(CG_TAG_BARRIER_HIER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

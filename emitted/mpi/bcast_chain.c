@@ -31,23 +31,20 @@ static struct cg_param cg_param_bcast_chain_segments = { "bcast_chain", "segment
 int cg_bcast_chain(CG_BCAST_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out;
+    int segments = 0;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    int segments = 0;
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, CG_READS_PARAMS, NULL));
     CG_TRY(cg_param_value(&cg_param_bcast_chain_segments, &segments));
-    if (0 == count) {
+    if (c.empty) {
         goto out;
     }
     const int p = c.p;
     const int rank = c.rank;
     const int v = cg_mod(rank - root, p);
     CG_TAG_BEGIN(CG_TAG_BCAST_CHAIN);
-    const struct cg_geom geom = { count, segments };
-    struct cg_buf out = { buffer, geom, geom.nb };
+    CG_TRY(cg_buffers(&c, segments, NULL, &out, NULL, 0));
 
     /* chain.json:23 phase pipeline: p - 2 + segments rounds */
     CG_TAG_BEGIN(CG_TAG_BCAST_CHAIN__PIPELINE);
@@ -74,6 +71,5 @@ int cg_bcast_chain(CG_BCAST_ARGS)
 
     CG_TAG_END(CG_TAG_BCAST_CHAIN);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

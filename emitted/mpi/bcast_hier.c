@@ -21,28 +21,16 @@
 int cg_bcast_hier(CG_BCAST_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const struct cg_topo *topo = NULL;
-    CG_TRY(cg_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why says how): the declared
-         * fallback computes the same collective on any communicator. */
-        cg_call_end(&c);
-        return cg_bcast_binomial_doubling(buffer, count, datatype, root, comm);
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm,
+                          CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_bcast_binomial_doubling));
+    const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int local = topo->local;
     CG_TAG_BEGIN(CG_TAG_BCAST_HIER);
-    const struct cg_geom geom = { count, 1 };
-    struct cg_buf out = { buffer, geom, geom.nb };
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 
     /* hier.json:14 phase across */
     CG_TAG_BEGIN(CG_TAG_BCAST_HIER__ACROSS);
@@ -70,6 +58,5 @@ int cg_bcast_hier(CG_BCAST_ARGS)
 
     CG_TAG_END(CG_TAG_BCAST_HIER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

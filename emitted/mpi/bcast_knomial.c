@@ -22,15 +22,13 @@ static struct cg_param cg_param_bcast_knomial_radix = { "bcast_knomial", "radix"
 int cg_bcast_knomial(CG_BCAST_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out;
+    int radix = 0;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    int radix = 0;
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, CG_READS_PARAMS, NULL));
     CG_TRY(cg_param_value(&cg_param_bcast_knomial_radix, &radix));
-    if (0 == count) {
+    if (c.empty) {
         goto out;
     }
     const int p = c.p;
@@ -38,8 +36,7 @@ int cg_bcast_knomial(CG_BCAST_ARGS)
     const int v = cg_mod(rank - root, p);
     const int levels = cg_ceil_log(radix, p);
     CG_TAG_BEGIN(CG_TAG_BCAST_KNOMIAL);
-    const struct cg_geom geom = { count, 1 };
-    struct cg_buf out = { buffer, geom, geom.nb };
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 
     /* knomial.json:26 phase tree: i from levels - 1 down to 0 */
     CG_TAG_BEGIN(CG_TAG_BCAST_KNOMIAL__TREE);
@@ -93,6 +90,5 @@ int cg_bcast_knomial(CG_BCAST_ARGS)
 
     CG_TAG_END(CG_TAG_BCAST_KNOMIAL);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -22,29 +22,17 @@
 int cg_bcast_lane(CG_BCAST_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const struct cg_topo *topo = NULL;
-    CG_TRY(cg_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why says how): the declared
-         * fallback computes the same collective on any communicator. */
-        cg_call_end(&c);
-        return cg_bcast_scatter_allgather(buffer, count, datatype, root, comm);
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm,
+                          CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_bcast_scatter_allgather));
+    const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int node = topo->node;
     const int local = topo->local;
     CG_TAG_BEGIN(CG_TAG_BCAST_LANE);
-    const struct cg_geom geom = { count, ppn };
-    struct cg_buf out = { buffer, geom, geom.nb };
+    CG_TRY(cg_buffers(&c, ppn, NULL, &out, NULL, 0));
 
     /* lane.json:16 phase node_scatter */
     if (node == cg_div(root, ppn)) {
@@ -83,6 +71,5 @@ int cg_bcast_lane(CG_BCAST_ARGS)
 
     CG_TAG_END(CG_TAG_BCAST_LANE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -19,20 +19,14 @@
 int cg_bcast_scatter_allgather_native(CG_BCAST_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER_NATIVE);
-    const struct cg_geom geom = { count, p };
-    struct cg_buf out = { buffer, geom, geom.nb };
+    CG_TRY(cg_buffers(&c, p, NULL, &out, NULL, 0));
 
     /* scatter_allgather_native.json:12 phase scatter */
     CG_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER_NATIVE__SCATTER);
@@ -58,6 +52,5 @@ int cg_bcast_scatter_allgather_native(CG_BCAST_ARGS)
 
     CG_TAG_END(CG_TAG_BCAST_SCATTER_ALLGATHER_NATIVE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -25,35 +25,14 @@
 int cg_exscan_linear(CG_EXSCAN_ARGS)
 {
     struct cg_call c;
+    struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_exscan(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_EXSCAN_LINEAR);
-    const struct cg_geom geom = { count, 1 };
-    struct cg_buf in = { (char *)sendbuf, geom, geom.nb };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-    struct cg_buf tmp = { NULL, geom, 1 };
-
-    /* In place, the input is recvbuf, which the result overwrites: work on a copy. */
-    if (sendbuf == MPI_IN_PLACE) {
-        in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, in.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-        CG_TRY(cg_copy_typed(recvbuf, geom.count, datatype, in.base, geom.count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, 1, &in, &out, &tmp, 1));
 
     /* linear.json:14 phase chain: p - 1 rounds */
     CG_TAG_BEGIN(CG_TAG_EXSCAN_LINEAR__CHAIN);
@@ -98,6 +77,5 @@ int cg_exscan_linear(CG_EXSCAN_ARGS)
 
     CG_TAG_END(CG_TAG_EXSCAN_LINEAR);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

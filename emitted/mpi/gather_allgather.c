@@ -18,40 +18,14 @@
 int cg_gather_allgather(CG_GATHER_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out;
     int rc = MPI_SUCCESS;
-    int rank = 0;
 
-    /* Only the root's recvcount and recvtype are significant: the root's blocks are
-     * recvbuf's, every other rank keeps its blocks as sendcount x sendtype in scratch.
-     * Messages match because MPI requires the two type signatures to be equal. */
-    rc = cg_comm_rank(comm, &rank);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const size_t count = (rank == root) ? recvcount : sendcount;
-    rc = cg_call_begin(&c, comm, (rank == root) ? recvtype : sendtype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_gather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL));
     const int p = c.p;
+    const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_GATHER_ALLGATHER);
-    const struct cg_geom geom = { (size_t)p * count, p };
-    struct cg_buf out = { recvbuf, geom, p };
-
-    /* recvbuf is significant only at the root: elsewhere gather into scratch. */
-    if (rank != root) {
-        out.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-    }
-    if (sendbuf != MPI_IN_PLACE) {
-        char *mine = out.base + cg_geom_off(&geom, rank) * (size_t)c.extent;
-        CG_TRY(cg_copy_typed(sendbuf, sendcount, sendtype, mine, count, c.dtype));
-    }
+    CG_TRY(cg_buffers(&c, p, NULL, &out, NULL, 0));
 
     /* allgather.json:7 phase allgather */
     CG_TAG_BEGIN(CG_TAG_GATHER_ALLGATHER__ALLGATHER);
@@ -66,6 +40,5 @@ int cg_gather_allgather(CG_GATHER_ARGS)
 
     CG_TAG_END(CG_TAG_GATHER_ALLGATHER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

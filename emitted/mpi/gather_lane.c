@@ -24,57 +24,20 @@
 int cg_gather_lane(CG_GATHER_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
-    int rank = 0;
 
-    /* Only the root's recvcount and recvtype are significant: the root's blocks are
-     * recvbuf's, every other rank keeps its blocks as sendcount x sendtype in scratch.
-     * Messages match because MPI requires the two type signatures to be equal. */
-    rc = cg_comm_rank(comm, &rank);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const size_t count = (rank == root) ? recvcount : sendcount;
-    rc = cg_call_begin(&c, comm, (rank == root) ? recvtype : sendtype, MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const struct cg_topo *topo = NULL;
-    CG_TRY(cg_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why says how): the declared
-         * fallback computes the same collective on any communicator. */
-        cg_call_end(&c);
-        return cg_gather_binomial(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_gather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_gather_binomial));
     const int p = c.p;
+    const int rank = c.rank;
+    const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int nnodes = topo->nnodes;
     const int node = topo->node;
     const int local = topo->local;
     CG_TAG_BEGIN(CG_TAG_GATHER_LANE);
-    const struct cg_geom geom = { (size_t)p * count, p };
-    struct cg_buf out = { recvbuf, geom, p };
-    struct cg_buf tmp = { NULL, geom, p };
-
-    /* recvbuf is significant only at the root: elsewhere gather into scratch. */
-    if (rank != root) {
-        out.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-    }
-    if (sendbuf != MPI_IN_PLACE) {
-        char *mine = out.base + cg_geom_off(&geom, rank) * (size_t)c.extent;
-        CG_TRY(cg_copy_typed(sendbuf, sendcount, sendtype, mine, count, c.dtype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
 
     /* lane.json:17 phase lanes */
     CG_TAG_BEGIN(CG_TAG_GATHER_LANE__LANES);
@@ -119,6 +82,5 @@ int cg_gather_lane(CG_GATHER_ARGS)
 
     CG_TAG_END(CG_TAG_GATHER_LANE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

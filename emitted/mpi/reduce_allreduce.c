@@ -19,30 +19,12 @@
 int cg_reduce_allreduce(CG_REDUCE_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
-    const int rank = c.rank;
+    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm, 0, NULL));
     CG_TAG_BEGIN(CG_TAG_REDUCE_ALLREDUCE);
-    const struct cg_geom geom = { count, 1 };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-
-    /* recvbuf is significant only at the root: elsewhere the partial results live in scratch. */
-    if (rank != root) {
-        out.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, out.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-    }
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, out.base, count, datatype));
-    }
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 
     /* allreduce.json:8 phase allreduce */
     CG_TAG_BEGIN(CG_TAG_REDUCE_ALLREDUCE__ALLREDUCE);
@@ -57,6 +39,5 @@ int cg_reduce_allreduce(CG_REDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_ALLREDUCE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

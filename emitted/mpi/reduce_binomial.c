@@ -22,37 +22,15 @@
 int cg_reduce_binomial(CG_REDUCE_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     const int x = rank < root ? root - rank : rank - root;
     CG_TAG_BEGIN(CG_TAG_REDUCE_BINOMIAL);
-    const struct cg_geom geom = { count, 1 };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-    struct cg_buf tmp = { NULL, geom, 2 };
-
-    /* recvbuf is significant only at the root: elsewhere the partial results live in scratch. */
-    if (rank != root) {
-        out.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, out.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-    }
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, out.base, count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, &tmp, 2));
 
     /* binomial.json:23 phase tree: ceil_log2(max(root + 1, p - root)) rounds */
     CG_TAG_BEGIN(CG_TAG_REDUCE_BINOMIAL__TREE);
@@ -100,6 +78,5 @@ int cg_reduce_binomial(CG_REDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_BINOMIAL);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

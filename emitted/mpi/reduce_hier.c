@@ -22,45 +22,16 @@
 int cg_reduce_hier(CG_REDUCE_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const struct cg_topo *topo = NULL;
-    CG_TRY(cg_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why says how): the declared
-         * fallback computes the same collective on any communicator. */
-        cg_call_end(&c);
-        return cg_reduce_binomial(sendbuf, recvbuf, count, datatype, op, root, comm);
-    }
-    if (0 == count) {
-        goto out;
-    }
-    const int rank = c.rank;
+    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm,
+                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_binomial));
+    const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int local = topo->local;
     CG_TAG_BEGIN(CG_TAG_REDUCE_HIER);
-    const struct cg_geom geom = { count, 1 };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-    struct cg_buf tmp = { NULL, geom, 1 };
-
-    /* recvbuf is significant only at the root: elsewhere the partial results live in scratch. */
-    if (rank != root) {
-        out.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, out.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-    }
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, out.base, count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, &tmp, 1));
 
     /* hier.json:19 phase node_reduce */
     CG_TAG_BEGIN(CG_TAG_REDUCE_HIER__NODE_REDUCE);
@@ -88,6 +59,5 @@ int cg_reduce_hier(CG_REDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_HIER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -23,46 +23,17 @@
 int cg_reduce_lane(CG_REDUCE_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const struct cg_topo *topo = NULL;
-    CG_TRY(cg_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why says how): the declared
-         * fallback computes the same collective on any communicator. */
-        cg_call_end(&c);
-        return cg_reduce_binomial(sendbuf, recvbuf, count, datatype, op, root, comm);
-    }
-    if (0 == count) {
-        goto out;
-    }
-    const int rank = c.rank;
+    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm,
+                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_binomial));
+    const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int node = topo->node;
     const int local = topo->local;
     CG_TAG_BEGIN(CG_TAG_REDUCE_LANE);
-    const struct cg_geom geom = { count, ppn };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-    struct cg_buf tmp = { NULL, geom, ppn };
-
-    /* recvbuf is significant only at the root: elsewhere the partial results live in scratch. */
-    if (rank != root) {
-        out.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, out.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-    }
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, out.base, count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, ppn, NULL, &out, &tmp, ppn));
 
     /* lane.json:18 phase node_reduce_scatter */
     CG_TAG_BEGIN(CG_TAG_REDUCE_LANE__NODE_REDUCE_SCATTER);
@@ -101,6 +72,5 @@ int cg_reduce_lane(CG_REDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_LANE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

@@ -24,41 +24,21 @@
 int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, CG_NEEDS_COMMUTATIVE);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm, CG_NEEDS_COMMUTATIVE, NULL));
     const int p = c.p;
     const int rank = c.rank;
     const int rem = p - cg_pof2(p);
     const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
     const int vr = root < 2 * rem ? cg_div(root, 2) : root - rem;
     CG_TAG_BEGIN(CG_TAG_REDUCE_RABENSEIFNER);
-    const struct cg_geom geom = { count, cg_pof2(p) };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-    struct cg_buf tmp = { NULL, geom, cg_pof2(p) };
+    CG_TRY(cg_buffers(&c, cg_pof2(p), NULL, &out, &tmp, cg_pof2(p)));
 
-    /* recvbuf is significant only at the root: elsewhere the partial results live in scratch. */
-    if (rank != root) {
-        out.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, out.nblocks), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-    }
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, out.base, count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
-
-    /* rabenseifner.json:27 phase fold */
+    /* rabenseifner.json:27 phase fold
+     * Even rank 2i hands its whole vector to 2i+1, which reduces it in.
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_RABENSEIFNER__FOLD);
 
@@ -86,7 +66,11 @@ int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
         CG_TAG_END(CG_TAG_REDUCE_RABENSEIFNER__FOLD);
     }
 
-    /* rabenseifner.json:36 phase reduce_scatter: k from log2(pof2(p)) - 1 down to 0 */
+    /* rabenseifner.json:36 phase reduce_scatter: k from log2(pof2(p)) - 1 down to 0
+     * Distance d halves each round. Before the round, v is responsible for the 2d blocks starting
+     * at v - v % (2d); it keeps the d starting at v - v % d (its own half) and sends the partner
+     * the d starting at pv - pv % d, receiving the partner's copy of its own half into tmp.
+     */
     if (v >= 0) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_RABENSEIFNER__REDUCE_SCATTER);
         for (int k = cg_log2(cg_pof2(p)) - 1; k >= 0; k--) {
@@ -115,7 +99,10 @@ int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
         CG_TAG_END(CG_TAG_REDUCE_RABENSEIFNER__REDUCE_SCATTER);
     }
 
-    /* rabenseifner.json:51 phase gather: k from 0 up to log2(pof2(p)) - 1 */
+    /* rabenseifner.json:51 phase gather: k from 0 up to log2(pof2(p)) - 1
+     * Distance d doubles: half of the ranks still holding blocks pass their d blocks to the partner
+     * nearer vr.
+     */
     if (v >= 0) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_RABENSEIFNER__GATHER);
         for (int k = 0; k <= cg_log2(cg_pof2(p)) - 1; k++) {
@@ -144,7 +131,9 @@ int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
         CG_TAG_END(CG_TAG_REDUCE_RABENSEIFNER__GATHER);
     }
 
-    /* rabenseifner.json:61 phase unfold_root */
+    /* rabenseifner.json:61 phase unfold_root
+     * A folded root (an even rank below 2 rem) gets the result from its partner root + 1.
+     */
     if (root < 2 * rem && cg_mod(root, 2) == 0 && (rank == root || rank == root + 1)) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_RABENSEIFNER__UNFOLD_ROOT);
 
@@ -167,6 +156,5 @@ int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_RABENSEIFNER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

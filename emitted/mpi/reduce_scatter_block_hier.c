@@ -23,44 +23,17 @@
 int cg_reduce_scatter_block_hier(CG_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_call c;
+    struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const struct cg_topo *topo = NULL;
-    CG_TRY(cg_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why says how): the declared
-         * fallback computes the same collective on any communicator. */
-        cg_call_end(&c);
-        return cg_reduce_scatter_block_reduce_scatter(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    }
-    if (0 == recvcount) {
-        goto out;
-    }
+    CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
+                                         CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_scatter_block_reduce_scatter));
     const int p = c.p;
+    const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int local = topo->local;
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_HIER);
-    const struct cg_geom geom = { (size_t)p * recvcount, p };
-    struct cg_buf in = { (char *)sendbuf, geom, p };
-    struct cg_buf out = { recvbuf, geom, 1 };
-    struct cg_buf tmp = { NULL, geom, p + ppn };
-
-    /* In place, the input is recvbuf, which the result overwrites: work on a copy. */
-    if (sendbuf == MPI_IN_PLACE) {
-        in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-        CG_TRY(cg_copy_typed(recvbuf, geom.count, datatype, in.base, geom.count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, p + ppn));
 
     /* hier.json:17 phase node_reduce */
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_HIER__NODE_REDUCE);
@@ -99,6 +72,5 @@ int cg_reduce_scatter_block_hier(CG_REDUCE_SCATTER_BLOCK_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_HIER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

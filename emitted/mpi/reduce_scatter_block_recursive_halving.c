@@ -24,39 +24,21 @@
 int cg_reduce_scatter_block_recursive_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_call c;
+    struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, CG_NEEDS_COMMUTATIVE);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == recvcount) {
-        goto out;
-    }
+    CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
+                                         CG_NEEDS_COMMUTATIVE, NULL));
     const int p = c.p;
     const int rank = c.rank;
     const int rem = p - cg_pof2(p);
     const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING);
-    const struct cg_geom geom = { (size_t)p * recvcount, p };
-    struct cg_buf in = { (char *)sendbuf, geom, p };
-    struct cg_buf out = { recvbuf, geom, 1 };
-    struct cg_buf tmp = { NULL, geom, 2 * p };
+    CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, 2 * p));
 
-    /* In place, the input is recvbuf, which the result overwrites: work on a copy. */
-    if (sendbuf == MPI_IN_PLACE) {
-        in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-        CG_TRY(cg_copy_typed(recvbuf, geom.count, datatype, in.base, geom.count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
-
-    /* recursive_halving.json:22 phase start */
+    /* recursive_halving.json:22 phase start
+     * Ranks outside the folded pairs start from their own input.
+     */
     if (rank >= 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START);
 
@@ -67,7 +49,9 @@ int cg_reduce_scatter_block_recursive_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
         CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START);
     }
 
-    /* recursive_halving.json:28 phase fold */
+    /* recursive_halving.json:28 phase fold
+     * Even rank 2i sends its whole input to 2i+1, which adds its own input to it.
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD);
 
@@ -95,7 +79,10 @@ int cg_reduce_scatter_block_recursive_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
         CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD);
     }
 
-    /* recursive_halving.json:37 phase halving: k from log2(pof2(p)) - 1 down to 0 */
+    /* recursive_halving.json:37 phase halving: k from log2(pof2(p)) - 1 down to 0
+     * Distance d halves each round. v stays responsible for the blocks of virtual ranks a .. a+d-1
+     * (keep) and hands the partner its partial sums for the blocks of b .. b+d-1 (give).
+     */
     if (v >= 0) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING);
         for (int k = cg_log2(cg_pof2(p)) - 1; k >= 0; k--) {
@@ -130,7 +117,9 @@ int cg_reduce_scatter_block_recursive_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
         CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING);
     }
 
-    /* recursive_halving.json:61 phase unfold */
+    /* recursive_halving.json:61 phase unfold
+     * The odd rank of each pair holds both results and sends block rank - 1 to its partner.
+     */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__UNFOLD);
 
@@ -164,6 +153,5 @@ int cg_reduce_scatter_block_recursive_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

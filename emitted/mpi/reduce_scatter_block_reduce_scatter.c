@@ -20,34 +20,13 @@
 int cg_reduce_scatter_block_reduce_scatter(CG_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_call c;
+    struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == recvcount) {
-        goto out;
-    }
+    CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, 0, NULL));
     const int p = c.p;
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_REDUCE_SCATTER);
-    const struct cg_geom geom = { (size_t)p * recvcount, p };
-    struct cg_buf in = { (char *)sendbuf, geom, p };
-    struct cg_buf out = { recvbuf, geom, 1 };
-    struct cg_buf tmp = { NULL, geom, p };
-
-    /* In place, the input is recvbuf, which the result overwrites: work on a copy. */
-    if (sendbuf == MPI_IN_PLACE) {
-        in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-        CG_TRY(cg_copy_typed(recvbuf, geom.count, datatype, in.base, geom.count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, p));
 
     /* reduce_scatter.json:8 phase reduce */
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_REDUCE_SCATTER__REDUCE);
@@ -73,6 +52,5 @@ int cg_reduce_scatter_block_reduce_scatter(CG_REDUCE_SCATTER_BLOCK_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_REDUCE_SCATTER);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

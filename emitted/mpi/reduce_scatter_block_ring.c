@@ -24,37 +24,19 @@
 int cg_reduce_scatter_block_ring(CG_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_call c;
+    struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, CG_NEEDS_COMMUTATIVE);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == recvcount) {
-        goto out;
-    }
+    CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
+                                         CG_NEEDS_COMMUTATIVE, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING);
-    const struct cg_geom geom = { (size_t)p * recvcount, p };
-    struct cg_buf in = { (char *)sendbuf, geom, p };
-    struct cg_buf out = { recvbuf, geom, 1 };
-    struct cg_buf tmp = { NULL, geom, 2 };
+    CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, 2));
 
-    /* In place, the input is recvbuf, which the result overwrites: work on a copy. */
-    if (sendbuf == MPI_IN_PLACE) {
-        in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-        CG_TRY(cg_copy_typed(recvbuf, geom.count, datatype, in.base, geom.count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
-
-    /* ring.json:17 phase alone */
+    /* ring.json:17 phase alone
+     * One rank: the result is its input.
+     */
     if (p == 1) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE);
 
@@ -65,7 +47,9 @@ int cg_reduce_scatter_block_ring(CG_REDUCE_SCATTER_BLOCK_ARGS)
         CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE);
     }
 
-    /* ring.json:21 phase ring: p - 1 rounds */
+    /* ring.json:21 phase ring: p - 1 rounds
+     * j: the block whose partial arrives this round.
+     */
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING);
     for (int r = 0; r < p - 1; r++) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ROUND);
@@ -102,7 +86,9 @@ int cg_reduce_scatter_block_ring(CG_REDUCE_SCATTER_BLOCK_ARGS)
             CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE);
         }
 
-        /* ring.json:36 ring: out block 0 = out block 0 op in block j */
+        /* ring.json:36 ring: out block 0 = out block 0 op in block j
+         * j == rank here: the partial is now the whole reduction of block rank.
+         */
         if (last) {
             CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE_LAST);
             CG_TRY(cg_reduce(&c, &out, 0, &in, j, 1, CG_INTO_FROM));
@@ -114,6 +100,5 @@ int cg_reduce_scatter_block_ring(CG_REDUCE_SCATTER_BLOCK_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

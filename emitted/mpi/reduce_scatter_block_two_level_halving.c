@@ -29,48 +29,24 @@
 int cg_reduce_scatter_block_two_level_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_call c;
+    struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, CG_NEEDS_COMMUTATIVE);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const struct cg_topo *topo = NULL;
-    CG_TRY(cg_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why says how): the declared
-         * fallback computes the same collective on any communicator. */
-        cg_call_end(&c);
-        return cg_reduce_scatter_block_recursive_halving(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    }
-    if (0 == recvcount) {
-        goto out;
-    }
+    CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
+                                         CG_NEEDS_COMMUTATIVE | CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_scatter_block_recursive_halving));
     const int p = c.p;
+    const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int nnodes = topo->nnodes;
     const int node = topo->node;
     const int local = topo->local;
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING);
-    const struct cg_geom geom = { (size_t)p * recvcount, p };
-    struct cg_buf in = { (char *)sendbuf, geom, p };
-    struct cg_buf out = { recvbuf, geom, 1 };
-    struct cg_buf tmp = { NULL, geom, p + nnodes };
+    CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, p + nnodes));
 
-    /* In place, the input is recvbuf, which the result overwrites: work on a copy. */
-    if (sendbuf == MPI_IN_PLACE) {
-        in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-        CG_TRY(cg_copy_typed(recvbuf, geom.count, datatype, in.base, geom.count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
-
-    /* two_level_halving.json:18 phase transpose: p rounds */
+    /* two_level_halving.json:18 phase transpose: p rounds
+     * Lane-major: tmp block (j % ppn) * nnodes + j / ppn gets in block j (this rank's contribution to
+     * rank j).
+     */
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE);
     for (int j = 0; j < p; j++) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE__ROUND);
@@ -83,7 +59,10 @@ int cg_reduce_scatter_block_two_level_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
     }
     CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE);
 
-    /* two_level_halving.json:43 phase intra: ppn - 1 rounds */
+    /* two_level_halving.json:43 phase intra: ppn - 1 rounds
+     * Ring reduce-scatter on the node over lane chunks: local ends with chunk local summed over the
+     * node.
+     */
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA);
     for (int r = 0; r < ppn - 1; r++) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA__ROUND);
@@ -107,7 +86,10 @@ int cg_reduce_scatter_block_two_level_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
     }
     CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA);
 
-    /* two_level_halving.json:89 phase inter_halving: k from log2(nnodes) - 1 down to 0 */
+    /* two_level_halving.json:89 phase inter_halving: k from log2(nnodes) - 1 down to 0
+     * Recursive halving across the nodes on every lane (nnodes a power of two): keep the half holding
+     * block node.
+     */
     if (cg_pof2(nnodes) == nnodes) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING);
         for (int k = cg_log2(nnodes) - 1; k >= 0; k--) {
@@ -137,7 +119,10 @@ int cg_reduce_scatter_block_two_level_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
         CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING);
     }
 
-    /* two_level_halving.json:143 phase inter_ring: nnodes - 1 rounds */
+    /* two_level_halving.json:143 phase inter_ring: nnodes - 1 rounds
+     * Ring reduce-scatter across the nodes on every lane: node ends with block node of its chunk,
+     * summed over all ranks.
+     */
     if (cg_pof2(nnodes) != nnodes) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING);
         for (int r = 0; r < nnodes - 1; r++) {
@@ -174,6 +159,5 @@ int cg_reduce_scatter_block_two_level_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
 
     CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

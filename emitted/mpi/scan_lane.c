@@ -25,38 +25,17 @@
 int cg_scan_lane(CG_SCAN_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const struct cg_topo *topo = NULL;
-    CG_TRY(cg_topo(&c, &topo));
-    if (!topo->regular) {
-        /* Not every node holds ppn consecutive ranks (topo->why says how): the declared
-         * fallback computes the same collective on any communicator. */
-        cg_call_end(&c);
-        return cg_scan_recursive_doubling(sendbuf, recvbuf, count, datatype, op, comm);
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_scan(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                         CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_scan_recursive_doubling));
+    const struct cg_topo *topo = c.topo;
     const int ppn = topo->ppn;
     const int node = topo->node;
     const int local = topo->local;
     CG_TAG_BEGIN(CG_TAG_SCAN_LANE);
-    const struct cg_geom geom = { count, ppn };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-    struct cg_buf tmp = { NULL, geom, 2 * ppn };
-
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, recvbuf, count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, ppn, NULL, &out, &tmp, 2 * ppn));
 
     /* lane.json:19 phase node_reduce_scatter */
     CG_TAG_BEGIN(CG_TAG_SCAN_LANE__NODE_REDUCE_SCATTER);
@@ -111,6 +90,5 @@ int cg_scan_lane(CG_SCAN_ARGS)
 
     CG_TAG_END(CG_TAG_SCAN_LANE);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

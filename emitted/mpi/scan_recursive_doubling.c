@@ -25,29 +25,14 @@
 int cg_scan_recursive_doubling(CG_SCAN_ARGS)
 {
     struct cg_call c;
+    struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    rc = cg_call_begin(&c, comm, datatype, op, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_scan(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_SCAN_RECURSIVE_DOUBLING);
-    const struct cg_geom geom = { count, 1 };
-    struct cg_buf out = { recvbuf, geom, geom.nb };
-    struct cg_buf tmp = { NULL, geom, 2 };
-
-    if (sendbuf != MPI_IN_PLACE) {
-        CG_TRY(cg_copy_typed(sendbuf, count, datatype, recvbuf, count, datatype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, 1, NULL, &out, &tmp, 2));
 
     /* recursive_doubling.json:17 phase start */
     CG_TAG_BEGIN(CG_TAG_SCAN_RECURSIVE_DOUBLING__START);
@@ -105,6 +90,5 @@ int cg_scan_recursive_doubling(CG_SCAN_ARGS)
 
     CG_TAG_END(CG_TAG_SCAN_RECURSIVE_DOUBLING);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

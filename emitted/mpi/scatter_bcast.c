@@ -20,49 +20,14 @@
 int cg_scatter_bcast(CG_SCATTER_ARGS)
 {
     struct cg_call c;
+    struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
-    int rank = 0;
 
-    /* Blocks are recvcount x recvtype, except at a root called in place, whose recvcount
-     * and recvtype are not significant: it works in sendtype, its block staying in sendbuf.
-     * Messages match because MPI requires the type signatures to be equal. */
-    rc = cg_comm_rank(comm, &rank);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    const size_t count = ((rank == root) && (recvbuf == MPI_IN_PLACE)) ? sendcount : recvcount;
-    rc = cg_call_begin(&c, comm,
-                       ((rank == root) && (recvbuf == MPI_IN_PLACE)) ? sendtype : recvtype,
-                       MPI_OP_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (0 == count) {
-        goto out;
-    }
+    CG_TRY(cg_begin_scatter(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL));
     const int p = c.p;
+    const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_SCATTER_BCAST);
-    const struct cg_geom geom = { (size_t)p * count, p };
-    struct cg_buf in = { (char *)sendbuf, geom, p };
-    struct cg_buf out = { recvbuf, geom, 1 };
-    struct cg_buf tmp = { NULL, geom, p };
-
-    /* At the root in place, out is the root's own block of sendbuf (the schedule's
-     * copy of it onto itself is a no-op). Otherwise the root's input must have recvtype's
-     * layout: sendbuf itself when the two sides agree, else a converted copy. */
-    if ((rank == root) && (recvbuf == MPI_IN_PLACE)) {
-        out.base = in.base + cg_geom_off(&geom, root) * (size_t)c.extent;
-    } else if ((rank == root) && ((sendtype != recvtype) || (sendcount != recvcount))) {
-        in.base = cg_scratch(&c, 1, cg_buf_bytes(&c, &geom, p), &rc);
-        if (rc != MPI_SUCCESS) {
-            goto out;
-        }
-        CG_TRY(cg_copy_typed(sendbuf, (size_t)p * sendcount, sendtype, in.base, geom.count, recvtype));
-    }
-    tmp.base = cg_scratch(&c, 0, cg_buf_bytes(&c, &geom, tmp.nblocks), &rc);
-    if (rc != MPI_SUCCESS) {
-        goto out;
-    }
+    CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, p));
 
     /* bcast.json:8 phase stage */
     CG_TAG_BEGIN(CG_TAG_SCATTER_BCAST__STAGE);
@@ -97,6 +62,5 @@ int cg_scatter_bcast(CG_SCATTER_ARGS)
 
     CG_TAG_END(CG_TAG_SCATTER_BCAST);
 out:
-    cg_call_end(&c);
-    return rc;
+    return cg_call_finish(&c, rc);
 }

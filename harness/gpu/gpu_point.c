@@ -40,38 +40,20 @@
 
 static int g_rank; /* for messages */
 
+/* The GPU collectives, their names and NCCL's: the table's (cg_colls.h). */
 int bc_coll_supported(enum cg_coll coll)
 {
-    return coll == CG_COLL_ALLREDUCE || coll == CG_COLL_ALLGATHER ||
-           coll == CG_COLL_REDUCE_SCATTER_BLOCK || coll == CG_COLL_BCAST ||
-           coll == CG_COLL_ALLTOALL;
+    return (int)coll >= 0 && coll < CG_COLL_COUNT_ && cg_colls[coll].nccl != NULL;
 }
 
 const char *bc_coll_name(enum cg_coll coll)
 {
-    static const char *const names[] = {"allreduce", "allgather", "reduce_scatter_block",
-                                        "bcast",     "reduce",    "gather",
-                                        "scatter",   "alltoall",  "scan",
-                                        "exscan",    "barrier"};
-    return ((int)coll >= 0 && (int)coll < (int)(sizeof(names) / sizeof(names[0]))) ? names[coll]
-                                                                                    : "?";
+    return ((int)coll >= 0 && coll < CG_COLL_COUNT_) ? cg_colls[coll].name : "?";
 }
 
 const char *bc_nccl_func_name(enum cg_coll coll)
 {
-    switch (coll) {
-    case CG_COLL_ALLREDUCE:
-        return "AllReduce";
-    case CG_COLL_ALLGATHER:
-        return "AllGather";
-    case CG_COLL_REDUCE_SCATTER_BLOCK:
-        return "ReduceScatter";
-    case CG_COLL_BCAST:
-        return "Broadcast";
-    default:
-        break;
-    }
-    return NULL;
+    return ((int)coll >= 0 && coll < CG_COLL_COUNT_) ? cg_colls[coll].nccl_log : NULL;
 }
 
 static cg_cu_dtype cu_dtype(enum bench_dtype t)

@@ -127,6 +127,17 @@ struct cg_cu_call {
     struct cg_cu_comm *cc;   /* cached context */
     int tag;                 /* tag of the current exchange */
     int nposts;              /* sends and receives posted in it */
+    /* The caller's arguments, as the collective's cg_cu_begin_<coll>
+     * recorded them for cg_cu_buffers (prologue.c). */
+    int coll;                /* enum cg_coll (cg_colls.h); -1 after a plain cg_cu_call_begin */
+    const void *sendbuf;     /* as passed (CG_CU_IN_PLACE too) */
+    void *recvbuf;           /* as passed */
+    size_t count;            /* the count argument: elements of the vector (allreduce,
+                              * bcast) or of one of the p blocks */
+    int root;                /* bcast; else 0 */
+    int empty;               /* count is 0: the call has nothing to do */
+    int result;              /* the call's result when the begin returned CG_DONE */
+    const struct cg_topo *topo; /* CG_NEEDS_TOPOLOGY: this communicator's (regular) */
 };
 
 #define CG_CU_IN_PLACE MPI_IN_PLACE
@@ -150,6 +161,47 @@ int cg_cu_topo(struct cg_cu_call *c, const struct cg_topo **topo);
  * MPI_ERR_ROOT when root is not a rank of the call's communicator. */
 int cg_cu_check_op(const struct cg_cu_call *c);
 int cg_cu_check_root(const struct cg_cu_call *c, int root);
+
+/* The prologue of a generated GPU collective (prologue.c), as the MPI
+ * runtime's (cg.h, "prologues"), and its end:
+ *
+ *   int rc = cg_cu_begin_<coll>(&c, <its arguments>, flags, fallback);
+ *   if (rc == MPI_SUCCESS) {
+ *       ... p, rank, the schedule's lets, the call tag ...
+ *       CG_TRY(cg_cu_buffers(&c, B, &in, &out, &tmp, scratch blocks));
+ *       ... the phases ...
+ *   }
+ * out:
+ *   return cg_cu_call_finish(&c, rc);
+ *
+ * cg_cu_begin_<coll> (one per collective the GPU backend has, with its
+ * NCCL-like signature, cg_colls.h) records the arguments, runs
+ * cg_cu_call_begin, with CG_NEEDS_TOPOLOGY finds the topology and runs
+ * `fallback` (a cg_cu_<coll>_fn cast to cg_any_fn) where it is not regular,
+ * then checks the op of a reducing collective (MPI_ERR_OP for
+ * CG_CU_OP_NONE) and a root (MPI_ERR_ROOT). It returns MPI_SUCCESS, an MPI
+ * error code, or CG_DONE (count 0, or the fallback ran: c->result is the
+ * call's result; CG_READS_PARAMS: count 0 is c->empty instead).
+ * cg_cu_buffers lays `out` (and `in`) over the caller's device memory and
+ * `tmp` (NULL: no scratch) of ntmp blocks in device scratch slot 0; an
+ * input the result would overwrite (in place in MPI's form, sendbuf
+ * CG_CU_IN_PLACE, or NCCL's, overlapping buffers) is copied into slot 1
+ * first; allreduce and bcast copy sendbuf into recvbuf, allgather its
+ * block. MPI_ERR_INTERN when nb or the buffers do not fit the collective.
+ * cg_cu_call_finish ends the call and returns rc, or c->result for
+ * CG_DONE. */
+int cg_cu_begin_allreduce(struct cg_cu_call *c, CG_CU_ALLREDUCE_ARGS, int flags,
+                          cg_any_fn fallback);
+int cg_cu_begin_allgather(struct cg_cu_call *c, CG_CU_ALLGATHER_ARGS, int flags,
+                          cg_any_fn fallback);
+int cg_cu_begin_reduce_scatter_block(struct cg_cu_call *c, CG_CU_REDUCE_SCATTER_BLOCK_ARGS,
+                                     int flags, cg_any_fn fallback);
+int cg_cu_begin_bcast(struct cg_cu_call *c, CG_CU_BCAST_ARGS, int flags, cg_any_fn fallback);
+int cg_cu_begin_alltoall(struct cg_cu_call *c, CG_CU_ALLTOALL_ARGS, int flags,
+                         cg_any_fn fallback);
+int cg_cu_buffers(struct cg_cu_call *c, long nb, struct cg_buf *in, struct cg_buf *out,
+                  struct cg_buf *tmp, long ntmp);
+int cg_cu_call_finish(struct cg_cu_call *c, int rc);
 
 /* 1 when the byte ranges [a, a + abytes) and [b, b + bbytes) share a byte.
  * Generated collectives use it to recognise NCCL's in-place calls (recvbuf

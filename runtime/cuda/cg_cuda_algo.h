@@ -33,24 +33,9 @@
 extern "C" {
 #endif
 
-#include "cg_algo.h" /* enum cg_coll */
+#include "cg_algo.h" /* enum cg_coll, cg_colls.h */
 
-#define CG_CU_ALLREDUCE_ARGS                                                          \
-    const void *sendbuf, void *recvbuf, size_t count, cg_cu_dtype datatype, cg_cu_op op, \
-        MPI_Comm comm, cudaStream_t stream
-#define CG_CU_ALLGATHER_ARGS                                                          \
-    const void *sendbuf, void *recvbuf, size_t sendcount, cg_cu_dtype datatype,        \
-        MPI_Comm comm, cudaStream_t stream
-#define CG_CU_REDUCE_SCATTER_BLOCK_ARGS                                               \
-    const void *sendbuf, void *recvbuf, size_t recvcount, cg_cu_dtype datatype,        \
-        cg_cu_op op, MPI_Comm comm, cudaStream_t stream
-#define CG_CU_BCAST_ARGS                                                              \
-    const void *sendbuf, void *recvbuf, size_t count, cg_cu_dtype datatype, int root,  \
-        MPI_Comm comm, cudaStream_t stream
-#define CG_CU_ALLTOALL_ARGS                                                           \
-    const void *sendbuf, void *recvbuf, size_t count, cg_cu_dtype datatype,            \
-        MPI_Comm comm, cudaStream_t stream
-
+/* The signatures CG_CU_<COLL>_ARGS are the table's (cg_colls.h). */
 typedef int (*cg_cu_allreduce_fn)(CG_CU_ALLREDUCE_ARGS);
 typedef int (*cg_cu_allgather_fn)(CG_CU_ALLGATHER_ARGS);
 typedef int (*cg_cu_reduce_scatter_block_fn)(CG_CU_REDUCE_SCATTER_BLOCK_ARGS);
@@ -59,7 +44,9 @@ typedef int (*cg_cu_alltoall_fn)(CG_CU_ALLTOALL_ARGS);
 
 /* One generated GPU collective. Why a field per collective rather than a
  * union: the table is initialised from C++ (all.cu), where a union member
- * other than the first needs C++20's designated initialisers. */
+ * other than the first needs C++20's designated initialisers. The function
+ * fields are the table's rows with a GPU twin (cg_colls[].nccl), in table
+ * order: emitted/cuda/all.cu fills them in that order. */
 struct cg_cu_algo {
     const char *name;                                   /* schedule name, "allreduce_ring" */
     enum cg_coll coll;                                  /* which collective */

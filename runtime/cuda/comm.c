@@ -284,6 +284,7 @@ int cg_cu_call_begin(struct cg_cu_call *c, MPI_Comm comm, cg_cu_dtype dtype, cg_
 
     memset(c, 0, sizeof(*c));
     c->comm = MPI_COMM_NULL;
+    c->coll = -1;
     c->stream = stream;
     c->dtype = dtype;
     c->op = op;

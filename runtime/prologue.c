@@ -1,0 +1,354 @@
+/* prologue.c - what every generated collective does before its first phase
+ * (cg.h, "prologues"): cg_begin_<coll>, one per collective, and cg_buffers.
+ *
+ * Why here and not in the emitted code: the set-up is the same for every
+ * schedule of a collective (the caller's arguments, MPI_IN_PLACE, the root,
+ * type pairs, scratch), so the generator once printed the same forty lines
+ * into each of them. Written once, it is tested once (tests/test_runtime.c
+ * runs every begin function and cg_buffers in and out of place, at and off
+ * the root, with different type pairs), and an emitted function is its
+ * schedule: two calls, then the phases.
+ *
+ * What is the same for every collective comes from the table (cg_colls.h):
+ * the shapes of out and in, the count == 0 shortcut; what truly differs
+ * per collective is a function or a case below: which datatype and count
+ * this rank's blocks are in, and the copies.
+ */
+#include "cg_internal.h"
+
+#include "cg_algo.h" /* cg_<coll>_fn, for the fallbacks */
+
+/* What a begin function knows of its arguments, and the rest of the begin:
+ * cg_call_begin, the record, the topology, the count. Returns MPI_SUCCESS,
+ * an error, or CG_DONE: for a fallback to run (the call already ended,
+ * c->topo NULL) or a count of 0 (c->result MPI_SUCCESS). */
+struct args {
+    int coll;
+    const void *sendbuf;
+    void *recvbuf;
+    size_t sendcount, recvcount;
+    MPI_Datatype sendtype, recvtype;
+    int root;
+    size_t count;       /* elements of this rank's blocks */
+    MPI_Datatype dtype; /* the datatype they are counted in */
+    MPI_Op op;          /* MPI_OP_NULL for collectives without one */
+};
+
+static int begin(struct cg_call *c, const struct args *a, MPI_Comm comm, int flags,
+                 cg_any_fn fallback)
+{
+    int rc = MPI_SUCCESS;
+
+    CG_CHECK(cg_call_begin(c, comm, a->dtype, a->op, flags & CG_NEEDS_COMMUTATIVE));
+    c->coll = a->coll;
+    c->sendbuf = a->sendbuf;
+    c->recvbuf = a->recvbuf;
+    c->sendcount = a->sendcount;
+    c->recvcount = a->recvcount;
+    c->sendtype = a->sendtype;
+    c->recvtype = a->recvtype;
+    c->root = a->root;
+    c->count = a->count;
+    if ((flags & CG_NEEDS_TOPOLOGY) != 0) {
+        const struct cg_topo *topo = NULL;
+        CG_CHECK(cg_topo(c, &topo));
+        CG_CHECK(cg_topo_fallback(topo, fallback));
+        if (!topo->regular) {
+            cg_call_end(c);
+            rc = CG_DONE;
+            goto out;
+        }
+        c->topo = topo;
+    }
+    c->empty = (cg_colls[a->coll].shape != CG_SHAPE_TOKEN) && (a->count == 0);
+    if (c->empty && (flags & CG_READS_PARAMS) == 0) {
+        rc = CG_DONE;
+    }
+out:
+    return rc;
+}
+
+int cg_call_finish(struct cg_call *c, int rc)
+{
+    cg_call_end(c);
+    return (rc == CG_DONE) ? c->result : rc;
+}
+
+/* Whether begin's CG_DONE is for the fallback, not for a count of 0. */
+static int falls_back(const struct cg_call *c, int rc)
+{
+    return (rc == CG_DONE) && !c->empty;
+}
+
+/* The rank of the caller in comm, for the rooted collectives whose blocks'
+ * datatype depends on it; c zeroed first, so that cg_call_end is safe on it
+ * even when this fails. */
+static int rank_first(struct cg_call *c, MPI_Comm comm, int *rank)
+{
+    memset(c, 0, sizeof(*c));
+    return cg_comm_rank(comm, rank);
+}
+
+/* allreduce, scan and exscan: one signature (cg_allreduce_fn, cg_scan_fn
+ * and cg_exscan_fn are one type). */
+static int begin_vector(struct cg_call *c, int coll, const void *sendbuf, void *recvbuf,
+                        size_t count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int flags,
+                        cg_any_fn fallback)
+{
+    struct args a = { coll, sendbuf, recvbuf, count, count, datatype, datatype, 0, count,
+                      datatype, op };
+    int rc = begin(c, &a, comm, flags, fallback);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_allreduce_fn)fallback)(sendbuf, recvbuf, count, datatype, op, comm);
+    }
+    return rc;
+}
+
+/* allgather and alltoall: one signature. */
+static int begin_pair(struct cg_call *c, int coll, const void *sendbuf, size_t sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, size_t recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm, int flags, cg_any_fn fallback)
+{
+    struct args a = { coll, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, 0,
+                      recvcount, recvtype, MPI_OP_NULL };
+    int rc = begin(c, &a, comm, flags, fallback);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_allgather_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                recvtype, comm);
+    }
+    return rc;
+}
+
+int cg_begin_allreduce(struct cg_call *c, CG_ALLREDUCE_ARGS, int flags, cg_any_fn fallback)
+{
+    return begin_vector(c, CG_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm, flags,
+                        fallback);
+}
+
+int cg_begin_allgather(struct cg_call *c, CG_ALLGATHER_ARGS, int flags, cg_any_fn fallback)
+{
+    return begin_pair(c, CG_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                      recvtype, comm, flags, fallback);
+}
+
+int cg_begin_reduce_scatter_block(struct cg_call *c, CG_REDUCE_SCATTER_BLOCK_ARGS, int flags,
+                                  cg_any_fn fallback)
+{
+    struct args a = { CG_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, recvcount,
+                      datatype, datatype, 0, recvcount, datatype, op };
+    int rc = begin(c, &a, comm, flags, fallback);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_reduce_scatter_block_fn)fallback)(sendbuf, recvbuf, recvcount,
+                                                           datatype, op, comm);
+    }
+    return rc;
+}
+
+int cg_begin_bcast(struct cg_call *c, CG_BCAST_ARGS, int flags, cg_any_fn fallback)
+{
+    struct args a = { CG_COLL_BCAST, NULL, buffer, count, count, datatype, datatype, root,
+                      count, datatype, MPI_OP_NULL };
+    int rc = begin(c, &a, comm, flags, fallback);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_bcast_fn)fallback)(buffer, count, datatype, root, comm);
+    }
+    return rc;
+}
+
+int cg_begin_reduce(struct cg_call *c, CG_REDUCE_ARGS, int flags, cg_any_fn fallback)
+{
+    struct args a = { CG_COLL_REDUCE, sendbuf, recvbuf, count, count, datatype, datatype, root,
+                      count, datatype, op };
+    int rc = begin(c, &a, comm, flags, fallback);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_reduce_fn)fallback)(sendbuf, recvbuf, count, datatype, op, root, comm);
+    }
+    return rc;
+}
+
+/* gather and scatter: one signature (cg_gather_fn is cg_scatter_fn), and
+ * the datatype of this rank's blocks depends on the rank. gather: only the
+ * root's recvcount and recvtype are significant: the root's blocks are
+ * recvbuf's, every other rank keeps its blocks as sendcount x sendtype in
+ * scratch. scatter: blocks are recvcount x recvtype, except at a root
+ * called in place, whose recvcount and recvtype are not significant: it
+ * works in sendtype, its block staying in sendbuf. Messages match because
+ * MPI requires the type signatures to be equal. */
+static int begin_rooted(struct cg_call *c, int coll, const void *sendbuf, size_t sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, size_t recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, int flags,
+                        cg_any_fn fallback)
+{
+    int rank = 0;
+    int rc = rank_first(c, comm, &rank);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    int in_send = (coll == CG_COLL_GATHER) ? (rank != root)
+                                           : ((rank == root) && (recvbuf == MPI_IN_PLACE));
+    struct args a = { coll, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, root,
+                      in_send ? sendcount : recvcount, in_send ? sendtype : recvtype,
+                      MPI_OP_NULL };
+    rc = begin(c, &a, comm, flags, fallback);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_gather_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                             recvtype, root, comm);
+    }
+    return rc;
+}
+
+int cg_begin_gather(struct cg_call *c, CG_GATHER_ARGS, int flags, cg_any_fn fallback)
+{
+    return begin_rooted(c, CG_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, root, comm, flags, fallback);
+}
+
+int cg_begin_scatter(struct cg_call *c, CG_SCATTER_ARGS, int flags, cg_any_fn fallback)
+{
+    return begin_rooted(c, CG_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, root, comm, flags, fallback);
+}
+
+int cg_begin_alltoall(struct cg_call *c, CG_ALLTOALL_ARGS, int flags, cg_any_fn fallback)
+{
+    return begin_pair(c, CG_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                      recvtype, comm, flags, fallback);
+}
+
+int cg_begin_scan(struct cg_call *c, CG_SCAN_ARGS, int flags, cg_any_fn fallback)
+{
+    return begin_vector(c, CG_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, comm, flags,
+                        fallback);
+}
+
+int cg_begin_exscan(struct cg_call *c, CG_EXSCAN_ARGS, int flags, cg_any_fn fallback)
+{
+    return begin_vector(c, CG_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, flags,
+                        fallback);
+}
+
+/* No user data: every message carries a 1-byte token (the runtime posts
+ * nothing for an empty range); merging tokens is a no-op. */
+int cg_begin_barrier(struct cg_call *c, CG_BARRIER_ARGS, int flags, cg_any_fn fallback)
+{
+    struct args a = { CG_COLL_BARRIER, NULL, NULL, 1, 1, MPI_BYTE, MPI_BYTE, 0, 1, MPI_BYTE,
+                      MPI_OP_NULL };
+    int rc = begin(c, &a, comm, flags, fallback);
+    if (falls_back(c, rc)) {
+        c->result = ((cg_barrier_fn)fallback)(comm);
+    }
+    return rc;
+}
+
+/* n blocks of g in scratch slot `slot` as b's base; *rc on failure. */
+static int scratch(struct cg_call *c, int slot, const struct cg_geom *g, long n, struct cg_buf *b)
+{
+    int rc = MPI_SUCCESS;
+    b->base = cg_scratch(c, slot, cg_buf_bytes(c, g, n), &rc);
+    return rc;
+}
+
+/* The copies and scratch each collective's buffers need (out and in are
+ * over the caller's memory already). */
+static int copies(struct cg_call *c, const struct cg_geom *g, struct cg_buf *in,
+                  struct cg_buf *out)
+{
+    int rc = MPI_SUCCESS;
+    const void *sendbuf = c->sendbuf;
+    void *recvbuf = c->recvbuf;
+    int rank = c->rank, root = c->root, p = c->p;
+
+    switch ((enum cg_coll)c->coll) {
+    case CG_COLL_ALLREDUCE:
+    case CG_COLL_SCAN:
+        if (sendbuf != MPI_IN_PLACE) {
+            CG_CHECK(cg_copy_typed(sendbuf, c->count, c->dtype, recvbuf, c->count, c->dtype));
+        }
+        break;
+    case CG_COLL_REDUCE:
+        /* recvbuf is significant only at the root: elsewhere the partial
+         * results live in scratch. */
+        if (rank != root) {
+            CG_CHECK(scratch(c, 1, g, out->nblocks, out));
+        }
+        if (sendbuf != MPI_IN_PLACE) {
+            CG_CHECK(cg_copy_typed(sendbuf, c->count, c->dtype, out->base, c->count, c->dtype));
+        }
+        break;
+    case CG_COLL_ALLGATHER:
+    case CG_COLL_GATHER:
+        /* gather: recvbuf is significant only at the root: elsewhere gather
+         * into scratch. */
+        if ((c->coll == CG_COLL_GATHER) && (rank != root)) {
+            CG_CHECK(scratch(c, 1, g, p, out));
+        }
+        if (sendbuf != MPI_IN_PLACE) {
+            char *mine = out->base + cg_geom_off(g, rank) * (size_t)c->extent;
+            CG_CHECK(cg_copy_typed(sendbuf, c->sendcount, c->sendtype, mine, c->count, c->dtype));
+        }
+        break;
+    case CG_COLL_SCATTER:
+        /* At the root in place, out is the root's own block of sendbuf (the
+         * schedule's copy of it onto itself is a no-op). Otherwise the
+         * root's input must have recvtype's layout: sendbuf itself when the
+         * two sides agree, else a converted copy. */
+        if ((rank == root) && (recvbuf == MPI_IN_PLACE)) {
+            out->base = in->base + cg_geom_off(g, root) * (size_t)c->extent;
+        } else if ((rank == root) &&
+                   ((c->sendtype != c->recvtype) || (c->sendcount != c->recvcount))) {
+            CG_CHECK(scratch(c, 1, g, p, in));
+            CG_CHECK(cg_copy_typed(sendbuf, (size_t)p * c->sendcount, c->sendtype, in->base,
+                                   g->count, c->recvtype));
+        }
+        break;
+    case CG_COLL_ALLTOALL:
+        /* The input in recvtype's layout: sendbuf itself when the two sides
+         * agree; in place (it is recvbuf, which the result overwrites) or
+         * when they differ, a copy. */
+        if (sendbuf == MPI_IN_PLACE) {
+            CG_CHECK(scratch(c, 1, g, p, in));
+            CG_CHECK(cg_copy_typed(recvbuf, g->count, c->recvtype, in->base, g->count,
+                                   c->recvtype));
+        } else if ((c->sendtype != c->recvtype) || (c->sendcount != c->recvcount)) {
+            CG_CHECK(scratch(c, 1, g, p, in));
+            CG_CHECK(cg_copy_typed(sendbuf, (size_t)p * c->sendcount, c->sendtype, in->base,
+                                   g->count, c->recvtype));
+        }
+        break;
+    case CG_COLL_REDUCE_SCATTER_BLOCK:
+    case CG_COLL_EXSCAN:
+        /* In place, the input is recvbuf, which the result overwrites: work
+         * on a copy. */
+        if (sendbuf == MPI_IN_PLACE) {
+            CG_CHECK(scratch(c, 1, g, in->nblocks, in));
+            CG_CHECK(cg_copy_typed(recvbuf, g->count, c->dtype, in->base, g->count, c->dtype));
+        }
+        break;
+    case CG_COLL_BCAST:
+    case CG_COLL_BARRIER:
+    case CG_COLL_COUNT_:
+        break;
+    }
+out:
+    return rc;
+}
+
+int cg_buffers(struct cg_call *c, long nb, struct cg_buf *in, struct cg_buf *out,
+               struct cg_buf *tmp, long ntmp)
+{
+    int rc = MPI_SUCCESS;
+    struct cg_geom g;
+
+    if ((c->cc == NULL) || (c->coll < 0) || (c->coll >= CG_COLL_COUNT_)) {
+        cg_set_error("collgen: cg_buffers without a begun call");
+        return MPI_ERR_INTERN;
+    }
+    CG_CHECK(cg_layout(c->coll, c->p, c->count, nb, c->sendbuf, c->recvbuf, &c->token, in, out,
+                       tmp, ntmp, &g));
+    CG_CHECK(copies(c, &g, in, out));
+    if (tmp != NULL) {
+        CG_CHECK(scratch(c, 0, &g, ntmp, tmp));
+    }
+out:
+    return rc;
+}
