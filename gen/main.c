@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "../harness/harness.h"
+#include "ctag.h"
 #include "mutate.h"
 #include "passes.h"
 
@@ -44,6 +45,7 @@ static const char usage[] =
     "  report CAMPAIGN      remake a campaign's table, CSV and plots from its records\n"
     "  mutate [FILE...]     mutation testing of the verifier: make mutants, verify\n"
     "                       them, print the kill rate and the equivalent ones\n"
+    "  tag FILE.c...        insert timing tags into hand-written C ('collgen tag --help')\n"
     "\n"
     "Options:\n"
     "  --p LIST             process counts, e.g. 1..64,100,1000 (verify, mutate;\n"
@@ -363,6 +365,7 @@ int main(int argc, char **argv)
     char **files = NULL, **dirs = NULL;
     int nfiles = 0, ndirs = 0;
 
+    if (strcmp(cmd, "tag") == 0) { return cg_ctag_main(argc - 1, argv + 1); } /* gen/ctag.c */
     /* The harness's commands live in harness/. */
     if (strcmp(cmd, "run") == 0) {
         return cg_run_main(argc - 1, argv + 1);
