@@ -158,10 +158,15 @@ static struct ct_node *make_node(struct visit *v, CXCursor c)
     } else if (b >= 0) {
         n->b = n->e = (unsigned)b;
     }
-    CXFile sf;
-    unsigned sl, sc, so;
-    clang_getSpellingLocation(clang_getRangeStart(ext), &sf, &sl, &sc, &so);
-    n->from_macro = b < 0 || sf == NULL || !clang_File_isEqual(sf, v->file) || (long)so != b;
+    /* Why by the text: libclang 14 gives a macro's tokens the place of its
+     * invocation, as spelling and expansion location alike. A statement
+     * written by a macro spans the invocation, whose text is not the
+     * statement's. */
+    if (n->e <= n->b) {
+        n->from_macro = 1;
+    } else if (n->kind == CXCursor_CompoundStmt) {
+        n->from_macro = v->f->src[n->b] != '{' || v->f->src[n->e - 1] != '}';
+    }
     n->name = spelling(&v->r->arena, clang_getCursorSpelling(c));
     return n;
 }
@@ -408,8 +413,8 @@ int cg_ctag_main(int argc, char **argv)
         }
         for (int k = 0; k < r.nfiles - 1; k++) {
             if (strcmp(r.files[k].base, f->base) == 0) {
-                fprintf(stderr, "collgen tag: %s and %s would both be written as %s/%s\n",
-                        r.files[k].path, f->path, r.out_dir, f->base);
+                fprintf(stderr, "collgen tag: %s and %s would both be written as %s in "
+                                "the output directory\n", r.files[k].path, f->path, f->base);
                 rc = 1;
             }
         }

@@ -24,7 +24,8 @@ enum ct_kind { CT_K_CALL, CT_K_PHASE, CT_K_ROUND, CT_K_COMM, CT_K_REDUCE, CT_K_C
 struct ct_node {
     enum CXCursorKind kind;
     unsigned b, e;           /* [b, e) in the file; b == e: no place of its own */
-    int from_macro;          /* its first token is spelled inside a macro */
+    int from_macro;          /* written by a macro: no place of its own, or a block
+                              * whose braces are not in the file's text there */
     const char *name;        /* spelling: the callee of a call, a label, a variable */
     int helper;              /* a call: the called function's index in the file, else -1 */
     struct ct_node **kids;   /* children in source order */
