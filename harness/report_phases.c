@@ -1,7 +1,8 @@
 /* report_phases.c - the section "Baselines, phase by phase" of collgen
  * report (harness/REPORT.md): for every table with baseline:<name> records,
  * at each size, the baseline (b:NAME), the generated schedule of the same
- * name (g:NAME) and the fastest native implementation of the same
+ * name (g:NAME; else the one of the same algorithm, g:rabenseifner for
+ * b:reduce_scatter_allgather) and the fastest native implementation of the same
  * algorithm, each with its median and its ratio to that native one, and
  * for the two tagged ones the median and share of every phase tag (a
  * record's "tags" of kind "phase", FORMATS.md). The point PICO makes: one
@@ -92,11 +93,22 @@ static int size_block(struct cg_rep_table *t, const struct cg_rep_record *const 
         if (strcmp(b->kind, "baseline") != 0) {
             continue;
         }
+        /* The generated twin: the schedule of the same name, else one that
+         * pairs with a native algorithm of the baseline's name
+         * (allreduce_rabenseifner for allreduce_reduce_scatter_allgather). */
+        struct cg_rep_record as_native = *b;
+        size_t k0 = strlen(b->collective);
+        as_native.kind = "native";
+        as_native.name = (strncmp(b->name, b->collective, k0) == 0 && b->name[k0] == '_')
+                             ? b->name + k0 + 1
+                             : b->name;
         const struct cg_rep_record *gen = NULL;
         const struct cg_rep_record *nat = NULL;
         for (size_t k = 0; k < n; k++) {
-            if (strcmp(v[k]->kind, "generated") == 0 && strcmp(v[k]->name, b->name) == 0) {
-                gen = v[k];
+            if (strcmp(v[k]->kind, "generated") == 0 &&
+                (strcmp(v[k]->name, b->name) == 0 ||
+                 (gen == NULL && cg_rep_same_algorithm(v[k], &as_native)))) {
+                gen = (gen != NULL && strcmp(gen->name, b->name) == 0) ? gen : v[k];
             } else if (strcmp(v[k]->kind, "native") == 0 && cg_rep_same_algorithm(b, v[k])) {
                 nat = cg_rep_faster(v[k], nat) ? v[k] : nat;
             }

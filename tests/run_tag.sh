@@ -6,9 +6,10 @@
 #      tests/tag/expected/*; the copy differs from the original only by
 #      inserted tag lines (removing them gives the original back, byte for
 #      byte); a second run writes the same bytes and leaves the files alone;
-#   2. what cannot be tagged (tests/tag/bad/<case>.c, optional <case>.args
-#      with the arguments): exit status 1, exactly <case>.err.expected on
-#      stderr (clang's diagnostics, or why), nothing written;
+#   2. what cannot be tagged (tests/tag/bad/<case>.err.expected, with
+#      <case>.c or <case>.args, the arguments): exit status 1, exactly
+#      <case>.err.expected on stderr (clang's diagnostics, or why), nothing
+#      written;
 #   3. the baselines: emitted/baselines/ is what `collgen tag` makes of
 #      harness/baselines/ now, and differs from it only by tag lines;
 #   4. tags compiled out: the tags-off objects (fixtures, baselines) name no
@@ -134,14 +135,14 @@ fi
 # ---- 2. what cannot be tagged -------------------------------------------------
 
 nbad=0
-for src in tests/tag/bad/*.c; do
-    name=$(basename "$src" .c)
+for expected in tests/tag/bad/*.err.expected; do
+    name=$(basename "$expected" .err.expected)
     base=tests/tag/bad/$name
     nbad=$((nbad + 1))
     if [ -f "$base.args" ]; then
         read -r -a args <"$base.args"
     else
-        args=("$src")
+        args=("$base.c")
     fi
     "$collgen" tag "${args[@]}" --out "$tmp/bad_$name" >"$tmp/$name.out" 2>"$tmp/$name.err"
     rc=$?
@@ -273,7 +274,7 @@ else
 fi
 if "$collgen" report "$camp" >"$tmp/report.txt" 2>&1 &&
     grep -q '^Baselines, phase by phase' "$tmp/report.txt" &&
-    grep -Eq '^ +[0-9]+ B +b:ring +[0-9.]+ +[0-9.-]+ +memcpy ' "$tmp/report.txt" &&
+    grep -Eq '^ +[0-9]+ B +b:ring +[0-9.]+ +[0-9.-]+ +start ' "$tmp/report.txt" &&
     grep -Eq '^ {20,}rs_step +[0-9.]+ +[0-9.]+$' "$tmp/report.txt" &&
     grep -Eq '^ +g:ring +[0-9.]+ +[0-9.-]+ +reduce_scatter +[0-9.]+ +[0-9.]+$' "$tmp/report.txt" &&
     grep -Eq 'baseline:allreduce_ring +ring ' "$tmp/report.txt"; then

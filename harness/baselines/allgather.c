@@ -22,6 +22,23 @@ static int copy_own_block(const void *sendbuf, size_t scount, MPI_Datatype stype
                         MPI_COMM_SELF, MPI_STATUS_IGNORE);
 }
 
+/* rank, size and the receive datatype's extent; MPI_ERR_COUNT when a
+ * count, or blocks of them, would pass INT_MAX. */
+static int start(size_t sendcount, size_t recvcount, int blocks, MPI_Datatype recvtype,
+                 MPI_Comm comm, int *rank, int *size, MPI_Aint *ext)
+{
+    MPI_Aint lb;
+
+    MPI_Comm_rank(comm, rank);
+    MPI_Comm_size(comm, size);
+    MPI_Type_get_extent(recvtype, &lb, ext);
+    if (blocks < 0) {
+        blocks = *size;
+    }
+    return (sendcount > INT_MAX || recvcount > INT_MAX / (size_t)blocks) ? MPI_ERR_COUNT
+                                                                          : MPI_SUCCESS;
+}
+
 /* Ring (Open MPI's coll_base_allgather_intra_ring): in step k each rank
  * sends block rank - k to the right and receives block rank - k - 1 from
  * the left. */
@@ -29,14 +46,12 @@ int allgather_ring(const void *sendbuf, size_t sendcount, MPI_Datatype sendtype,
                    size_t recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     int rank, size, rc, k;
-    MPI_Aint lb, ext;
+    MPI_Aint ext;
     char *rbuf = recvbuf;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    MPI_Type_get_extent(recvtype, &lb, &ext);
-    if (sendcount > INT_MAX || recvcount > INT_MAX) {
-        return MPI_ERR_COUNT;
+    if ((rc = start(sendcount, recvcount, 1, recvtype, comm, &rank, &size, &ext)) !=
+        MPI_SUCCESS) {
+        return rc;
     }
     if ((rc = copy_own_block(sendbuf, sendcount, sendtype, rbuf, recvcount, recvtype, ext,
                              rank)) != MPI_SUCCESS) {
@@ -66,14 +81,12 @@ int allgather_bruck(const void *sendbuf, size_t sendcount, MPI_Datatype sendtype
                     size_t recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     int rank, size, rc, distance;
-    MPI_Aint lb, ext;
+    MPI_Aint ext;
     char *rbuf = recvbuf;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    MPI_Type_get_extent(recvtype, &lb, &ext);
-    if (sendcount > INT_MAX || recvcount > INT_MAX || (size_t)size * recvcount > INT_MAX) {
-        return MPI_ERR_COUNT;
+    if ((rc = start(sendcount, recvcount, -1, recvtype, comm, &rank, &size, &ext)) !=
+        MPI_SUCCESS) {
+        return rc;
     }
     size_t bytes = recvcount * (size_t)ext;
     if (sendbuf == MPI_IN_PLACE) {
@@ -120,17 +133,15 @@ int allgather_recursive_doubling(const void *sendbuf, size_t sendcount, MPI_Data
                                  MPI_Comm comm)
 {
     int rank, size, rc, distance;
-    MPI_Aint lb, ext;
+    MPI_Aint ext;
     char *rbuf = recvbuf;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    if ((rc = start(sendcount, recvcount, -1, recvtype, comm, &rank, &size, &ext)) !=
+        MPI_SUCCESS) {
+        return rc;
+    }
     if ((size & (size - 1)) != 0) {
         return allgather_bruck(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    }
-    MPI_Type_get_extent(recvtype, &lb, &ext);
-    if (sendcount > INT_MAX || recvcount > INT_MAX || (size_t)size * recvcount > INT_MAX) {
-        return MPI_ERR_COUNT;
     }
     if ((rc = copy_own_block(sendbuf, sendcount, sendtype, rbuf, recvcount, recvtype, ext,
                              rank)) != MPI_SUCCESS) {
@@ -161,17 +172,15 @@ int allgather_neighbor_exchange(const void *sendbuf, size_t sendcount, MPI_Datat
                                 MPI_Comm comm)
 {
     int rank, size, rc, i;
-    MPI_Aint lb, ext;
+    MPI_Aint ext;
     char *rbuf = recvbuf;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    if ((rc = start(sendcount, recvcount, 2, recvtype, comm, &rank, &size, &ext)) !=
+        MPI_SUCCESS) {
+        return rc;
+    }
     if (size % 2 != 0) {
         return allgather_ring(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    }
-    MPI_Type_get_extent(recvtype, &lb, &ext);
-    if (sendcount > INT_MAX || recvcount > INT_MAX || 2 * recvcount > INT_MAX) {
-        return MPI_ERR_COUNT;
     }
     if ((rc = copy_own_block(sendbuf, sendcount, sendtype, rbuf, recvcount, recvtype, ext,
                              rank)) != MPI_SUCCESS) {

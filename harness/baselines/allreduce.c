@@ -9,6 +9,37 @@
 
 #include "common.h"
 
+/* What every allreduce here does first: rank, size and the datatype's
+ * extent; MPI_ERR_OP for a non-commutative op where the algorithm needs a
+ * commutative one, MPI_ERR_COUNT above INT_MAX; the input copied into
+ * recvbuf unless in place. *done: nothing more to do (one rank, no
+ * element). */
+static int start(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype,
+                 MPI_Op op, MPI_Comm comm, int needs_commutative, int *rank, int *size,
+                 MPI_Aint *extent, int *done)
+{
+    int commutative = 1;
+    MPI_Aint lb;
+
+    MPI_Comm_rank(comm, rank);
+    MPI_Comm_size(comm, size);
+    MPI_Type_get_extent(datatype, &lb, extent);
+    if (needs_commutative) {
+        MPI_Op_commutative(op, &commutative);
+    }
+    if (!commutative) {
+        return MPI_ERR_OP;
+    }
+    if (count > INT_MAX) {
+        return MPI_ERR_COUNT;
+    }
+    if (sendbuf != MPI_IN_PLACE && count > 0) {
+        memcpy(recvbuf, sendbuf, count * (size_t)*extent);
+    }
+    *done = (*size == 1 || count == 0);
+    return MPI_SUCCESS;
+}
+
 /* Ring (Open MPI's coll_base_allreduce_intra_ring). The vector is split
  * into p blocks. Reduce-scatter: in step k each rank sends block
  * rank - k to the right and receives block rank - k - 1 from the left,
@@ -20,28 +51,13 @@
 int allreduce_ring(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm)
 {
-    int rank, size, commutative, err = MPI_SUCCESS, rs_step, ag_step, inbi;
-    MPI_Aint lb, extent;
+    int rank, size, done, err = MPI_SUCCESS, rs_step, ag_step, inbi;
+    MPI_Aint extent;
     MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     char *rbuf = recvbuf, *inbuf[2] = {NULL, NULL};
 
-    err = MPI_Comm_rank(comm, &rank);
-    if (MPI_SUCCESS != err) { goto err_hndl; }
-    MPI_Comm_size(comm, &size);
-    MPI_Type_get_extent(datatype, &lb, &extent);
-    MPI_Op_commutative(op, &commutative);
-    if (!commutative) {
-        return MPI_ERR_OP;
-    }
-    if (count > INT_MAX) {
-        return MPI_ERR_COUNT;
-    }
-    if (sendbuf != MPI_IN_PLACE && count > 0) {
-        memcpy(rbuf, sendbuf, count * (size_t)extent);
-    }
-    if (size == 1 || count == 0) {
-        return MPI_SUCCESS;
-    }
+    err = start(sendbuf, recvbuf, count, datatype, op, comm, 1, &rank, &size, &extent, &done);
+    if (MPI_SUCCESS != err || done) { goto err_hndl; }
     size_t max_block = block_len(count, size, 0);
     inbuf[0] = malloc(max_block * (size_t)extent);
     inbuf[1] = malloc(max_block * (size_t)extent);
@@ -111,26 +127,12 @@ err_hndl:
 int allreduce_segmented_ring(const void *sendbuf, void *recvbuf, size_t count,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rank, size, commutative, err = MPI_SUCCESS, seg, rs_step, ag_step;
-    MPI_Aint lb, extent;
+    int rank, size, done, err = MPI_SUCCESS, seg, rs_step, ag_step;
+    MPI_Aint extent;
     char *rbuf = recvbuf, *tmp = NULL;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    MPI_Type_get_extent(datatype, &lb, &extent);
-    MPI_Op_commutative(op, &commutative);
-    if (!commutative) {
-        return MPI_ERR_OP;
-    }
-    if (count > INT_MAX) {
-        return MPI_ERR_COUNT;
-    }
-    if (sendbuf != MPI_IN_PLACE && count > 0) {
-        memcpy(rbuf, sendbuf, count * (size_t)extent);
-    }
-    if (size == 1 || count == 0) {
-        return MPI_SUCCESS;
-    }
+    err = start(sendbuf, recvbuf, count, datatype, op, comm, 1, &rank, &size, &extent, &done);
+    if (MPI_SUCCESS != err || done) { goto err_hndl; }
     size_t max_block = block_len(count, size, 0);
     size_t per_seg = segment_bytes() / (size_t)(extent > 0 ? extent : 1);
     if (per_seg == 0) {
@@ -193,22 +195,12 @@ err_hndl:
 int allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, size_t count,
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rank, size, err = MPI_SUCCESS, newrank, distance;
-    MPI_Aint lb, extent;
+    int rank, size, done, err = MPI_SUCCESS, newrank, distance;
+    MPI_Aint extent;
     char *tmp = NULL;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    MPI_Type_get_extent(datatype, &lb, &extent);
-    if (count > INT_MAX) {
-        return MPI_ERR_COUNT;
-    }
-    if (sendbuf != MPI_IN_PLACE && count > 0) {
-        memcpy(recvbuf, sendbuf, count * (size_t)extent);
-    }
-    if (size == 1 || count == 0) {
-        return MPI_SUCCESS;
-    }
+    err = start(sendbuf, recvbuf, count, datatype, op, comm, 0, &rank, &size, &extent, &done);
+    if (MPI_SUCCESS != err || done) { goto err_hndl; }
     char *acc = recvbuf;  /* the running result */
     char *spare = tmp = malloc(count * (size_t)extent);
     if (tmp == NULL) { err = MPI_ERR_NO_MEM; goto err_hndl; }
@@ -286,27 +278,13 @@ err_hndl:
 int allreduce_reduce_scatter_allgather(const void *sendbuf, void *recvbuf, size_t count,
                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rank, size, commutative, err = MPI_SUCCESS, newrank, rs_step, ag_step, nsteps = 0;
+    int rank, size, done, err = MPI_SUCCESS, newrank, rs_step, ag_step, nsteps = 0;
     int lo_at[32], hi_at[32]; /* the window before each halving step */
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     char *rbuf = recvbuf, *tmp = NULL;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    MPI_Type_get_extent(datatype, &lb, &extent);
-    MPI_Op_commutative(op, &commutative);
-    if (!commutative) {
-        return MPI_ERR_OP;
-    }
-    if (count > INT_MAX) {
-        return MPI_ERR_COUNT;
-    }
-    if (sendbuf != MPI_IN_PLACE && count > 0) {
-        memcpy(rbuf, sendbuf, count * (size_t)extent);
-    }
-    if (size == 1 || count == 0) {
-        return MPI_SUCCESS;
-    }
+    err = start(sendbuf, recvbuf, count, datatype, op, comm, 1, &rank, &size, &extent, &done);
+    if (MPI_SUCCESS != err || done) { goto err_hndl; }
     tmp = malloc(count * (size_t)extent);
     if (tmp == NULL) { err = MPI_ERR_NO_MEM; goto err_hndl; }
     int pof2 = pof2_below(size);
