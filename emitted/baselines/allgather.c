@@ -28,6 +28,23 @@ static int copy_own_block(const void *sendbuf, size_t scount, MPI_Datatype stype
     CG_CTAG_END(CG_CTAG_COPY_OWN_BLOCK__SENDRECV);
 }
 
+/* rank, size and the receive datatype's extent; MPI_ERR_COUNT when a
+ * count, or blocks of them, would pass INT_MAX. */
+static int start(size_t sendcount, size_t recvcount, int blocks, MPI_Datatype recvtype,
+                 MPI_Comm comm, int *rank, int *size, MPI_Aint *ext)
+{
+    MPI_Aint lb;
+
+    MPI_Comm_rank(comm, rank);
+    MPI_Comm_size(comm, size);
+    MPI_Type_get_extent(recvtype, &lb, ext);
+    if (blocks < 0) {
+        blocks = *size;
+    }
+    return (sendcount > INT_MAX || recvcount > INT_MAX / (size_t)blocks) ? MPI_ERR_COUNT
+                                                                          : MPI_SUCCESS;
+}
+
 /* Ring (Open MPI's coll_base_allgather_intra_ring): in step k each rank
  * sends block rank - k to the right and receives block rank - k - 1 from
  * the left. */
@@ -36,14 +53,12 @@ int allgather_ring(const void *sendbuf, size_t sendcount, MPI_Datatype sendtype,
 {
     CG_CTAG_FUNCTION(CG_CTAG_ALLGATHER_RING);
     int rank, size, rc, k;
-    MPI_Aint lb, ext;
+    MPI_Aint ext;
     char *rbuf = recvbuf;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    MPI_Type_get_extent(recvtype, &lb, &ext);
-    if (sendcount > INT_MAX || recvcount > INT_MAX) {
-        return MPI_ERR_COUNT;
+    if ((rc = start(sendcount, recvcount, 1, recvtype, comm, &rank, &size, &ext)) !=
+        MPI_SUCCESS) {
+        return rc;
     }
     CG_CTAG_BEGIN(CG_CTAG_ALLGATHER_RING__COPY_OWN_BLOCK);
     CG_CTAG_BEGIN(CG_CTAG_ALLGATHER_RING__COPY_OWN_BLOCK__COPY_OWN_BLOCK);
@@ -84,14 +99,12 @@ int allgather_bruck(const void *sendbuf, size_t sendcount, MPI_Datatype sendtype
 {
     CG_CTAG_FUNCTION(CG_CTAG_ALLGATHER_BRUCK);
     int rank, size, rc, distance;
-    MPI_Aint lb, ext;
+    MPI_Aint ext;
     char *rbuf = recvbuf;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    MPI_Type_get_extent(recvtype, &lb, &ext);
-    if (sendcount > INT_MAX || recvcount > INT_MAX || (size_t)size * recvcount > INT_MAX) {
-        return MPI_ERR_COUNT;
+    if ((rc = start(sendcount, recvcount, -1, recvtype, comm, &rank, &size, &ext)) !=
+        MPI_SUCCESS) {
+        return rc;
     }
     size_t bytes = recvcount * (size_t)ext;
     CG_CTAG_BEGIN(CG_CTAG_ALLGATHER_BRUCK__MEMCPY);
@@ -157,11 +170,13 @@ int allgather_recursive_doubling(const void *sendbuf, size_t sendcount, MPI_Data
 {
     CG_CTAG_FUNCTION(CG_CTAG_ALLGATHER_RECURSIVE_DOUBLING);
     int rank, size, rc, distance;
-    MPI_Aint lb, ext;
+    MPI_Aint ext;
     char *rbuf = recvbuf;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    if ((rc = start(sendcount, recvcount, -1, recvtype, comm, &rank, &size, &ext)) !=
+        MPI_SUCCESS) {
+        return rc;
+    }
     CG_CTAG_BEGIN(CG_CTAG_ALLGATHER_RECURSIVE_DOUBLING__ALLGATHER_BRUCK);
     if ((size & (size - 1)) != 0) {
         CG_CTAG_BEGIN(CG_CTAG_ALLGATHER_RECURSIVE_DOUBLING__ALLGATHER_BRUCK__ALLGATHER_BRUCK);
@@ -169,10 +184,6 @@ int allgather_recursive_doubling(const void *sendbuf, size_t sendcount, MPI_Data
         CG_CTAG_END(CG_CTAG_ALLGATHER_RECURSIVE_DOUBLING__ALLGATHER_BRUCK__ALLGATHER_BRUCK);
     }
     CG_CTAG_END(CG_CTAG_ALLGATHER_RECURSIVE_DOUBLING__ALLGATHER_BRUCK);
-    MPI_Type_get_extent(recvtype, &lb, &ext);
-    if (sendcount > INT_MAX || recvcount > INT_MAX || (size_t)size * recvcount > INT_MAX) {
-        return MPI_ERR_COUNT;
-    }
     CG_CTAG_BEGIN(CG_CTAG_ALLGATHER_RECURSIVE_DOUBLING__COPY_OWN_BLOCK);
     CG_CTAG_BEGIN(CG_CTAG_ALLGATHER_RECURSIVE_DOUBLING__COPY_OWN_BLOCK__COPY_OWN_BLOCK);
     if ((rc = copy_own_block(sendbuf, sendcount, sendtype, rbuf, recvcount, recvtype, ext,
@@ -213,11 +224,13 @@ int allgather_neighbor_exchange(const void *sendbuf, size_t sendcount, MPI_Datat
 {
     CG_CTAG_FUNCTION(CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE);
     int rank, size, rc, i;
-    MPI_Aint lb, ext;
+    MPI_Aint ext;
     char *rbuf = recvbuf;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    if ((rc = start(sendcount, recvcount, 2, recvtype, comm, &rank, &size, &ext)) !=
+        MPI_SUCCESS) {
+        return rc;
+    }
     CG_CTAG_BEGIN(CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__ALLGATHER_RING);
     if (size % 2 != 0) {
         CG_CTAG_BEGIN(CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__ALLGATHER_RING__ALLGATHER_RING);
@@ -225,10 +238,6 @@ int allgather_neighbor_exchange(const void *sendbuf, size_t sendcount, MPI_Datat
         CG_CTAG_END(CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__ALLGATHER_RING__ALLGATHER_RING);
     }
     CG_CTAG_END(CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__ALLGATHER_RING);
-    MPI_Type_get_extent(recvtype, &lb, &ext);
-    if (sendcount > INT_MAX || recvcount > INT_MAX || 2 * recvcount > INT_MAX) {
-        return MPI_ERR_COUNT;
-    }
     CG_CTAG_BEGIN(CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__COPY_OWN_BLOCK);
     CG_CTAG_BEGIN(CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__COPY_OWN_BLOCK__COPY_OWN_BLOCK);
     if ((rc = copy_own_block(sendbuf, sendcount, sendtype, rbuf, recvcount, recvtype, ext,

@@ -9,6 +9,43 @@
 
 #include "common.h"
 
+/* What every allreduce here does first: rank, size and the datatype's
+ * extent; MPI_ERR_OP for a non-commutative op where the algorithm needs a
+ * commutative one, MPI_ERR_COUNT above INT_MAX; the input copied into
+ * recvbuf unless in place. *done: nothing more to do (one rank, no
+ * element). */
+#include "tags.h" /* collgen tag: timing tags (CG_TAGS) */
+static int start(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype,
+                 MPI_Op op, MPI_Comm comm, int needs_commutative, int *rank, int *size,
+                 MPI_Aint *extent, int *done)
+{
+    CG_CTAG_FUNCTION(CG_CTAG_START);
+    int commutative = 1;
+    MPI_Aint lb;
+
+    MPI_Comm_rank(comm, rank);
+    MPI_Comm_size(comm, size);
+    MPI_Type_get_extent(datatype, &lb, extent);
+    if (needs_commutative) {
+        MPI_Op_commutative(op, &commutative);
+    }
+    if (!commutative) {
+        return MPI_ERR_OP;
+    }
+    if (count > INT_MAX) {
+        return MPI_ERR_COUNT;
+    }
+    CG_CTAG_BEGIN(CG_CTAG_START__MEMCPY);
+    if (sendbuf != MPI_IN_PLACE && count > 0) {
+        CG_CTAG_BEGIN(CG_CTAG_START__MEMCPY__MEMCPY);
+        memcpy(recvbuf, sendbuf, count * (size_t)*extent);
+        CG_CTAG_END(CG_CTAG_START__MEMCPY__MEMCPY);
+    }
+    CG_CTAG_END(CG_CTAG_START__MEMCPY);
+    *done = (*size == 1 || count == 0);
+    return MPI_SUCCESS;
+}
+
 /* Ring (Open MPI's coll_base_allreduce_intra_ring). The vector is split
  * into p blocks. Reduce-scatter: in step k each rank sends block
  * rank - k to the right and receives block rank - k - 1 from the left,
@@ -17,37 +54,21 @@
  * transfer overlaps it. After p - 1 steps rank holds the whole reduction of
  * block rank + 1. Allgather: p - 1 steps passing the finished blocks along
  * the ring. Needs a commutative op (blocks are reduced in ring order). */
-#include "tags.h" /* collgen tag: timing tags (CG_TAGS) */
 int allreduce_ring(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm)
 {
     CG_CTAG_FUNCTION(CG_CTAG_ALLREDUCE_RING);
-    int rank, size, commutative, err = MPI_SUCCESS, rs_step, ag_step, inbi;
-    MPI_Aint lb, extent;
+    int rank, size, done, err = MPI_SUCCESS, rs_step, ag_step, inbi;
+    MPI_Aint extent;
     MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     char *rbuf = recvbuf, *inbuf[2] = {NULL, NULL};
 
-    err = MPI_Comm_rank(comm, &rank);
-    if (MPI_SUCCESS != err) { goto err_hndl; }
-    MPI_Comm_size(comm, &size);
-    MPI_Type_get_extent(datatype, &lb, &extent);
-    MPI_Op_commutative(op, &commutative);
-    if (!commutative) {
-        return MPI_ERR_OP;
-    }
-    if (count > INT_MAX) {
-        return MPI_ERR_COUNT;
-    }
-    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RING__MEMCPY);
-    if (sendbuf != MPI_IN_PLACE && count > 0) {
-        CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RING__MEMCPY__MEMCPY);
-        memcpy(rbuf, sendbuf, count * (size_t)extent);
-        CG_CTAG_END(CG_CTAG_ALLREDUCE_RING__MEMCPY__MEMCPY);
-    }
-    CG_CTAG_END(CG_CTAG_ALLREDUCE_RING__MEMCPY);
-    if (size == 1 || count == 0) {
-        return MPI_SUCCESS;
-    }
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RING__START);
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RING__START__START);
+    err = start(sendbuf, recvbuf, count, datatype, op, comm, 1, &rank, &size, &extent, &done);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_RING__START__START);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_RING__START);
+    if (MPI_SUCCESS != err || done) { goto err_hndl; }
     size_t max_block = block_len(count, size, 0);
     inbuf[0] = malloc(max_block * (size_t)extent);
     inbuf[1] = malloc(max_block * (size_t)extent);
@@ -143,30 +164,16 @@ int allreduce_segmented_ring(const void *sendbuf, void *recvbuf, size_t count,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     CG_CTAG_FUNCTION(CG_CTAG_ALLREDUCE_SEGMENTED_RING);
-    int rank, size, commutative, err = MPI_SUCCESS, seg, rs_step, ag_step;
-    MPI_Aint lb, extent;
+    int rank, size, done, err = MPI_SUCCESS, seg, rs_step, ag_step;
+    MPI_Aint extent;
     char *rbuf = recvbuf, *tmp = NULL;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    MPI_Type_get_extent(datatype, &lb, &extent);
-    MPI_Op_commutative(op, &commutative);
-    if (!commutative) {
-        return MPI_ERR_OP;
-    }
-    if (count > INT_MAX) {
-        return MPI_ERR_COUNT;
-    }
-    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_SEGMENTED_RING__MEMCPY);
-    if (sendbuf != MPI_IN_PLACE && count > 0) {
-        CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_SEGMENTED_RING__MEMCPY__MEMCPY);
-        memcpy(rbuf, sendbuf, count * (size_t)extent);
-        CG_CTAG_END(CG_CTAG_ALLREDUCE_SEGMENTED_RING__MEMCPY__MEMCPY);
-    }
-    CG_CTAG_END(CG_CTAG_ALLREDUCE_SEGMENTED_RING__MEMCPY);
-    if (size == 1 || count == 0) {
-        return MPI_SUCCESS;
-    }
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_SEGMENTED_RING__START);
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_SEGMENTED_RING__START__START);
+    err = start(sendbuf, recvbuf, count, datatype, op, comm, 1, &rank, &size, &extent, &done);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_SEGMENTED_RING__START__START);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_SEGMENTED_RING__START);
+    if (MPI_SUCCESS != err || done) { goto err_hndl; }
     size_t max_block = block_len(count, size, 0);
     size_t per_seg = segment_bytes() / (size_t)(extent > 0 ? extent : 1);
     if (per_seg == 0) {
@@ -247,26 +254,16 @@ int allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, size_t coun
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     CG_CTAG_FUNCTION(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING);
-    int rank, size, err = MPI_SUCCESS, newrank, distance;
-    MPI_Aint lb, extent;
+    int rank, size, done, err = MPI_SUCCESS, newrank, distance;
+    MPI_Aint extent;
     char *tmp = NULL;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    MPI_Type_get_extent(datatype, &lb, &extent);
-    if (count > INT_MAX) {
-        return MPI_ERR_COUNT;
-    }
-    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__MEMCPY);
-    if (sendbuf != MPI_IN_PLACE && count > 0) {
-        CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__MEMCPY__MEMCPY);
-        memcpy(recvbuf, sendbuf, count * (size_t)extent);
-        CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__MEMCPY__MEMCPY);
-    }
-    CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__MEMCPY);
-    if (size == 1 || count == 0) {
-        return MPI_SUCCESS;
-    }
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__START);
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__START__START);
+    err = start(sendbuf, recvbuf, count, datatype, op, comm, 0, &rank, &size, &extent, &done);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__START__START);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__START);
+    if (MPI_SUCCESS != err || done) { goto err_hndl; }
     char *acc = recvbuf;  /* the running result */
     char *spare = tmp = malloc(count * (size_t)extent);
     if (tmp == NULL) { err = MPI_ERR_NO_MEM; goto err_hndl; }
@@ -372,31 +369,17 @@ int allreduce_reduce_scatter_allgather(const void *sendbuf, void *recvbuf, size_
                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     CG_CTAG_FUNCTION(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER);
-    int rank, size, commutative, err = MPI_SUCCESS, newrank, rs_step, ag_step, nsteps = 0;
+    int rank, size, done, err = MPI_SUCCESS, newrank, rs_step, ag_step, nsteps = 0;
     int lo_at[32], hi_at[32]; /* the window before each halving step */
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     char *rbuf = recvbuf, *tmp = NULL;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    MPI_Type_get_extent(datatype, &lb, &extent);
-    MPI_Op_commutative(op, &commutative);
-    if (!commutative) {
-        return MPI_ERR_OP;
-    }
-    if (count > INT_MAX) {
-        return MPI_ERR_COUNT;
-    }
-    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__MEMCPY);
-    if (sendbuf != MPI_IN_PLACE && count > 0) {
-        CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__MEMCPY__MEMCPY);
-        memcpy(rbuf, sendbuf, count * (size_t)extent);
-        CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__MEMCPY__MEMCPY);
-    }
-    CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__MEMCPY);
-    if (size == 1 || count == 0) {
-        return MPI_SUCCESS;
-    }
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__START);
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__START__START);
+    err = start(sendbuf, recvbuf, count, datatype, op, comm, 1, &rank, &size, &extent, &done);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__START__START);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__START);
+    if (MPI_SUCCESS != err || done) { goto err_hndl; }
     tmp = malloc(count * (size_t)extent);
     if (tmp == NULL) { err = MPI_ERR_NO_MEM; goto err_hndl; }
     int pof2 = pof2_below(size);

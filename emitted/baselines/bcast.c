@@ -6,6 +6,18 @@
  */
 #include "common.h"
 
+/* rank, size and the datatype's extent; MPI_ERR_COUNT above INT_MAX. */
+static int start(size_t count, MPI_Datatype datatype, MPI_Comm comm, int *rank, int *size,
+                 MPI_Aint *extent)
+{
+    MPI_Aint lb;
+
+    MPI_Comm_rank(comm, rank);
+    MPI_Comm_size(comm, size);
+    MPI_Type_get_extent(datatype, &lb, extent);
+    return count > INT_MAX ? MPI_ERR_COUNT : MPI_SUCCESS;
+}
+
 /* Binomial tree (MPICH's MPIR_Bcast_intra_binomial): a rank receives the
  * whole buffer from the rank its lowest set bit away (vrank - mask), then
  * sends it to vrank + mask for each smaller mask, largest first, so that
@@ -15,13 +27,11 @@ int bcast_binomial(void *buffer, size_t count, MPI_Datatype datatype, int root, 
 {
     CG_CTAG_FUNCTION(CG_CTAG_BCAST_BINOMIAL);
     int rank, size, mask, mpi_errno = MPI_SUCCESS;
+    MPI_Aint extent;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    if (count > INT_MAX)
-        return MPI_ERR_COUNT;
-    if (size == 1 || count == 0)
-        return MPI_SUCCESS;
+    mpi_errno = start(count, datatype, comm, &rank, &size, &extent);
+    if (mpi_errno || size == 1 || count == 0)
+        return mpi_errno;
     int vrank = (rank - root + size) % size;
 
     mask = 1;
@@ -73,17 +83,13 @@ int bcast_pipeline(void *buffer, size_t count, MPI_Datatype datatype, int root, 
 {
     CG_CTAG_FUNCTION(CG_CTAG_BCAST_PIPELINE);
     int rank, size, seg, mpi_errno = MPI_SUCCESS;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     char *buf = buffer;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    MPI_Type_get_extent(datatype, &lb, &extent);
-    if (count > INT_MAX)
-        return MPI_ERR_COUNT;
-    if (size == 1 || count == 0)
-        return MPI_SUCCESS;
+    mpi_errno = start(count, datatype, comm, &rank, &size, &extent);
+    if (mpi_errno || size == 1 || count == 0)
+        return mpi_errno;
     int vrank = (rank - root + size) % size;
     int prev = (rank - 1 + size) % size;
     int next = (rank + 1) % size;
@@ -160,16 +166,12 @@ int bcast_scatter_allgather(void *buffer, size_t count, MPI_Datatype datatype, i
 {
     CG_CTAG_FUNCTION(CG_CTAG_BCAST_SCATTER_ALLGATHER);
     int rank, size, mask, ag_step, mpi_errno = MPI_SUCCESS;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     char *buf = buffer;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    MPI_Type_get_extent(datatype, &lb, &extent);
-    if (count > INT_MAX)
-        return MPI_ERR_COUNT;
-    if (size == 1 || count == 0)
-        return MPI_SUCCESS;
+    mpi_errno = start(count, datatype, comm, &rank, &size, &extent);
+    if (mpi_errno || size == 1 || count == 0)
+        return mpi_errno;
     int vrank = (rank - root + size) % size;
 
     /* Scatter: receive this subtree's blocks. */

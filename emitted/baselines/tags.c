@@ -7,9 +7,12 @@
 _Thread_local struct cg_ctag_stack cg_ctag_stack_;
 
 const struct cg_tag_info cg_ctag_infos[] = {
+    [CG_CTAG_START - CG_CTAG_BASE] = { "start", CG_TAG_KIND_CALL, -1 }, /* call */
+    [CG_CTAG_START__MEMCPY - CG_CTAG_BASE] = { "start/memcpy", CG_TAG_KIND_PHASE, CG_CTAG_START }, /* phase */
+    [CG_CTAG_START__MEMCPY__MEMCPY - CG_CTAG_BASE] = { "start/memcpy/memcpy", CG_TAG_KIND_COPY, CG_CTAG_START__MEMCPY }, /* local copy */
     [CG_CTAG_ALLREDUCE_RING - CG_CTAG_BASE] = { "allreduce_ring", CG_TAG_KIND_CALL, -1 }, /* call */
-    [CG_CTAG_ALLREDUCE_RING__MEMCPY - CG_CTAG_BASE] = { "allreduce_ring/memcpy", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_RING }, /* phase */
-    [CG_CTAG_ALLREDUCE_RING__MEMCPY__MEMCPY - CG_CTAG_BASE] = { "allreduce_ring/memcpy/memcpy", CG_TAG_KIND_COPY, CG_CTAG_ALLREDUCE_RING__MEMCPY }, /* local copy */
+    [CG_CTAG_ALLREDUCE_RING__START - CG_CTAG_BASE] = { "allreduce_ring/start", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_RING }, /* phase */
+    [CG_CTAG_ALLREDUCE_RING__START__START - CG_CTAG_BASE] = { "allreduce_ring/start/start", CG_TAG_KIND_COPY, CG_CTAG_ALLREDUCE_RING__START }, /* local copy */
     [CG_CTAG_ALLREDUCE_RING__RS_STEP - CG_CTAG_BASE] = { "allreduce_ring/rs_step", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_RING }, /* phase */
     [CG_CTAG_ALLREDUCE_RING__RS_STEP__ROUND - CG_CTAG_BASE] = { "allreduce_ring/rs_step/round", CG_TAG_KIND_ROUND, CG_CTAG_ALLREDUCE_RING__RS_STEP }, /* round */
     [CG_CTAG_ALLREDUCE_RING__RS_STEP__ROUND__IRECV - CG_CTAG_BASE] = { "allreduce_ring/rs_step/round/irecv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_RING__RS_STEP__ROUND }, /* communication */
@@ -23,8 +26,8 @@ const struct cg_tag_info cg_ctag_infos[] = {
     [CG_CTAG_ALLREDUCE_RING__AG_STEP__ROUND - CG_CTAG_BASE] = { "allreduce_ring/ag_step/round", CG_TAG_KIND_ROUND, CG_CTAG_ALLREDUCE_RING__AG_STEP }, /* round */
     [CG_CTAG_ALLREDUCE_RING__AG_STEP__ROUND__SENDRECV - CG_CTAG_BASE] = { "allreduce_ring/ag_step/round/sendrecv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_RING__AG_STEP__ROUND }, /* communication */
     [CG_CTAG_ALLREDUCE_SEGMENTED_RING - CG_CTAG_BASE] = { "allreduce_segmented_ring", CG_TAG_KIND_CALL, -1 }, /* call */
-    [CG_CTAG_ALLREDUCE_SEGMENTED_RING__MEMCPY - CG_CTAG_BASE] = { "allreduce_segmented_ring/memcpy", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_SEGMENTED_RING }, /* phase */
-    [CG_CTAG_ALLREDUCE_SEGMENTED_RING__MEMCPY__MEMCPY - CG_CTAG_BASE] = { "allreduce_segmented_ring/memcpy/memcpy", CG_TAG_KIND_COPY, CG_CTAG_ALLREDUCE_SEGMENTED_RING__MEMCPY }, /* local copy */
+    [CG_CTAG_ALLREDUCE_SEGMENTED_RING__START - CG_CTAG_BASE] = { "allreduce_segmented_ring/start", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_SEGMENTED_RING }, /* phase */
+    [CG_CTAG_ALLREDUCE_SEGMENTED_RING__START__START - CG_CTAG_BASE] = { "allreduce_segmented_ring/start/start", CG_TAG_KIND_COPY, CG_CTAG_ALLREDUCE_SEGMENTED_RING__START }, /* local copy */
     [CG_CTAG_ALLREDUCE_SEGMENTED_RING__SEG - CG_CTAG_BASE] = { "allreduce_segmented_ring/seg", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_SEGMENTED_RING }, /* phase */
     [CG_CTAG_ALLREDUCE_SEGMENTED_RING__SEG__ROUND - CG_CTAG_BASE] = { "allreduce_segmented_ring/seg/round", CG_TAG_KIND_ROUND, CG_CTAG_ALLREDUCE_SEGMENTED_RING__SEG }, /* round */
     [CG_CTAG_ALLREDUCE_SEGMENTED_RING__SEG__ROUND__RS_STEP - CG_CTAG_BASE] = { "allreduce_segmented_ring/seg/round/rs_step", CG_TAG_KIND_ROUND, CG_CTAG_ALLREDUCE_SEGMENTED_RING__SEG__ROUND }, /* round */
@@ -34,8 +37,8 @@ const struct cg_tag_info cg_ctag_infos[] = {
     [CG_CTAG_ALLREDUCE_SEGMENTED_RING__AG_STEP__ROUND - CG_CTAG_BASE] = { "allreduce_segmented_ring/ag_step/round", CG_TAG_KIND_ROUND, CG_CTAG_ALLREDUCE_SEGMENTED_RING__AG_STEP }, /* round */
     [CG_CTAG_ALLREDUCE_SEGMENTED_RING__AG_STEP__ROUND__SENDRECV - CG_CTAG_BASE] = { "allreduce_segmented_ring/ag_step/round/sendrecv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_SEGMENTED_RING__AG_STEP__ROUND }, /* communication */
     [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING - CG_CTAG_BASE] = { "allreduce_recursive_doubling", CG_TAG_KIND_CALL, -1 }, /* call */
-    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__MEMCPY - CG_CTAG_BASE] = { "allreduce_recursive_doubling/memcpy", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING }, /* phase */
-    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__MEMCPY__MEMCPY - CG_CTAG_BASE] = { "allreduce_recursive_doubling/memcpy/memcpy", CG_TAG_KIND_COPY, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__MEMCPY }, /* local copy */
+    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__START - CG_CTAG_BASE] = { "allreduce_recursive_doubling/start", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING }, /* phase */
+    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__START__START - CG_CTAG_BASE] = { "allreduce_recursive_doubling/start/start", CG_TAG_KIND_COPY, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__START }, /* local copy */
     [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND - CG_CTAG_BASE] = { "allreduce_recursive_doubling/send", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING }, /* phase */
     [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND__SEND - CG_CTAG_BASE] = { "allreduce_recursive_doubling/send/send", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND }, /* communication */
     [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND__RECV - CG_CTAG_BASE] = { "allreduce_recursive_doubling/send/recv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND }, /* communication */
@@ -50,8 +53,8 @@ const struct cg_tag_info cg_ctag_infos[] = {
     [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND_2__SEND - CG_CTAG_BASE] = { "allreduce_recursive_doubling/send_2/send", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND_2 }, /* communication */
     [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND_2__RECV - CG_CTAG_BASE] = { "allreduce_recursive_doubling/send_2/recv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND_2 }, /* communication */
     [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather", CG_TAG_KIND_CALL, -1 }, /* call */
-    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__MEMCPY - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/memcpy", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER }, /* phase */
-    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__MEMCPY__MEMCPY - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/memcpy/memcpy", CG_TAG_KIND_COPY, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__MEMCPY }, /* local copy */
+    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__START - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/start", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER }, /* phase */
+    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__START__START - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/start/start", CG_TAG_KIND_COPY, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__START }, /* local copy */
     [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/send", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER }, /* phase */
     [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND__SEND - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/send/send", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND }, /* communication */
     [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND__RECV - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/send/recv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND }, /* communication */
@@ -131,9 +134,10 @@ const struct cg_tag_info cg_ctag_infos[] = {
     [CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__I__ROUND - CG_CTAG_BASE] = { "allgather_neighbor_exchange/i/round", CG_TAG_KIND_ROUND, CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__I }, /* round */
     [CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__I__ROUND__SENDRECV - CG_CTAG_BASE] = { "allgather_neighbor_exchange/i/round/sendrecv", CG_TAG_KIND_COMM, CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__I__ROUND }, /* communication */
 };
-const int cg_nctags = 123;
+const int cg_nctags = 126;
 
 const struct cg_ctag_fn cg_ctag_fns[] = {
+    { "start", "harness/baselines/allreduce.c", CG_CTAG_START, CG_CTAGS_START },
     { "allreduce_ring", "harness/baselines/allreduce.c", CG_CTAG_ALLREDUCE_RING, CG_CTAGS_ALLREDUCE_RING },
     { "allreduce_segmented_ring", "harness/baselines/allreduce.c", CG_CTAG_ALLREDUCE_SEGMENTED_RING, CG_CTAGS_ALLREDUCE_SEGMENTED_RING },
     { "allreduce_recursive_doubling", "harness/baselines/allreduce.c", CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING, CG_CTAGS_ALLREDUCE_RECURSIVE_DOUBLING },
@@ -147,4 +151,4 @@ const struct cg_ctag_fn cg_ctag_fns[] = {
     { "allgather_recursive_doubling", "harness/baselines/allgather.c", CG_CTAG_ALLGATHER_RECURSIVE_DOUBLING, CG_CTAGS_ALLGATHER_RECURSIVE_DOUBLING },
     { "allgather_neighbor_exchange", "harness/baselines/allgather.c", CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE, CG_CTAGS_ALLGATHER_NEIGHBOR_EXCHANGE },
 };
-const int cg_nctag_fns = 12;
+const int cg_nctag_fns = 13;
