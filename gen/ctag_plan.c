@@ -487,25 +487,53 @@ static void note(struct plan *pl, unsigned off, const char *fmt, const char *arg
     }
 }
 
+/* Whether control cannot fall out of the end of n (its last statement is a
+ * return, goto, break or continue, or an if-else whose branches all are):
+ * a tag line after it could never run, and at -O0 GCC takes such a line at
+ * the end of a function for a way out without a return. The way out ends
+ * the tag instead (the cleanup, the label's UNWIND, the loop's END or
+ * NEXT). */
+static int ends_in_jump(const struct ct_node *n)
+{
+    switch (n->kind) {
+    case CXCursor_ReturnStmt:
+    case CXCursor_GotoStmt:
+    case CXCursor_BreakStmt:
+    case CXCursor_ContinueStmt:
+        return 1;
+    case CXCursor_CompoundStmt:
+    case CXCursor_LabelStmt:
+        return n->nkids > 0 && ends_in_jump(n->kids[n->nkids - 1]);
+    case CXCursor_IfStmt:
+        return n->nkids == 3 && ends_in_jump(n->kids[1]) && ends_in_jump(n->kids[2]);
+    default:
+        return 0;
+    }
+}
+
 static enum ct_kind step_kind(unsigned cls)
 {
     return (cls & CT_COMM) ? CT_K_COMM : (cls & CT_REDUCE) ? CT_K_REDUCE : CT_K_COPY;
 }
 
-/* A step around [b, e), which owns its lines. */
+/* A step around [b, e), which owns its lines; no END line after a last
+ * statement that jumps. */
 static void step_range(struct plan *pl, unsigned b, unsigned e, unsigned cls, const char *first,
-                       int parent, int level)
+                       int parent, int level, int jumps)
 {
     const char *name = first ? first : (cls & CT_REDUCE) ? "reduce" : "copy";
     int t = new_tag(pl, step_kind(cls), name, parent, b, e);
     const char *ind = indent_of(pl->r, pl->f, b, "");
     add_line(pl, line_start(pl->f, b), 0, level, ind, macro(pl, "BEGIN", t));
-    add_line(pl, after_line(pl->f, e), 1, level, ind, macro(pl, "END", t));
+    if (!jumps) {
+        add_line(pl, after_line(pl->f, e), 1, level, ind, macro(pl, "END", t));
+    }
 }
 
 static void step(struct plan *pl, struct ct_node *n, int parent, int level)
 {
-    step_range(pl, n->b, stmt_end(pl->f, n->e), n->cls, n->first, parent, level);
+    step_range(pl, n->b, stmt_end(pl->f, n->e), n->cls, n->first, parent, level,
+               ends_in_jump(n));
 }
 
 /* Statements of a block, grouped: those that share a line are one unit. */
@@ -582,7 +610,8 @@ static void plan_unit(struct plan *pl, struct ct_node *list, const struct unit *
     if (u->first == u->last) {
         plan_stmt(pl, list->kids[u->first], parent, level);
     } else {
-        step_range(pl, u->b, u->e, u->cls, u->name, parent, level);
+        step_range(pl, u->b, u->e, u->cls, u->name, parent, level,
+                   ends_in_jump(list->kids[u->last]));
     }
 }
 
@@ -701,7 +730,9 @@ static void plan_loop(struct plan *pl, struct ct_node *s, int parent, int level,
         const char *ind = body->nkids > 0 ? indent_of(pl->r, f, body->kids[0]->b, "")
                                           : indent_of(pl->r, f, body->b, "    ");
         add_line(pl, after_line(f, body->b), 0, level + 1, ind, macro(pl, "NEXT", t));
-        add_line(pl, line_start(f, body->e - 1), 1, level + 1, ind, macro(pl, "END", t));
+        if (!ends_in_jump(body)) {
+            add_line(pl, line_start(f, body->e - 1), 1, level + 1, ind, macro(pl, "END", t));
+        }
         plan_list(pl, body, t, level + 2);
     } else {
         unsigned be = stmt_end(f, body->e);
@@ -714,7 +745,9 @@ static void plan_loop(struct plan *pl, struct ct_node *s, int parent, int level,
         t = new_tag(pl, CT_K_ROUND, name, parent, body->b, be);
         const char *ind = indent_of(pl->r, f, body->b, "");
         add_line(pl, after_line(f, be), 1, level + 1, ind, "}");
-        add_line(pl, after_line(f, be), 1, level + 1, ind, macro(pl, "END", t));
+        if (!ends_in_jump(body)) {
+            add_line(pl, after_line(f, be), 1, level + 1, ind, macro(pl, "END", t));
+        }
         add_line(pl, line_start(f, body->b), 0, level + 1, ind, "{");
         add_line(pl, line_start(f, body->b), 0, level + 1, ind, macro(pl, "NEXT", t));
         plan_stmt(pl, body, t, level + 2);
@@ -793,7 +826,9 @@ static void plan_top(struct plan *pl, struct ct_node *body, int call)
             int ph = new_tag(pl, CT_K_PHASE, u[s].name, call, u[s].b, u[t].e);
             const char *ind = indent_of(pl->r, f, u[s].b, "");
             add_line(pl, line_start(f, u[s].b), 0, 1, ind, macro(pl, "BEGIN", ph));
-            add_line(pl, after_line(f, u[t].e), 1, 1, ind, macro(pl, "END", ph));
+            if (!ends_in_jump(body->kids[u[t].last])) {
+                add_line(pl, after_line(f, u[t].e), 1, 1, ind, macro(pl, "END", ph));
+            }
             for (int j = s; j <= t; j++) {
                 if (u[j].cls != 0) {
                     plan_unit(pl, body, &u[j], ph, 2);
@@ -812,7 +847,9 @@ static void plan_top(struct plan *pl, struct ct_node *body, int call)
             int ph = new_tag(pl, CT_K_PHASE, name, call, u[i].b, u[i].e);
             const char *ind = indent_of(pl->r, f, u[i].b, "");
             add_line(pl, line_start(f, u[i].b), 0, 1, ind, macro(pl, "BEGIN", ph));
-            add_line(pl, after_line(f, u[i].e), 1, 1, ind, macro(pl, "END", ph));
+            if (!ends_in_jump(k)) {
+                add_line(pl, after_line(f, u[i].e), 1, 1, ind, macro(pl, "END", ph));
+            }
             if (loop) {
                 plan_loop(pl, k, ph, 2, 1);
             } else {

@@ -9,7 +9,8 @@
 
 #include "fixture.h"
 
-/* A for loop, MPI_Sendrecv around a ring, memcpy of the own block. */
+/* A for loop, MPI_Sendrecv around a ring, memcpy of the own block, and a
+ * return that communicates. */
 #include "tags.h" /* collgen tag: timing tags (CG_TAGS) */
 int fix_for_ring(const int *in, int *out, int n, int mode, MPI_Comm comm)
 {
@@ -37,7 +38,9 @@ int fix_for_ring(const int *in, int *out, int n, int mode, MPI_Comm comm)
         CG_CTAG_END(CG_CTAG_FIX_FOR_RING__K__ROUND);
     }
     CG_CTAG_END(CG_CTAG_FIX_FOR_RING__K);
-    return MPI_SUCCESS;
+    CG_CTAG_BEGIN(CG_CTAG_FIX_FOR_RING__BARRIER);
+    CG_CTAG_BEGIN(CG_CTAG_FIX_FOR_RING__BARRIER__BARRIER);
+    return MPI_Barrier(comm); /* a step that returns: no tag line after it */
 }
 
 /* Recursive doubling in a while loop, with the fold and unfold of the
@@ -313,8 +316,6 @@ static int sendrecv_ints(const int *send, int *recv, int n, int to, int from, MP
     CG_CTAG_BEGIN(CG_CTAG_SENDRECV_INTS__SENDRECV__SENDRECV);
     return MPI_Sendrecv(send, n, MPI_INT, to, 5, recv, n, MPI_INT, from, 5, comm,
                         MPI_STATUS_IGNORE);
-    CG_CTAG_END(CG_CTAG_SENDRECV_INTS__SENDRECV__SENDRECV);
-    CG_CTAG_END(CG_CTAG_SENDRECV_INTS__SENDRECV);
 }
 
 static int exchange(const int *send, int *recv, int n, int to, int from, MPI_Comm comm)

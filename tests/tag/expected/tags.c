@@ -13,6 +13,8 @@ const struct cg_tag_info cg_ctag_infos[] = {
     [CG_CTAG_FIX_FOR_RING__K - CG_CTAG_BASE] = { "fix_for_ring/k", CG_TAG_KIND_PHASE, CG_CTAG_FIX_FOR_RING }, /* phase */
     [CG_CTAG_FIX_FOR_RING__K__ROUND - CG_CTAG_BASE] = { "fix_for_ring/k/round", CG_TAG_KIND_ROUND, CG_CTAG_FIX_FOR_RING__K }, /* round */
     [CG_CTAG_FIX_FOR_RING__K__ROUND__SENDRECV - CG_CTAG_BASE] = { "fix_for_ring/k/round/sendrecv", CG_TAG_KIND_COMM, CG_CTAG_FIX_FOR_RING__K__ROUND }, /* communication */
+    [CG_CTAG_FIX_FOR_RING__BARRIER - CG_CTAG_BASE] = { "fix_for_ring/barrier", CG_TAG_KIND_PHASE, CG_CTAG_FIX_FOR_RING }, /* phase */
+    [CG_CTAG_FIX_FOR_RING__BARRIER__BARRIER - CG_CTAG_BASE] = { "fix_for_ring/barrier/barrier", CG_TAG_KIND_COMM, CG_CTAG_FIX_FOR_RING__BARRIER }, /* communication */
     [CG_CTAG_FIX_WHILE_DOUBLING - CG_CTAG_BASE] = { "fix_while_doubling", CG_TAG_KIND_CALL, -1 }, /* call */
     [CG_CTAG_FIX_WHILE_DOUBLING__MEMCPY - CG_CTAG_BASE] = { "fix_while_doubling/memcpy", CG_TAG_KIND_PHASE, CG_CTAG_FIX_WHILE_DOUBLING }, /* phase */
     [CG_CTAG_FIX_WHILE_DOUBLING__MEMCPY__MEMCPY - CG_CTAG_BASE] = { "fix_while_doubling/memcpy/memcpy", CG_TAG_KIND_COPY, CG_CTAG_FIX_WHILE_DOUBLING__MEMCPY }, /* local copy */
@@ -101,7 +103,7 @@ const struct cg_tag_info cg_ctag_infos[] = {
     [CG_CTAG_FIX_UNBRACED__MASK__ROUND__SEND - CG_CTAG_BASE] = { "fix_unbraced/mask/round/send", CG_TAG_KIND_COMM, CG_CTAG_FIX_UNBRACED__MASK__ROUND }, /* communication */
     [CG_CTAG_FIX_UNBRACED__MASK__ROUND__RECV - CG_CTAG_BASE] = { "fix_unbraced/mask/round/recv", CG_TAG_KIND_COMM, CG_CTAG_FIX_UNBRACED__MASK__ROUND }, /* communication */
 };
-const int cg_nctags = 93;
+const int cg_nctags = 95;
 
 const struct cg_ctag_fn cg_ctag_fns[] = {
     { "fix_for_ring", "tests/tag/fixtures.c", CG_CTAG_FIX_FOR_RING, CG_CTAGS_FIX_FOR_RING },
