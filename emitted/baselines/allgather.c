@@ -24,8 +24,6 @@ static int copy_own_block(const void *sendbuf, size_t scount, MPI_Datatype stype
     return MPI_Sendrecv(sendbuf, (int)scount, stype, 0, 16,
                         recvbuf + (size_t)to * rcount * (size_t)rext, (int)rcount, rtype, 0, 16,
                         MPI_COMM_SELF, MPI_STATUS_IGNORE);
-    CG_CTAG_END(CG_CTAG_COPY_OWN_BLOCK__SENDRECV__SENDRECV);
-    CG_CTAG_END(CG_CTAG_COPY_OWN_BLOCK__SENDRECV);
 }
 
 /* rank, size and the receive datatype's extent; MPI_ERR_COUNT when a
@@ -181,7 +179,6 @@ int allgather_recursive_doubling(const void *sendbuf, size_t sendcount, MPI_Data
     if ((size & (size - 1)) != 0) {
         CG_CTAG_BEGIN(CG_CTAG_ALLGATHER_RECURSIVE_DOUBLING__ALLGATHER_BRUCK__ALLGATHER_BRUCK);
         return allgather_bruck(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        CG_CTAG_END(CG_CTAG_ALLGATHER_RECURSIVE_DOUBLING__ALLGATHER_BRUCK__ALLGATHER_BRUCK);
     }
     CG_CTAG_END(CG_CTAG_ALLGATHER_RECURSIVE_DOUBLING__ALLGATHER_BRUCK);
     CG_CTAG_BEGIN(CG_CTAG_ALLGATHER_RECURSIVE_DOUBLING__COPY_OWN_BLOCK);
@@ -235,7 +232,6 @@ int allgather_neighbor_exchange(const void *sendbuf, size_t sendcount, MPI_Datat
     if (size % 2 != 0) {
         CG_CTAG_BEGIN(CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__ALLGATHER_RING__ALLGATHER_RING);
         return allgather_ring(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        CG_CTAG_END(CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__ALLGATHER_RING__ALLGATHER_RING);
     }
     CG_CTAG_END(CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__ALLGATHER_RING);
     CG_CTAG_BEGIN(CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__COPY_OWN_BLOCK);
