@@ -9,12 +9,14 @@
  *   call   its body;
  *   phase  each top-level loop that communicates, each other top-level
  *          statement with a block (if, switch, a block) that does, and each
- *          run of plain top-level statements that do;
+ *          run of plain top-level statements that do (an empty line ends a
+ *          run);
  *   round  each iteration of a loop that communicates, at any depth;
  *   step   each statement that does something timed and is not a loop that
  *          communicates, an if whose branches can hold tags, or a block.
- * Names come from the code: the function, the loop variable, the first
- * timed callee ("sendrecv", "reduce_local", a helper's name).
+ * Names come from the code: the function, the loop variable (also of a
+ * phase whose block starts with such a loop), the first timed callee
+ * ("sendrecv", "reduce_local", a helper's name).
  *
  * Every tag line is a line of its own, inserted between original lines, so
  * the original text is kept byte for byte. A statement that shares a line
@@ -541,9 +543,27 @@ struct unit {
     int first, last;      /* kids of the block */
     unsigned b, e;        /* from the first one's start to past the last one's ';' */
     int owns;             /* nothing else on its first and last line */
+    int after_blank;      /* an empty line comes between it and the unit before */
     unsigned cls;
     const char *name;     /* first timed callee */
 };
+
+/* Whether [b, e) holds an empty line (only blanks between two newlines). */
+static int has_empty_line(const struct ct_file *f, unsigned b, unsigned e)
+{
+    int blank = 0; /* only blanks since the last newline */
+    for (unsigned c = b; c < e && c < f->len; c++) {
+        if (f->src[c] == '\n') {
+            if (blank) {
+                return 1;
+            }
+            blank = 1;
+        } else if (f->src[c] != ' ' && f->src[c] != '\t' && f->src[c] != '\r') {
+            blank = 0;
+        }
+    }
+    return 0;
+}
 
 static int units_of(struct plan *pl, struct ct_node *list, struct unit **out)
 {
@@ -561,6 +581,7 @@ static int units_of(struct plan *pl, struct ct_node *list, struct unit **out)
             }
         }
         if (n == 0 || !same_line) {
+            u[n].after_blank = n > 0 && has_empty_line(pl->f, u[n - 1].e, k->b);
             u[n].first = i;
             u[n].b = k->b;
             u[n].name = NULL;
@@ -716,7 +737,11 @@ static void plan_loop(struct plan *pl, struct ct_node *s, int parent, int level,
 {
     struct ct_file *f = pl->f;
     struct ct_node *body = loop_body(s);
-    const char *name = phase_loop ? "round" : loop_var(s);
+    /* "round" also where the enclosing tag has the loop's name already (a
+     * phase named after the loop its block starts with). */
+    const char *name = (phase_loop || strcmp(loop_var(s), pl->r->tags[parent].name) == 0)
+                           ? "round"
+                           : loop_var(s);
     int t;
     if (body->kind == CXCursor_CompoundStmt) {
         if (!braces_alone(f, body)) {
@@ -804,6 +829,28 @@ static void plan_stmt(struct plan *pl, struct ct_node *s, int parent, int level)
     }
 }
 
+/* The name of a phase that is a block statement: the variable of a loop
+ * that communicates, when that comes first in it, else NULL (the first
+ * timed callee names it). */
+static const char *first_loop_var(struct ct_node *n)
+{
+    if (n->cls == 0) {
+        return NULL;
+    }
+    if (is_loop(n) && (loop_body(n)->cls & CT_COMM)) {
+        return loop_var(n);
+    }
+    if (n->kind == CXCursor_CallExpr) {
+        return NULL;
+    }
+    for (int i = 0; i < n->nkids; i++) {
+        if (n->kids[i]->cls != 0) {
+            return first_loop_var(n->kids[i]);
+        }
+    }
+    return NULL;
+}
+
 /* The function's top level: phases. */
 static void plan_top(struct plan *pl, struct ct_node *body, int call)
 {
@@ -822,7 +869,7 @@ static void plan_top(struct plan *pl, struct ct_node *body, int call)
         if (i < n && u[i].cls != 0 && !u[i].owns) {
             plan_unit(pl, body, &u[i], call, 2); /* a note */
         }
-        if (s >= 0 && (i == n || (u[i].cls != 0 && (block || !u[i].owns)))) {
+        if (s >= 0 && (i == n || u[i].after_blank || (u[i].cls != 0 && (block || !u[i].owns)))) {
             int ph = new_tag(pl, CT_K_PHASE, u[s].name, call, u[s].b, u[t].e);
             const char *ind = indent_of(pl->r, f, u[s].b, "");
             add_line(pl, line_start(f, u[s].b), 0, 1, ind, macro(pl, "BEGIN", ph));
@@ -843,7 +890,7 @@ static void plan_top(struct plan *pl, struct ct_node *body, int call)
             t = i;
         } else if (block && u[i].cls != 0 && u[i].owns) {
             int loop = is_loop(k) && (loop_body(k)->cls & CT_COMM);
-            const char *name = loop ? loop_var(k) : u[i].name;
+            const char *name = first_loop_var(k) ? first_loop_var(k) : u[i].name;
             int ph = new_tag(pl, CT_K_PHASE, name, call, u[i].b, u[i].e);
             const char *ind = indent_of(pl->r, f, u[i].b, "");
             add_line(pl, line_start(f, u[i].b), 0, 1, ind, macro(pl, "BEGIN", ph));

@@ -184,6 +184,45 @@ err_hndl:
     return err;
 }
 
+/* The fold of recursive doubling and Rabenseifner, with pof2 the largest
+ * power of two not above p and rem = p - pof2: of the first 2 rem ranks
+ * each even one hands its vector to the odd one above it, which reduces it
+ * into its own (the lower rank's data first, tmp holding it) and goes on
+ * for both. *newrank: the rank's number among the pof2 that go on, -1 for
+ * one that handed its data over. */
+static int fold(char *rbuf, char *tmp, size_t count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, int rank, int rem, int *newrank)
+{
+    int err;
+
+    if (rank >= 2 * rem) {
+        *newrank = rank - rem;
+        return MPI_SUCCESS;
+    }
+    if (rank % 2 == 0) {
+        *newrank = -1;
+        return MPI_Send(rbuf, (int)count, datatype, rank + 1, 5, comm);
+    }
+    *newrank = rank / 2;
+    err = MPI_Recv(tmp, (int)count, datatype, rank - 1, 5, comm, MPI_STATUS_IGNORE);
+    if (MPI_SUCCESS != err) { return err; }
+    return MPI_Reduce_local(tmp, rbuf, (int)count, datatype, op);
+}
+
+/* The unfold: each odd rank of the first 2 rem sends the result down to
+ * its even partner. */
+static int unfold(char *rbuf, size_t count, MPI_Datatype datatype, MPI_Comm comm, int rank,
+                  int rem)
+{
+    if (rank >= 2 * rem) {
+        return MPI_SUCCESS;
+    }
+    if (rank % 2 == 1) {
+        return MPI_Send(rbuf, (int)count, datatype, rank - 1, 7, comm);
+    }
+    return MPI_Recv(rbuf, (int)count, datatype, rank + 1, 7, comm, MPI_STATUS_IGNORE);
+}
+
 /* Recursive doubling (Open MPI's coll_base_allreduce_intra_recursivedoubling).
  * With pof2 the largest power of two not above p and rem = p - pof2, the
  * first 2 rem ranks pair up: each even one sends its vector to the odd one
@@ -207,22 +246,8 @@ int allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, size_t coun
     int pof2 = pof2_below(size);
     int rem = size - pof2;
 
-    /* Fold: the even ones of the first 2 rem ranks hand their data up. */
-    if (rank < 2 * rem) {
-        if (rank % 2 == 0) {
-            err = MPI_Send(acc, (int)count, datatype, rank + 1, 5, comm);
-            if (MPI_SUCCESS != err) { goto err_hndl; }
-            newrank = -1;
-        } else {
-            err = MPI_Recv(spare, (int)count, datatype, rank - 1, 5, comm, MPI_STATUS_IGNORE);
-            if (MPI_SUCCESS != err) { goto err_hndl; }
-            err = MPI_Reduce_local(spare, acc, (int)count, datatype, op);
-            if (MPI_SUCCESS != err) { goto err_hndl; }
-            newrank = rank / 2;
-        }
-    } else {
-        newrank = rank - rem;
-    }
+    err = fold(acc, spare, count, datatype, op, comm, rank, rem, &newrank);
+    if (MPI_SUCCESS != err) { goto err_hndl; }
 
     if (newrank >= 0) {
         for (distance = 1; distance < pof2; distance <<= 1) {
@@ -248,15 +273,8 @@ int allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, size_t coun
         }
     }
 
-    /* Unfold: the result goes back down to the even ranks. */
-    if (rank < 2 * rem) {
-        if (rank % 2 == 1) {
-            err = MPI_Send(recvbuf, (int)count, datatype, rank - 1, 7, comm);
-        } else {
-            err = MPI_Recv(recvbuf, (int)count, datatype, rank + 1, 7, comm, MPI_STATUS_IGNORE);
-        }
-        if (MPI_SUCCESS != err) { goto err_hndl; }
-    }
+    err = unfold(recvbuf, count, datatype, comm, rank, rem);
+    if (MPI_SUCCESS != err) { goto err_hndl; }
     free(tmp);
     return MPI_SUCCESS;
 
@@ -293,24 +311,11 @@ int allreduce_reduce_scatter_allgather(const void *sendbuf, void *recvbuf, size_
         nsteps++;
     }
 
-    if (rank < 2 * rem) {
-        if (rank % 2 == 0) {
-            err = MPI_Send(rbuf, (int)count, datatype, rank + 1, 8, comm);
-            if (MPI_SUCCESS != err) { goto err_hndl; }
-            newrank = -1;
-        } else {
-            err = MPI_Recv(tmp, (int)count, datatype, rank - 1, 8, comm, MPI_STATUS_IGNORE);
-            if (MPI_SUCCESS != err) { goto err_hndl; }
-            err = MPI_Reduce_local(tmp, rbuf, (int)count, datatype, op);
-            if (MPI_SUCCESS != err) { goto err_hndl; }
-            newrank = rank / 2;
-        }
-    } else {
-        newrank = rank - rem;
-    }
+    err = fold(rbuf, tmp, count, datatype, op, comm, rank, rem, &newrank);
+    if (MPI_SUCCESS != err) { goto err_hndl; }
 
+    int lo = 0, hi = pof2; /* the blocks this rank holds */
     if (newrank >= 0) {
-        int lo = 0, hi = pof2;
         for (rs_step = 0; rs_step < nsteps; rs_step++) {
             int newremote = newrank ^ (1 << rs_step);
             int remote = (newremote < rem) ? newremote * 2 + 1 : newremote + rem;
@@ -335,6 +340,9 @@ int allreduce_reduce_scatter_allgather(const void *sendbuf, void *recvbuf, size_
             lo = keep_lo;
             hi = keep_hi;
         }
+    }
+
+    if (newrank >= 0) {
         for (ag_step = nsteps - 1; ag_step >= 0; ag_step--) {
             int newremote = newrank ^ (1 << ag_step);
             int remote = (newremote < rem) ? newremote * 2 + 1 : newremote + rem;
@@ -354,14 +362,8 @@ int allreduce_reduce_scatter_allgather(const void *sendbuf, void *recvbuf, size_
         }
     }
 
-    if (rank < 2 * rem) {
-        if (rank % 2 == 1) {
-            err = MPI_Send(rbuf, (int)count, datatype, rank - 1, 11, comm);
-        } else {
-            err = MPI_Recv(rbuf, (int)count, datatype, rank + 1, 11, comm, MPI_STATUS_IGNORE);
-        }
-        if (MPI_SUCCESS != err) { goto err_hndl; }
-    }
+    err = unfold(rbuf, count, datatype, comm, rank, rem);
+    if (MPI_SUCCESS != err) { goto err_hndl; }
     free(tmp);
     return MPI_SUCCESS;
 

@@ -79,25 +79,25 @@ int fix_while_doubling(const int *in, int *out, int n, int mode, MPI_Comm comm)
         CG_CTAG_END(CG_CTAG_FIX_WHILE_DOUBLING__SEND__REDUCE_LOOP);
     }
     CG_CTAG_END(CG_CTAG_FIX_WHILE_DOUBLING__SEND);
-    CG_CTAG_BEGIN(CG_CTAG_FIX_WHILE_DOUBLING__SENDRECV);
+    CG_CTAG_BEGIN(CG_CTAG_FIX_WHILE_DOUBLING__MASK);
     if (rank < pof2) {
         while (mask < pof2) {
-            CG_CTAG_NEXT(CG_CTAG_FIX_WHILE_DOUBLING__SENDRECV__MASK);
+            CG_CTAG_NEXT(CG_CTAG_FIX_WHILE_DOUBLING__MASK__ROUND);
             int partner = rank ^ mask;
-            CG_CTAG_BEGIN(CG_CTAG_FIX_WHILE_DOUBLING__SENDRECV__MASK__SENDRECV);
+            CG_CTAG_BEGIN(CG_CTAG_FIX_WHILE_DOUBLING__MASK__ROUND__SENDRECV);
             MPI_Sendrecv(out, n, MPI_INT, partner, 2, tmp, n, MPI_INT, partner, 2, comm,
                          MPI_STATUS_IGNORE);
-            CG_CTAG_END(CG_CTAG_FIX_WHILE_DOUBLING__SENDRECV__MASK__SENDRECV);
-            CG_CTAG_BEGIN(CG_CTAG_FIX_WHILE_DOUBLING__SENDRECV__MASK__REDUCE_LOOP);
+            CG_CTAG_END(CG_CTAG_FIX_WHILE_DOUBLING__MASK__ROUND__SENDRECV);
+            CG_CTAG_BEGIN(CG_CTAG_FIX_WHILE_DOUBLING__MASK__ROUND__REDUCE_LOOP);
             for (int i = 0; i < n; i++) {
                 out[i] = out[i] + tmp[i];
             }
-            CG_CTAG_END(CG_CTAG_FIX_WHILE_DOUBLING__SENDRECV__MASK__REDUCE_LOOP);
+            CG_CTAG_END(CG_CTAG_FIX_WHILE_DOUBLING__MASK__ROUND__REDUCE_LOOP);
             mask <<= 1;
-            CG_CTAG_END(CG_CTAG_FIX_WHILE_DOUBLING__SENDRECV__MASK);
+            CG_CTAG_END(CG_CTAG_FIX_WHILE_DOUBLING__MASK__ROUND);
         }
     }
-    CG_CTAG_END(CG_CTAG_FIX_WHILE_DOUBLING__SENDRECV);
+    CG_CTAG_END(CG_CTAG_FIX_WHILE_DOUBLING__MASK);
     CG_CTAG_BEGIN(CG_CTAG_FIX_WHILE_DOUBLING__RECV);
     if (rank >= pof2) {
         CG_CTAG_BEGIN(CG_CTAG_FIX_WHILE_DOUBLING__RECV__RECV);
