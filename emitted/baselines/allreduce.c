@@ -242,6 +242,59 @@ err_hndl:
     return err;
 }
 
+/* The fold of recursive doubling and Rabenseifner, with pof2 the largest
+ * power of two not above p and rem = p - pof2: of the first 2 rem ranks
+ * each even one hands its vector to the odd one above it, which reduces it
+ * into its own (the lower rank's data first, tmp holding it) and goes on
+ * for both. *newrank: the rank's number among the pof2 that go on, -1 for
+ * one that handed its data over. */
+static int fold(char *rbuf, char *tmp, size_t count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, int rank, int rem, int *newrank)
+{
+    CG_CTAG_FUNCTION(CG_CTAG_FOLD);
+    int err;
+
+    if (rank >= 2 * rem) {
+        *newrank = rank - rem;
+        return MPI_SUCCESS;
+    }
+    CG_CTAG_BEGIN(CG_CTAG_FOLD__SEND);
+    if (rank % 2 == 0) {
+        *newrank = -1;
+        CG_CTAG_BEGIN(CG_CTAG_FOLD__SEND__SEND);
+        return MPI_Send(rbuf, (int)count, datatype, rank + 1, 5, comm);
+    }
+    CG_CTAG_END(CG_CTAG_FOLD__SEND);
+    *newrank = rank / 2;
+    CG_CTAG_BEGIN(CG_CTAG_FOLD__RECV);
+    CG_CTAG_BEGIN(CG_CTAG_FOLD__RECV__RECV);
+    err = MPI_Recv(tmp, (int)count, datatype, rank - 1, 5, comm, MPI_STATUS_IGNORE);
+    CG_CTAG_END(CG_CTAG_FOLD__RECV__RECV);
+    if (MPI_SUCCESS != err) { return err; }
+    CG_CTAG_BEGIN(CG_CTAG_FOLD__RECV__REDUCE_LOCAL);
+    return MPI_Reduce_local(tmp, rbuf, (int)count, datatype, op);
+}
+
+/* The unfold: each odd rank of the first 2 rem sends the result down to
+ * its even partner. */
+static int unfold(char *rbuf, size_t count, MPI_Datatype datatype, MPI_Comm comm, int rank,
+                  int rem)
+{
+    CG_CTAG_FUNCTION(CG_CTAG_UNFOLD);
+    if (rank >= 2 * rem) {
+        return MPI_SUCCESS;
+    }
+    CG_CTAG_BEGIN(CG_CTAG_UNFOLD__SEND);
+    if (rank % 2 == 1) {
+        CG_CTAG_BEGIN(CG_CTAG_UNFOLD__SEND__SEND);
+        return MPI_Send(rbuf, (int)count, datatype, rank - 1, 7, comm);
+    }
+    CG_CTAG_END(CG_CTAG_UNFOLD__SEND);
+    CG_CTAG_BEGIN(CG_CTAG_UNFOLD__RECV);
+    CG_CTAG_BEGIN(CG_CTAG_UNFOLD__RECV__RECV);
+    return MPI_Recv(rbuf, (int)count, datatype, rank + 1, 7, comm, MPI_STATUS_IGNORE);
+}
+
 /* Recursive doubling (Open MPI's coll_base_allreduce_intra_recursivedoubling).
  * With pof2 the largest power of two not above p and rem = p - pof2, the
  * first 2 rem ranks pair up: each even one sends its vector to the odd one
@@ -270,82 +323,55 @@ int allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, size_t coun
     int pof2 = pof2_below(size);
     int rem = size - pof2;
 
-    /* Fold: the even ones of the first 2 rem ranks hand their data up. */
-    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND);
-    if (rank < 2 * rem) {
-        if (rank % 2 == 0) {
-            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND__SEND);
-            err = MPI_Send(acc, (int)count, datatype, rank + 1, 5, comm);
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND__SEND);
-            if (MPI_SUCCESS != err) { goto err_hndl; }
-            newrank = -1;
-        } else {
-            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND__RECV);
-            err = MPI_Recv(spare, (int)count, datatype, rank - 1, 5, comm, MPI_STATUS_IGNORE);
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND__RECV);
-            if (MPI_SUCCESS != err) { goto err_hndl; }
-            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND__REDUCE_LOCAL);
-            err = MPI_Reduce_local(spare, acc, (int)count, datatype, op);
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND__REDUCE_LOCAL);
-            if (MPI_SUCCESS != err) { goto err_hndl; }
-            newrank = rank / 2;
-        }
-    } else {
-        newrank = rank - rem;
-    }
-    CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND);
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD);
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD__FOLD);
+    err = fold(acc, spare, count, datatype, op, comm, rank, rem, &newrank);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD__FOLD);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD);
+    if (MPI_SUCCESS != err) { goto err_hndl; }
 
-    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV);
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE);
     if (newrank >= 0) {
         for (distance = 1; distance < pof2; distance <<= 1) {
-            CG_CTAG_NEXT(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__DISTANCE);
+            CG_CTAG_NEXT(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__ROUND);
             int newremote = newrank ^ distance;
             int remote = (newremote < rem) ? newremote * 2 + 1 : newremote + rem;
-            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__DISTANCE__SENDRECV);
+            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__ROUND__SENDRECV);
             err = MPI_Sendrecv(acc, (int)count, datatype, remote, 6, spare, (int)count,
                                datatype, remote, 6, comm, MPI_STATUS_IGNORE);
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__DISTANCE__SENDRECV);
+            CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__ROUND__SENDRECV);
             if (MPI_SUCCESS != err) { goto err_hndl; }
             if (remote < rank) {
                 /* acc = remote's op acc */
-                CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__DISTANCE__REDUCE_LOCAL);
+                CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__ROUND__REDUCE_LOCAL);
                 err = MPI_Reduce_local(spare, acc, (int)count, datatype, op);
-                CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__DISTANCE__REDUCE_LOCAL);
+                CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__ROUND__REDUCE_LOCAL);
             } else {
                 /* spare = acc op remote's; the buffers trade places */
-                CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__DISTANCE__REDUCE_LOCAL_2);
+                CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__ROUND__REDUCE_LOCAL_2);
                 err = MPI_Reduce_local(acc, spare, (int)count, datatype, op);
-                CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__DISTANCE__REDUCE_LOCAL_2);
+                CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__ROUND__REDUCE_LOCAL_2);
                 char *t = acc;
                 acc = spare;
                 spare = t;
             }
             if (MPI_SUCCESS != err) { goto err_hndl; }
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__DISTANCE);
+            CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__ROUND);
         }
         if (acc != (char *)recvbuf) {
-            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__MEMCPY);
+            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__MEMCPY);
             memcpy(recvbuf, acc, count * (size_t)extent);
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__MEMCPY);
+            CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__MEMCPY);
         }
     }
-    CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE);
 
-    /* Unfold: the result goes back down to the even ranks. */
-    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND_2);
-    if (rank < 2 * rem) {
-        if (rank % 2 == 1) {
-            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND_2__SEND);
-            err = MPI_Send(recvbuf, (int)count, datatype, rank - 1, 7, comm);
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND_2__SEND);
-        } else {
-            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND_2__RECV);
-            err = MPI_Recv(recvbuf, (int)count, datatype, rank + 1, 7, comm, MPI_STATUS_IGNORE);
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND_2__RECV);
-        }
-        if (MPI_SUCCESS != err) { goto err_hndl; }
-    }
-    CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND_2);
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD);
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD__UNFOLD);
+    err = unfold(recvbuf, count, datatype, comm, rank, rem);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD__UNFOLD);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD);
+    if (MPI_SUCCESS != err) { goto err_hndl; }
     free(tmp);
     return MPI_SUCCESS;
 
@@ -388,35 +414,18 @@ int allreduce_reduce_scatter_allgather(const void *sendbuf, void *recvbuf, size_
         nsteps++;
     }
 
-    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND);
-    if (rank < 2 * rem) {
-        if (rank % 2 == 0) {
-            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND__SEND);
-            err = MPI_Send(rbuf, (int)count, datatype, rank + 1, 8, comm);
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND__SEND);
-            if (MPI_SUCCESS != err) { goto err_hndl; }
-            newrank = -1;
-        } else {
-            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND__RECV);
-            err = MPI_Recv(tmp, (int)count, datatype, rank - 1, 8, comm, MPI_STATUS_IGNORE);
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND__RECV);
-            if (MPI_SUCCESS != err) { goto err_hndl; }
-            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND__REDUCE_LOCAL);
-            err = MPI_Reduce_local(tmp, rbuf, (int)count, datatype, op);
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND__REDUCE_LOCAL);
-            if (MPI_SUCCESS != err) { goto err_hndl; }
-            newrank = rank / 2;
-        }
-    } else {
-        newrank = rank - rem;
-    }
-    CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND);
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__FOLD);
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__FOLD__FOLD);
+    err = fold(rbuf, tmp, count, datatype, op, comm, rank, rem, &newrank);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__FOLD__FOLD);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__FOLD);
+    if (MPI_SUCCESS != err) { goto err_hndl; }
 
-    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV);
+    int lo = 0, hi = pof2; /* the blocks this rank holds */
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__RS_STEP);
     if (newrank >= 0) {
-        int lo = 0, hi = pof2;
         for (rs_step = 0; rs_step < nsteps; rs_step++) {
-            CG_CTAG_NEXT(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__RS_STEP);
+            CG_CTAG_NEXT(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__RS_STEP__ROUND);
             int newremote = newrank ^ (1 << rs_step);
             int remote = (newremote < rem) ? newremote * 2 + 1 : newremote + rem;
             int mid = (lo + hi) / 2;
@@ -430,23 +439,28 @@ int allreduce_reduce_scatter_allgather(const void *sendbuf, void *recvbuf, size_
             size_t send_n = block_off(count, pof2, send_hi) - send_off;
             lo_at[rs_step] = lo;
             hi_at[rs_step] = hi;
-            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__RS_STEP__SENDRECV);
+            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__RS_STEP__ROUND__SENDRECV);
             err = MPI_Sendrecv(rbuf + send_off * (size_t)extent, (int)send_n, datatype, remote, 9,
                                tmp + keep_off * (size_t)extent, (int)keep_n, datatype, remote, 9,
                                comm, MPI_STATUS_IGNORE);
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__RS_STEP__SENDRECV);
+            CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__RS_STEP__ROUND__SENDRECV);
             if (MPI_SUCCESS != err) { goto err_hndl; }
-            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__RS_STEP__REDUCE_LOCAL);
+            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__RS_STEP__ROUND__REDUCE_LOCAL);
             err = MPI_Reduce_local(tmp + keep_off * (size_t)extent,
                                    rbuf + keep_off * (size_t)extent, (int)keep_n, datatype, op);
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__RS_STEP__REDUCE_LOCAL);
+            CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__RS_STEP__ROUND__REDUCE_LOCAL);
             if (MPI_SUCCESS != err) { goto err_hndl; }
             lo = keep_lo;
             hi = keep_hi;
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__RS_STEP);
+            CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__RS_STEP__ROUND);
         }
+    }
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__RS_STEP);
+
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__AG_STEP);
+    if (newrank >= 0) {
         for (ag_step = nsteps - 1; ag_step >= 0; ag_step--) {
-            CG_CTAG_NEXT(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__AG_STEP);
+            CG_CTAG_NEXT(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__AG_STEP__ROUND);
             int newremote = newrank ^ (1 << ag_step);
             int remote = (newremote < rem) ? newremote * 2 + 1 : newremote + rem;
             int mid = (lo_at[ag_step] + hi_at[ag_step]) / 2;
@@ -456,33 +470,25 @@ int allreduce_reduce_scatter_allgather(const void *sendbuf, void *recvbuf, size_
             size_t mine_n = block_off(count, pof2, hi) - mine_off;
             size_t other_off = block_off(count, pof2, other_lo);
             size_t other_n = block_off(count, pof2, other_hi) - other_off;
-            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__AG_STEP__SENDRECV);
+            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__AG_STEP__ROUND__SENDRECV);
             err = MPI_Sendrecv(rbuf + mine_off * (size_t)extent, (int)mine_n, datatype, remote, 10,
                                rbuf + other_off * (size_t)extent, (int)other_n, datatype, remote,
                                10, comm, MPI_STATUS_IGNORE);
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__AG_STEP__SENDRECV);
+            CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__AG_STEP__ROUND__SENDRECV);
             if (MPI_SUCCESS != err) { goto err_hndl; }
             lo = lo_at[ag_step];
             hi = hi_at[ag_step];
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__AG_STEP);
+            CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__AG_STEP__ROUND);
         }
     }
-    CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__AG_STEP);
 
-    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND_2);
-    if (rank < 2 * rem) {
-        if (rank % 2 == 1) {
-            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND_2__SEND);
-            err = MPI_Send(rbuf, (int)count, datatype, rank - 1, 11, comm);
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND_2__SEND);
-        } else {
-            CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND_2__RECV);
-            err = MPI_Recv(rbuf, (int)count, datatype, rank + 1, 11, comm, MPI_STATUS_IGNORE);
-            CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND_2__RECV);
-        }
-        if (MPI_SUCCESS != err) { goto err_hndl; }
-    }
-    CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND_2);
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__UNFOLD);
+    CG_CTAG_BEGIN(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__UNFOLD__UNFOLD);
+    err = unfold(rbuf, count, datatype, comm, rank, rem);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__UNFOLD__UNFOLD);
+    CG_CTAG_END(CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__UNFOLD);
+    if (MPI_SUCCESS != err) { goto err_hndl; }
     free(tmp);
     return MPI_SUCCESS;
 

@@ -98,21 +98,21 @@ int bcast_pipeline(void *buffer, size_t count, MPI_Datatype datatype, int root, 
         per_seg = 1;
     int nseg = (int)((count + per_seg - 1) / per_seg);
 
-    CG_CTAG_BEGIN(CG_CTAG_BCAST_PIPELINE__SEND);
+    CG_CTAG_BEGIN(CG_CTAG_BCAST_PIPELINE__SEG);
     if (vrank == 0) {
         for (seg = 0; seg < nseg; seg++) {
-            CG_CTAG_NEXT(CG_CTAG_BCAST_PIPELINE__SEND__SEG);
+            CG_CTAG_NEXT(CG_CTAG_BCAST_PIPELINE__SEG__ROUND);
             size_t first = (size_t)seg * per_seg;
             size_t n = count - first < per_seg ? count - first : per_seg;
-            CG_CTAG_BEGIN(CG_CTAG_BCAST_PIPELINE__SEND__SEG__SEND);
+            CG_CTAG_BEGIN(CG_CTAG_BCAST_PIPELINE__SEG__ROUND__SEND);
             mpi_errno = MPI_Send(buf + first * (size_t)extent, (int)n, datatype, next, 13, comm);
-            CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEND__SEG__SEND);
+            CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEG__ROUND__SEND);
             if (mpi_errno) goto fn_fail;
-            CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEND__SEG);
+            CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEG__ROUND);
         }
         return MPI_SUCCESS;
     }
-    CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEND);
+    CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEG);
     CG_CTAG_BEGIN(CG_CTAG_BCAST_PIPELINE__IRECV);
     CG_CTAG_BEGIN(CG_CTAG_BCAST_PIPELINE__IRECV__IRECV);
     mpi_errno = MPI_Irecv(buf, (int)(count < per_seg ? count : per_seg), datatype, prev, 13, comm,
@@ -120,33 +120,33 @@ int bcast_pipeline(void *buffer, size_t count, MPI_Datatype datatype, int root, 
     CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__IRECV__IRECV);
     CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__IRECV);
     if (mpi_errno) goto fn_fail;
-    CG_CTAG_BEGIN(CG_CTAG_BCAST_PIPELINE__SEG);
+    CG_CTAG_BEGIN(CG_CTAG_BCAST_PIPELINE__SEG_2);
     for (seg = 0; seg < nseg; seg++) {
-        CG_CTAG_NEXT(CG_CTAG_BCAST_PIPELINE__SEG__ROUND);
+        CG_CTAG_NEXT(CG_CTAG_BCAST_PIPELINE__SEG_2__ROUND);
         size_t first = (size_t)seg * per_seg;
         size_t n = count - first < per_seg ? count - first : per_seg;
         if (seg + 1 < nseg) {
             size_t nfirst = first + per_seg;
             size_t nn = count - nfirst < per_seg ? count - nfirst : per_seg;
-            CG_CTAG_BEGIN(CG_CTAG_BCAST_PIPELINE__SEG__ROUND__IRECV);
+            CG_CTAG_BEGIN(CG_CTAG_BCAST_PIPELINE__SEG_2__ROUND__IRECV);
             mpi_errno = MPI_Irecv(buf + nfirst * (size_t)extent, (int)nn, datatype, prev, 13, comm,
                                   &reqs[(seg + 1) % 2]);
-            CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEG__ROUND__IRECV);
+            CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEG_2__ROUND__IRECV);
             if (mpi_errno) goto fn_fail;
         }
-        CG_CTAG_BEGIN(CG_CTAG_BCAST_PIPELINE__SEG__ROUND__WAIT);
+        CG_CTAG_BEGIN(CG_CTAG_BCAST_PIPELINE__SEG_2__ROUND__WAIT);
         mpi_errno = MPI_Wait(&reqs[seg % 2], MPI_STATUS_IGNORE);
-        CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEG__ROUND__WAIT);
+        CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEG_2__ROUND__WAIT);
         if (mpi_errno) goto fn_fail;
         if (vrank < size - 1) {
-            CG_CTAG_BEGIN(CG_CTAG_BCAST_PIPELINE__SEG__ROUND__SEND);
+            CG_CTAG_BEGIN(CG_CTAG_BCAST_PIPELINE__SEG_2__ROUND__SEND);
             mpi_errno = MPI_Send(buf + first * (size_t)extent, (int)n, datatype, next, 13, comm);
-            CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEG__ROUND__SEND);
+            CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEG_2__ROUND__SEND);
             if (mpi_errno) goto fn_fail;
         }
-        CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEG__ROUND);
+        CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEG_2__ROUND);
     }
-    CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEG);
+    CG_CTAG_END(CG_CTAG_BCAST_PIPELINE__SEG_2);
     return MPI_SUCCESS;
 
 fn_fail:

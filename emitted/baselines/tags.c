@@ -36,38 +36,44 @@ const struct cg_tag_info cg_ctag_infos[] = {
     [CG_CTAG_ALLREDUCE_SEGMENTED_RING__AG_STEP - CG_CTAG_BASE] = { "allreduce_segmented_ring/ag_step", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_SEGMENTED_RING }, /* phase */
     [CG_CTAG_ALLREDUCE_SEGMENTED_RING__AG_STEP__ROUND - CG_CTAG_BASE] = { "allreduce_segmented_ring/ag_step/round", CG_TAG_KIND_ROUND, CG_CTAG_ALLREDUCE_SEGMENTED_RING__AG_STEP }, /* round */
     [CG_CTAG_ALLREDUCE_SEGMENTED_RING__AG_STEP__ROUND__SENDRECV - CG_CTAG_BASE] = { "allreduce_segmented_ring/ag_step/round/sendrecv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_SEGMENTED_RING__AG_STEP__ROUND }, /* communication */
+    [CG_CTAG_FOLD - CG_CTAG_BASE] = { "fold", CG_TAG_KIND_CALL, -1 }, /* call */
+    [CG_CTAG_FOLD__SEND - CG_CTAG_BASE] = { "fold/send", CG_TAG_KIND_PHASE, CG_CTAG_FOLD }, /* phase */
+    [CG_CTAG_FOLD__SEND__SEND - CG_CTAG_BASE] = { "fold/send/send", CG_TAG_KIND_COMM, CG_CTAG_FOLD__SEND }, /* communication */
+    [CG_CTAG_FOLD__RECV - CG_CTAG_BASE] = { "fold/recv", CG_TAG_KIND_PHASE, CG_CTAG_FOLD }, /* phase */
+    [CG_CTAG_FOLD__RECV__RECV - CG_CTAG_BASE] = { "fold/recv/recv", CG_TAG_KIND_COMM, CG_CTAG_FOLD__RECV }, /* communication */
+    [CG_CTAG_FOLD__RECV__REDUCE_LOCAL - CG_CTAG_BASE] = { "fold/recv/reduce_local", CG_TAG_KIND_REDUCE, CG_CTAG_FOLD__RECV }, /* reduction */
+    [CG_CTAG_UNFOLD - CG_CTAG_BASE] = { "unfold", CG_TAG_KIND_CALL, -1 }, /* call */
+    [CG_CTAG_UNFOLD__SEND - CG_CTAG_BASE] = { "unfold/send", CG_TAG_KIND_PHASE, CG_CTAG_UNFOLD }, /* phase */
+    [CG_CTAG_UNFOLD__SEND__SEND - CG_CTAG_BASE] = { "unfold/send/send", CG_TAG_KIND_COMM, CG_CTAG_UNFOLD__SEND }, /* communication */
+    [CG_CTAG_UNFOLD__RECV - CG_CTAG_BASE] = { "unfold/recv", CG_TAG_KIND_PHASE, CG_CTAG_UNFOLD }, /* phase */
+    [CG_CTAG_UNFOLD__RECV__RECV - CG_CTAG_BASE] = { "unfold/recv/recv", CG_TAG_KIND_COMM, CG_CTAG_UNFOLD__RECV }, /* communication */
     [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING - CG_CTAG_BASE] = { "allreduce_recursive_doubling", CG_TAG_KIND_CALL, -1 }, /* call */
     [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__START - CG_CTAG_BASE] = { "allreduce_recursive_doubling/start", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING }, /* phase */
     [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__START__START - CG_CTAG_BASE] = { "allreduce_recursive_doubling/start/start", CG_TAG_KIND_COPY, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__START }, /* local copy */
-    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND - CG_CTAG_BASE] = { "allreduce_recursive_doubling/send", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING }, /* phase */
-    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND__SEND - CG_CTAG_BASE] = { "allreduce_recursive_doubling/send/send", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND }, /* communication */
-    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND__RECV - CG_CTAG_BASE] = { "allreduce_recursive_doubling/send/recv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND }, /* communication */
-    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND__REDUCE_LOCAL - CG_CTAG_BASE] = { "allreduce_recursive_doubling/send/reduce_local", CG_TAG_KIND_REDUCE, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND }, /* reduction */
-    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV - CG_CTAG_BASE] = { "allreduce_recursive_doubling/sendrecv", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING }, /* phase */
-    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__DISTANCE - CG_CTAG_BASE] = { "allreduce_recursive_doubling/sendrecv/distance", CG_TAG_KIND_ROUND, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV }, /* round */
-    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__DISTANCE__SENDRECV - CG_CTAG_BASE] = { "allreduce_recursive_doubling/sendrecv/distance/sendrecv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__DISTANCE }, /* communication */
-    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__DISTANCE__REDUCE_LOCAL - CG_CTAG_BASE] = { "allreduce_recursive_doubling/sendrecv/distance/reduce_local", CG_TAG_KIND_REDUCE, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__DISTANCE }, /* reduction */
-    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__DISTANCE__REDUCE_LOCAL_2 - CG_CTAG_BASE] = { "allreduce_recursive_doubling/sendrecv/distance/reduce_local_2", CG_TAG_KIND_REDUCE, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__DISTANCE }, /* reduction */
-    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV__MEMCPY - CG_CTAG_BASE] = { "allreduce_recursive_doubling/sendrecv/memcpy", CG_TAG_KIND_COPY, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SENDRECV }, /* local copy */
-    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND_2 - CG_CTAG_BASE] = { "allreduce_recursive_doubling/send_2", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING }, /* phase */
-    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND_2__SEND - CG_CTAG_BASE] = { "allreduce_recursive_doubling/send_2/send", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND_2 }, /* communication */
-    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND_2__RECV - CG_CTAG_BASE] = { "allreduce_recursive_doubling/send_2/recv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__SEND_2 }, /* communication */
+    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD - CG_CTAG_BASE] = { "allreduce_recursive_doubling/fold", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING }, /* phase */
+    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD__FOLD - CG_CTAG_BASE] = { "allreduce_recursive_doubling/fold/fold", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD }, /* communication */
+    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE - CG_CTAG_BASE] = { "allreduce_recursive_doubling/distance", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING }, /* phase */
+    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__ROUND - CG_CTAG_BASE] = { "allreduce_recursive_doubling/distance/round", CG_TAG_KIND_ROUND, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE }, /* round */
+    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__ROUND__SENDRECV - CG_CTAG_BASE] = { "allreduce_recursive_doubling/distance/round/sendrecv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__ROUND }, /* communication */
+    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__ROUND__REDUCE_LOCAL - CG_CTAG_BASE] = { "allreduce_recursive_doubling/distance/round/reduce_local", CG_TAG_KIND_REDUCE, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__ROUND }, /* reduction */
+    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__ROUND__REDUCE_LOCAL_2 - CG_CTAG_BASE] = { "allreduce_recursive_doubling/distance/round/reduce_local_2", CG_TAG_KIND_REDUCE, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__ROUND }, /* reduction */
+    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE__MEMCPY - CG_CTAG_BASE] = { "allreduce_recursive_doubling/distance/memcpy", CG_TAG_KIND_COPY, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__DISTANCE }, /* local copy */
+    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD - CG_CTAG_BASE] = { "allreduce_recursive_doubling/unfold", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING }, /* phase */
+    [CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD__UNFOLD - CG_CTAG_BASE] = { "allreduce_recursive_doubling/unfold/unfold", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD }, /* communication */
     [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather", CG_TAG_KIND_CALL, -1 }, /* call */
     [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__START - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/start", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER }, /* phase */
     [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__START__START - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/start/start", CG_TAG_KIND_COPY, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__START }, /* local copy */
-    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/send", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER }, /* phase */
-    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND__SEND - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/send/send", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND }, /* communication */
-    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND__RECV - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/send/recv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND }, /* communication */
-    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND__REDUCE_LOCAL - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/send/reduce_local", CG_TAG_KIND_REDUCE, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND }, /* reduction */
-    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/sendrecv", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER }, /* phase */
-    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__RS_STEP - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/sendrecv/rs_step", CG_TAG_KIND_ROUND, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV }, /* round */
-    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__RS_STEP__SENDRECV - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/sendrecv/rs_step/sendrecv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__RS_STEP }, /* communication */
-    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__RS_STEP__REDUCE_LOCAL - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/sendrecv/rs_step/reduce_local", CG_TAG_KIND_REDUCE, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__RS_STEP }, /* reduction */
-    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__AG_STEP - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/sendrecv/ag_step", CG_TAG_KIND_ROUND, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV }, /* round */
-    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__AG_STEP__SENDRECV - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/sendrecv/ag_step/sendrecv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SENDRECV__AG_STEP }, /* communication */
-    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND_2 - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/send_2", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER }, /* phase */
-    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND_2__SEND - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/send_2/send", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND_2 }, /* communication */
-    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND_2__RECV - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/send_2/recv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__SEND_2 }, /* communication */
+    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__FOLD - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/fold", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER }, /* phase */
+    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__FOLD__FOLD - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/fold/fold", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__FOLD }, /* communication */
+    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__RS_STEP - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/rs_step", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER }, /* phase */
+    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__RS_STEP__ROUND - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/rs_step/round", CG_TAG_KIND_ROUND, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__RS_STEP }, /* round */
+    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__RS_STEP__ROUND__SENDRECV - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/rs_step/round/sendrecv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__RS_STEP__ROUND }, /* communication */
+    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__RS_STEP__ROUND__REDUCE_LOCAL - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/rs_step/round/reduce_local", CG_TAG_KIND_REDUCE, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__RS_STEP__ROUND }, /* reduction */
+    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__AG_STEP - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/ag_step", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER }, /* phase */
+    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__AG_STEP__ROUND - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/ag_step/round", CG_TAG_KIND_ROUND, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__AG_STEP }, /* round */
+    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__AG_STEP__ROUND__SENDRECV - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/ag_step/round/sendrecv", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__AG_STEP__ROUND }, /* communication */
+    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__UNFOLD - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/unfold", CG_TAG_KIND_PHASE, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER }, /* phase */
+    [CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__UNFOLD__UNFOLD - CG_CTAG_BASE] = { "allreduce_reduce_scatter_allgather/unfold/unfold", CG_TAG_KIND_COMM, CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER__UNFOLD }, /* communication */
     [CG_CTAG_BCAST_BINOMIAL - CG_CTAG_BASE] = { "bcast_binomial", CG_TAG_KIND_CALL, -1 }, /* call */
     [CG_CTAG_BCAST_BINOMIAL__MASK - CG_CTAG_BASE] = { "bcast_binomial/mask", CG_TAG_KIND_PHASE, CG_CTAG_BCAST_BINOMIAL }, /* phase */
     [CG_CTAG_BCAST_BINOMIAL__MASK__ROUND - CG_CTAG_BASE] = { "bcast_binomial/mask/round", CG_TAG_KIND_ROUND, CG_CTAG_BCAST_BINOMIAL__MASK }, /* round */
@@ -76,16 +82,16 @@ const struct cg_tag_info cg_ctag_infos[] = {
     [CG_CTAG_BCAST_BINOMIAL__MASK_2__ROUND - CG_CTAG_BASE] = { "bcast_binomial/mask_2/round", CG_TAG_KIND_ROUND, CG_CTAG_BCAST_BINOMIAL__MASK_2 }, /* round */
     [CG_CTAG_BCAST_BINOMIAL__MASK_2__ROUND__SEND - CG_CTAG_BASE] = { "bcast_binomial/mask_2/round/send", CG_TAG_KIND_COMM, CG_CTAG_BCAST_BINOMIAL__MASK_2__ROUND }, /* communication */
     [CG_CTAG_BCAST_PIPELINE - CG_CTAG_BASE] = { "bcast_pipeline", CG_TAG_KIND_CALL, -1 }, /* call */
-    [CG_CTAG_BCAST_PIPELINE__SEND - CG_CTAG_BASE] = { "bcast_pipeline/send", CG_TAG_KIND_PHASE, CG_CTAG_BCAST_PIPELINE }, /* phase */
-    [CG_CTAG_BCAST_PIPELINE__SEND__SEG - CG_CTAG_BASE] = { "bcast_pipeline/send/seg", CG_TAG_KIND_ROUND, CG_CTAG_BCAST_PIPELINE__SEND }, /* round */
-    [CG_CTAG_BCAST_PIPELINE__SEND__SEG__SEND - CG_CTAG_BASE] = { "bcast_pipeline/send/seg/send", CG_TAG_KIND_COMM, CG_CTAG_BCAST_PIPELINE__SEND__SEG }, /* communication */
-    [CG_CTAG_BCAST_PIPELINE__IRECV - CG_CTAG_BASE] = { "bcast_pipeline/irecv", CG_TAG_KIND_PHASE, CG_CTAG_BCAST_PIPELINE }, /* phase */
-    [CG_CTAG_BCAST_PIPELINE__IRECV__IRECV - CG_CTAG_BASE] = { "bcast_pipeline/irecv/irecv", CG_TAG_KIND_COMM, CG_CTAG_BCAST_PIPELINE__IRECV }, /* communication */
     [CG_CTAG_BCAST_PIPELINE__SEG - CG_CTAG_BASE] = { "bcast_pipeline/seg", CG_TAG_KIND_PHASE, CG_CTAG_BCAST_PIPELINE }, /* phase */
     [CG_CTAG_BCAST_PIPELINE__SEG__ROUND - CG_CTAG_BASE] = { "bcast_pipeline/seg/round", CG_TAG_KIND_ROUND, CG_CTAG_BCAST_PIPELINE__SEG }, /* round */
-    [CG_CTAG_BCAST_PIPELINE__SEG__ROUND__IRECV - CG_CTAG_BASE] = { "bcast_pipeline/seg/round/irecv", CG_TAG_KIND_COMM, CG_CTAG_BCAST_PIPELINE__SEG__ROUND }, /* communication */
-    [CG_CTAG_BCAST_PIPELINE__SEG__ROUND__WAIT - CG_CTAG_BASE] = { "bcast_pipeline/seg/round/wait", CG_TAG_KIND_COMM, CG_CTAG_BCAST_PIPELINE__SEG__ROUND }, /* communication */
     [CG_CTAG_BCAST_PIPELINE__SEG__ROUND__SEND - CG_CTAG_BASE] = { "bcast_pipeline/seg/round/send", CG_TAG_KIND_COMM, CG_CTAG_BCAST_PIPELINE__SEG__ROUND }, /* communication */
+    [CG_CTAG_BCAST_PIPELINE__IRECV - CG_CTAG_BASE] = { "bcast_pipeline/irecv", CG_TAG_KIND_PHASE, CG_CTAG_BCAST_PIPELINE }, /* phase */
+    [CG_CTAG_BCAST_PIPELINE__IRECV__IRECV - CG_CTAG_BASE] = { "bcast_pipeline/irecv/irecv", CG_TAG_KIND_COMM, CG_CTAG_BCAST_PIPELINE__IRECV }, /* communication */
+    [CG_CTAG_BCAST_PIPELINE__SEG_2 - CG_CTAG_BASE] = { "bcast_pipeline/seg_2", CG_TAG_KIND_PHASE, CG_CTAG_BCAST_PIPELINE }, /* phase */
+    [CG_CTAG_BCAST_PIPELINE__SEG_2__ROUND - CG_CTAG_BASE] = { "bcast_pipeline/seg_2/round", CG_TAG_KIND_ROUND, CG_CTAG_BCAST_PIPELINE__SEG_2 }, /* round */
+    [CG_CTAG_BCAST_PIPELINE__SEG_2__ROUND__IRECV - CG_CTAG_BASE] = { "bcast_pipeline/seg_2/round/irecv", CG_TAG_KIND_COMM, CG_CTAG_BCAST_PIPELINE__SEG_2__ROUND }, /* communication */
+    [CG_CTAG_BCAST_PIPELINE__SEG_2__ROUND__WAIT - CG_CTAG_BASE] = { "bcast_pipeline/seg_2/round/wait", CG_TAG_KIND_COMM, CG_CTAG_BCAST_PIPELINE__SEG_2__ROUND }, /* communication */
+    [CG_CTAG_BCAST_PIPELINE__SEG_2__ROUND__SEND - CG_CTAG_BASE] = { "bcast_pipeline/seg_2/round/send", CG_TAG_KIND_COMM, CG_CTAG_BCAST_PIPELINE__SEG_2__ROUND }, /* communication */
     [CG_CTAG_BCAST_SCATTER_ALLGATHER - CG_CTAG_BASE] = { "bcast_scatter_allgather", CG_TAG_KIND_CALL, -1 }, /* call */
     [CG_CTAG_BCAST_SCATTER_ALLGATHER__MASK - CG_CTAG_BASE] = { "bcast_scatter_allgather/mask", CG_TAG_KIND_PHASE, CG_CTAG_BCAST_SCATTER_ALLGATHER }, /* phase */
     [CG_CTAG_BCAST_SCATTER_ALLGATHER__MASK__ROUND - CG_CTAG_BASE] = { "bcast_scatter_allgather/mask/round", CG_TAG_KIND_ROUND, CG_CTAG_BCAST_SCATTER_ALLGATHER__MASK }, /* round */
@@ -134,12 +140,14 @@ const struct cg_tag_info cg_ctag_infos[] = {
     [CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__I__ROUND - CG_CTAG_BASE] = { "allgather_neighbor_exchange/i/round", CG_TAG_KIND_ROUND, CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__I }, /* round */
     [CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__I__ROUND__SENDRECV - CG_CTAG_BASE] = { "allgather_neighbor_exchange/i/round/sendrecv", CG_TAG_KIND_COMM, CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE__I__ROUND }, /* communication */
 };
-const int cg_nctags = 126;
+const int cg_nctags = 132;
 
 const struct cg_ctag_fn cg_ctag_fns[] = {
     { "start", "harness/baselines/allreduce.c", CG_CTAG_START, CG_CTAGS_START },
     { "allreduce_ring", "harness/baselines/allreduce.c", CG_CTAG_ALLREDUCE_RING, CG_CTAGS_ALLREDUCE_RING },
     { "allreduce_segmented_ring", "harness/baselines/allreduce.c", CG_CTAG_ALLREDUCE_SEGMENTED_RING, CG_CTAGS_ALLREDUCE_SEGMENTED_RING },
+    { "fold", "harness/baselines/allreduce.c", CG_CTAG_FOLD, CG_CTAGS_FOLD },
+    { "unfold", "harness/baselines/allreduce.c", CG_CTAG_UNFOLD, CG_CTAGS_UNFOLD },
     { "allreduce_recursive_doubling", "harness/baselines/allreduce.c", CG_CTAG_ALLREDUCE_RECURSIVE_DOUBLING, CG_CTAGS_ALLREDUCE_RECURSIVE_DOUBLING },
     { "allreduce_reduce_scatter_allgather", "harness/baselines/allreduce.c", CG_CTAG_ALLREDUCE_REDUCE_SCATTER_ALLGATHER, CG_CTAGS_ALLREDUCE_REDUCE_SCATTER_ALLGATHER },
     { "bcast_binomial", "harness/baselines/bcast.c", CG_CTAG_BCAST_BINOMIAL, CG_CTAGS_BCAST_BINOMIAL },
@@ -151,4 +159,4 @@ const struct cg_ctag_fn cg_ctag_fns[] = {
     { "allgather_recursive_doubling", "harness/baselines/allgather.c", CG_CTAG_ALLGATHER_RECURSIVE_DOUBLING, CG_CTAGS_ALLGATHER_RECURSIVE_DOUBLING },
     { "allgather_neighbor_exchange", "harness/baselines/allgather.c", CG_CTAG_ALLGATHER_NEIGHBOR_EXCHANGE, CG_CTAGS_ALLGATHER_NEIGHBOR_EXCHANGE },
 };
-const int cg_nctag_fns = 13;
+const int cg_nctag_fns = 15;
