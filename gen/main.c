@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "ctag.h"
 #include "load.h"
 #include "mutate.h"
 #include "passes.h"
@@ -627,6 +628,9 @@ static const struct cg_command commands[] = {
     { "mutate", cmd_mutate, "mutate [FILE...]",
       "mutation testing of the verifier: make mutants, verify\n"
       "them, print the kill rate and the equivalent ones" },
+    { "tag", cg_ctag_main, "tag FILE.c...",
+      "insert timing tags into hand-written C (gen/ctag.c;\n"
+      "'collgen tag --help')" },
 };
 #define NCOMMANDS ((int)(sizeof(commands) / sizeof(commands[0])))
 

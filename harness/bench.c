@@ -59,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_baseline.h"
 #include "cg.h"
 
 #ifndef CG_FLAVOUR
@@ -112,6 +113,9 @@ struct point_bufs {
 
 static const struct cg_algo *find_algo(const struct bench_point *pt)
 {
+    if (pt->baseline) {
+        return bench_baseline_find(pt->base);
+    }
     for (int i = 0; i < cg_nalgos; i++) {
         if (strcmp(cg_algos[i]->name, pt->base) == 0) {
             return cg_algos[i];
@@ -986,7 +990,10 @@ static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
         if (run->algo == NULL) {
             run->status = "error";
             snprintf(run->reason, sizeof(run->reason),
-                     "no generated schedule named \"%s\" in this build (emitted/registry.c)",
+                     pt->baseline ? "no baseline named \"%s\" in this build "
+                                    "(harness/baselines/baselines.h)"
+                                  : "no generated schedule named \"%s\" in this build "
+                                    "(emitted/registry.c)",
                      pt->name);
             return;
         }
@@ -1181,7 +1188,8 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
     r.reason = run->reason;
     r.collective = bench_coll_name(pt->coll);
     r.backend = "mpi";
-    r.kind = (pt->kind == BENCH_GENERATED) ? "generated"
+    r.kind = pt->baseline                  ? "baseline"
+             : (pt->kind == BENCH_GENERATED) ? "generated"
              : (pt->kind == BENCH_BOUND)    ? "bound"
              : (pt->kind == BENCH_MICRO)    ? "micro"
                                             : "native";
@@ -1199,6 +1207,7 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
     r.max_error = run->max_error;
     r.tag_first = (run->algo != NULL) ? run->algo->tag_first : 0;
     r.ntags = run->ntags;
+    r.tag_infos = (pt->baseline && run->algo != NULL) ? bench_baseline_tag_infos(run->algo) : NULL;
     r.tag_n = run->n; /* the timed repetitions carry the tags */
     r.tag_times = run->tag_times;
     rc = bench_record_write(ctx->job, &r, msg, msglen);

@@ -75,6 +75,8 @@ struct bench_point {
     const char *impl;     /* "native:default", "native:ring", "generated:allreduce_ring",
                            * "bound:sendrecv_reduce" */
     enum bench_kind kind; /* native, generated, bound or micro */
+    int baseline;         /* BENCH_GENERATED: a baseline:<name> (bench_baseline.c), run as a
+                           * generated point is; its record's kind is "baseline" */
     const char *name;     /* "default", the algorithm, the schedule or micro-benchmark
                            * with its parameters ("bcast_knomial(radix=4)") */
     char base[64];        /* the name without "(...)": the schedule, or the benchmark */
@@ -230,6 +232,7 @@ struct bench_record {
     uint64_t inexact;
     double tolerance;
     int tag_first, ntags;      /* the schedule's tag ids (cg_tag_infos); 0 tags: null */
+    const struct cg_tag_info *tag_infos; /* names tag_first + k, or NULL: cg_tag_infos */
     long tag_n;                /* rows of tag_times: n when the timed repetitions carry
                                 * the tags (bench), else repetitions of their own */
     const uint64_t *tag_times; /* tag_n x ntags, the slowest rank's per repetition, ns */

@@ -316,6 +316,11 @@ static int load_point(struct loader *ld, const cJSON *it, int index, struct benc
             return fail(ld, "%simpl \"%s\" is not generated:<schedule> or "
                             "generated:<schedule>(<param>=<integer>,...)", where, pt->impl);
         }
+    } else if (strncmp(pt->impl, "baseline:", 9) == 0 && pt->impl[9] != '\0' &&
+               strcmp(pt->impl + 9, "*") != 0) {
+        pt->kind = BENCH_GENERATED; /* checked, timed and tagged like one */
+        pt->baseline = 1;
+        pt->name = pt->impl + 9;
     } else if (strncmp(pt->impl, "micro:", 6) == 0) {
         pt->kind = BENCH_MICRO;
         pt->name = pt->impl + 6;
@@ -340,8 +345,8 @@ static int load_point(struct loader *ld, const cJSON *it, int index, struct benc
         pt->name = pt->impl + 6;
     } else {
         return fail(ld, "%simpl \"%s\" is not native:default, native:<algorithm>, "
-                        "generated:<schedule>, bound:<name> or micro:<name>(k=<lanes>) (the "
-                        "runner expands generated:*)",
+                        "generated:<schedule>, baseline:<name>, bound:<name> or "
+                        "micro:<name>(k=<lanes>) (the runner expands generated:* and baseline:*)",
                     where, pt->impl);
     }
     if (pt->base[0] == '\0') {

@@ -670,7 +670,7 @@ void bench_effective_for(const struct bench_ctx *ctx, const struct bench_point *
         set_str(eff->algorithm, sizeof(eff->algorithm), pt->name);
         set_str(eff->forced_by, sizeof(eff->forced_by), req_forced_by);
     } else if (pt->kind == BENCH_GENERATED) {
-        eff->source = "generated";
+        eff->source = pt->baseline ? "baseline" : "generated";
         set_str(eff->algorithm, sizeof(eff->algorithm), pt->name);
         set_str(eff->forced_by, sizeof(eff->forced_by), req_forced_by);
     } else if (!ctx->mpit_ok) {

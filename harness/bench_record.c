@@ -286,7 +286,8 @@ static void write_tags(struct jw *w, const struct bench_record *r, const struct 
         double base = st->median_ns;
         jw_arr(w);
         for (int k = 0; k < r->ntags; k++) {
-            const struct cg_tag_info *info = &cg_tag_infos[r->tag_first + k];
+            const struct cg_tag_info *info = (r->tag_infos != NULL) ? &r->tag_infos[k]
+                                                                    : &cg_tag_infos[r->tag_first + k];
             double med;
             for (long i = 0; i < r->tag_n; i++) {
                 col[i] = r->tag_times[((size_t)i * (size_t)r->ntags) + (size_t)k];

@@ -8,6 +8,7 @@
  */
 #include "descriptor.h"
 #include "../gen/passes.h" /* cg_emit_cuda_supports */
+#include "run_baseline.h"     /* baseline:<name> */
 
 #include <ctype.h>
 #include <dirent.h>
@@ -1227,6 +1228,10 @@ static int parse_impl(struct vctx *v, const struct cg_json *j, const struct cg_t
         } else {
             colon = NULL;
         }
+    } else if (colon != NULL && kind_len == 8 && strncmp(s->str, "baseline", 8) == 0 &&
+               (strcmp(name, "*") == 0 || is_ident(name, 0))) {
+        r->kind = strcmp(name, "*") == 0 ? CG_IMPL_BASELINE_ALL : CG_IMPL_BASELINE;
+        r->name = name;
     } else if (colon != NULL && kind_len == 5 && strncmp(s->str, "bound", 5) == 0) {
         if (is_ident(name, 0)) {
             r->kind = CG_IMPL_BOUND;
@@ -1240,8 +1245,8 @@ static int parse_impl(struct vctx *v, const struct cg_json *j, const struct cg_t
     if (colon == NULL) {
         verr(v, s->str_pos,
              "'%s' is not an implementation; expected native:default, "
-             "native:<algorithm>, native:*, generated:<schedule>, generated:* or "
-             "bound:" CG_BOUND_SENDRECV_REDUCE,
+             "native:<algorithm>, native:*, generated:<schedule>, generated:*, "
+             "baseline:<name>, baseline:* or bound:" CG_BOUND_SENDRECV_REDUCE,
              s->str);
         return -1;
     }
@@ -1548,6 +1553,14 @@ static void check_coll(struct vctx *v, const struct cg_test *t, const struct cg_
         case CG_IMPL_BOUND:
             check_bound(v, t, cr, im, from_top);
             break;
+        case CG_IMPL_BASELINE:
+        case CG_IMPL_BASELINE_ALL: {
+            char why[1200];
+            if (cg_baseline_problem(im, (enum cg_coll_kind)c, t, from_top, why, sizeof(why))) {
+                verr(v, im->pos, "%s", why);
+            }
+            break;
+        }
         case CG_IMPL_GENERATED:
         case CG_IMPL_GENERATED_ALL:
             if (!reg->loaded) {
@@ -1766,6 +1779,16 @@ static int parse_collectives(struct vctx *v, const struct cg_json *j, struct cg_
             if (!used) {
                 verr(v, im->pos, "%s is a bound of allreduce, but the test measures no allreduce",
                      im->text);
+            }
+        }
+        for (int b = 0; im->kind == CG_IMPL_BASELINE && b < cg_baseline_count(); b++) {
+            int used = 0;
+            for (int k = 0; k < t->ncolls; k++) {
+                used |= t->colls[k].coll == cg_baseline_coll(b);
+            }
+            if (!used && strcmp(cg_baseline_name(b), im->name) == 0) {
+                verr(v, im->pos, "baseline:%s is a %s baseline, but the test measures no %s",
+                     im->name, coll_name(cg_baseline_coll(b)), coll_name(cg_baseline_coll(b)));
             }
         }
         if (im->kind == CG_IMPL_GENERATED && (se = registry_find(reg, im->name)) != NULL) {

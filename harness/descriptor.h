@@ -161,7 +161,9 @@ enum cg_impl_kind {
     CG_IMPL_NATIVE_ALL,     /* native:* */
     CG_IMPL_GENERATED,      /* generated:<schedule> */
     CG_IMPL_GENERATED_ALL,  /* generated:* */
-    CG_IMPL_BOUND           /* bound:<name>, a transport bound (bound:sendrecv_reduce) */
+    CG_IMPL_BOUND,          /* bound:<name>, a transport bound (bound:sendrecv_reduce) */
+    CG_IMPL_BASELINE,       /* baseline:<name>, plain MPI (harness/baselines/) */
+    CG_IMPL_BASELINE_ALL    /* baseline:* */
 };
 
 /* The one transport bound: allreduce at 2 ranks as two MPI_Sendrecv of n/2
@@ -170,7 +172,8 @@ enum cg_impl_kind {
 
 struct cg_impl_req {
     enum cg_impl_kind kind; /* which form */
-    const char *name;       /* algorithm, schedule or bound (NATIVE, GENERATED, BOUND) */
+    const char *name;       /* algorithm, schedule, bound or baseline (NATIVE, GENERATED,
+                             * BOUND, BASELINE) */
     const char *text;       /* as written */
     const char **libs;      /* only these libraries (NULL: all of the test's) */
     int nlibs;              /* entries in libs */

@@ -19,7 +19,7 @@ are plotted (the report lists the others). One figure per
   box_<coll>_<lib>_p<P>.png      raw repetitions per implementation, one
                                  panel per size (at most 6 sizes)
   phases_<coll>_<lib>_p<P>.png   share of each phase tag in the generated
-                                 schedules, stacked, per size
+                                 schedules and baselines, stacked, per size
   scaling_<coll>_<lib>.png       median time against p at fixed sizes
   micro_<bench>_<lib>_p<P>_<shape>.png
                                  a micro-benchmark (kind "micro"; <bench>
@@ -30,7 +30,8 @@ are plotted (the report lists the others). One figure per
                                  "Micro-benchmarks"); never in the others
 
 Implementations are named as in the table: "default", the native algorithm,
-"g:<name>" for the generated schedule <collective>_<name>, "bound:<name>" for
+"g:<name>" for the generated schedule <collective>_<name>, "b:<name>" for the
+baseline <collective>_<name> (baseline:<name>), "bound:<name>" for
 a transport bound (bound:sendrecv_reduce: a reference line, never a
 winner). A point where the
 library ran another algorithm than the one asked for (the record's diff
@@ -125,6 +126,10 @@ class Point:
             short = self.name[len(prefix):] if self.name.startswith(prefix) and \
                 len(self.name) > len(prefix) else self.name
             self.label = "g:" + short
+        elif self.kind == "baseline":
+            short = self.name[len(prefix):] if self.name.startswith(prefix) and \
+                len(self.name) > len(prefix) else self.name
+            self.label = "b:" + short
         elif self.kind == "bound":
             self.label = "bound:" + self.name
         elif self.name == "default":
@@ -346,7 +351,7 @@ def plot_group(plt, np, pts, title, stem, out, written):
         save(fig, out, "box_%s.png" % stem, written)
         plt.close(fig)
 
-    gens = [s for s in labels if s.startswith("g:") and any(q.tags for q in by_label[s])]
+    gens = [s for s in labels if s[:2] in ("g:", "b:") and any(q.tags for q in by_label[s])]
     if gens:
         fig, axes = plt.subplots(len(gens), 1, figsize=(8, 2.8 * len(gens)), squeeze=False)
         for ax, s in zip(axes[:, 0], gens):
@@ -375,7 +380,7 @@ def plot_group(plt, np, pts, title, stem, out, written):
             ax.set_ylabel("share of median time")
             ax.set_title("%s (%s)" % (s, qs[0].name), fontsize=10)
             legend_outside(ax, title="phase")
-        fig.suptitle("%s: per-phase tags of the generated schedules" % title)
+        fig.suptitle("%s: per-phase tags of the generated schedules and baselines" % title)
         fig.tight_layout()
         save(fig, out, "phases_%s.png" % stem, written)
         plt.close(fig)

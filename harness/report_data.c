@@ -272,8 +272,9 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
         return -1;
     }
     if (strcmp(r->kind, "native") != 0 && strcmp(r->kind, "generated") != 0 &&
-        strcmp(r->kind, "bound") != 0 && strcmp(r->kind, "micro") != 0) {
-        bad(w, "kind '%s' is not native, generated, bound or micro", r->kind);
+        strcmp(r->kind, "bound") != 0 && strcmp(r->kind, "micro") != 0 &&
+        strcmp(r->kind, "baseline") != 0) {
+        bad(w, "kind '%s' is not native, generated, baseline, bound or micro", r->kind);
         return -1;
     }
     if (strcmp(r->kind, "micro") == 0) {

@@ -23,7 +23,7 @@ struct cg_rep_record {
     const char *point_id;            /* unique per point */
     const char *collective;          /* allreduce, allgather, ... */
     const char *library;             /* openmpi, mpich, nccl, ... */
-    const char *kind;                /* native | generated | bound | micro */
+    const char *kind;                /* native | generated | baseline | bound | micro */
     const char *name;                /* algorithm, "default", schedule name (with its swept
                                       * parameters: "bcast_knomial(radix=4)"), bound, or
                                       * micro-benchmark ("lane_pattern(k=2)") */

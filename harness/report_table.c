@@ -171,6 +171,9 @@ static const struct equivalence {
 } equivalences[] = {
     {"allreduce", "rabenseifner", {"rabenseifner", "reduce_scatter_allgather", NULL}},
     {"allgather", "bruck", {"bruck", "brucks", NULL}},
+    /* The baselines' names (harness/baselines/baselines.h). */
+    {"allreduce", "reduce_scatter_allgather", {"rabenseifner", "reduce_scatter_allgather", NULL}},
+    {"allgather", "neighbor_exchange", {"neighbor", NULL}},
     {"bcast", "binomial_doubling", {"binomial", NULL}},
     {"bcast", "binomial_halving", {"binomial", NULL}},
     /* Why: Open MPI's scatter_allgather gathers by recursive doubling; the
@@ -196,11 +199,13 @@ static const struct equivalence {
     {"barrier", "dissemination", {"bruck", "dissemination", NULL}},
 };
 
-/* The name of a generated schedule after its collective's prefix. */
+/* The name of a generated schedule or a baseline after its collective's
+ * prefix. */
 static const char *short_name(const struct cg_rep_record *r)
 {
     size_t n = strlen(r->collective);
-    if (strcmp(r->kind, "generated") == 0 && strncmp(r->name, r->collective, n) == 0 &&
+    if ((strcmp(r->kind, "generated") == 0 || strcmp(r->kind, "baseline") == 0) &&
+        strncmp(r->name, r->collective, n) == 0 &&
         r->name[n] == '_' && r->name[n + 1] != '\0') {
         return r->name + n + 1;
     }
@@ -228,11 +233,19 @@ static int same_algorithm(const struct cg_rep_record *g, const struct cg_rep_rec
     return strcmp(s, n->name) == 0;
 }
 
-/* "ring", "ring!" (the library ran another algorithm), "g:ring". */
+int cg_rep_same_algorithm(const struct cg_rep_record *g, const struct cg_rep_record *n)
+{
+    return same_algorithm(g, n);
+}
+
+/* "ring", "ring!" (the library ran another algorithm), "g:ring", "b:ring"
+ * (the baseline). */
 static void label(char *out, size_t n, const struct cg_rep_record *r)
 {
     if (strcmp(r->kind, "generated") == 0) {
         snprintf(out, n, "g:%s", short_name(r));
+    } else if (strcmp(r->kind, "baseline") == 0) {
+        snprintf(out, n, "b:%s", short_name(r));
     } else {
         snprintf(out, n, "%s%s", r->name, (r->effective_algorithm != NULL) ? "!" : "");
     }
@@ -438,7 +451,7 @@ static int size_rows(struct cg_rep_table *main_t, struct cg_rep_table *pair_t,
             def = faster(r, def) ? r : def;
         } else if (strcmp(r->kind, "native") == 0) {
             nat = faster(r, nat) ? r : nat;
-        } else {
+        } else if (strcmp(r->kind, "baseline") != 0) { /* baselines: pairs and phases only */
             gen = faster(r, gen) ? r : gen;
         }
     }
@@ -507,11 +520,11 @@ static int size_rows(struct cg_rep_table *main_t, struct cg_rep_table *pair_t,
         return -1;
     }
 
-    /* Each generated schedule against the fastest native implementation of
-     * the same algorithm at this size. */
+    /* Each generated schedule and baseline against the fastest native
+     * implementation of the same algorithm at this size. */
     for (size_t i = 0; i < n; i++) {
         const struct cg_rep_record *g = v[i];
-        if (strcmp(g->kind, "generated") != 0) {
+        if (strcmp(g->kind, "generated") != 0 && strcmp(g->kind, "baseline") != 0) {
             continue;
         }
         const struct cg_rep_record *peer = NULL;
@@ -532,7 +545,10 @@ static int size_rows(struct cg_rep_table *main_t, struct cg_rep_table *pair_t,
         }
         fmt_ratio(ratio, sizeof ratio, g->median_ns, peer->median_ns, &t);
         fmt_p(pv, sizeof pv, &t);
-        const char *prow[] = {size, g->name, p_name, g_us, p_us, ratio, pv};
+        char g_name[160];
+        snprintf(g_name, sizeof g_name, "%s%s", strcmp(g->kind, "baseline") == 0 ? "baseline:" : "",
+                 g->name);
+        const char *prow[] = {size, g_name, p_name, g_us, p_us, ratio, pv};
         if (cg_rep_table_row(pair_t, prow) != 0) {
             return -1;
         }
@@ -572,8 +588,8 @@ static void group_tables(struct cg_rep_doc *d, const struct cg_rep_record *const
     cg_rep_doc_add_table(d, main_t);
     if (pair_t->nrows > 0) {
         cg_rep_doc_add(d, CG_REP_PARA, 0,
-                       "Generated schedules against the native implementation of the same "
-                       "algorithm:");
+                       "Generated schedules (and baselines) against the native implementation "
+                       "of the same algorithm:");
         cg_rep_doc_add_table(d, pair_t);
     } else {
         cg_rep_table_free(pair_t);
@@ -1317,6 +1333,7 @@ int cg_rep_build_results(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
         group_tables(d, v + i, j - i);
         i = j;
     }
+    cg_rep_phases_section(d, v, n); /* report_phases.c: baselines phase by phase */
     micro_section(d, v + n, nall - n);
     repetitions(d, v, nall);
     not_measured(d, c);

@@ -78,6 +78,16 @@ int cg_rep_cmp_group(const struct cg_rep_record *a, const struct cg_rep_record *
 char *cg_rep_group_title(const struct cg_rep_record *r);
 int cg_rep_faster(const struct cg_rep_record *a, const struct cg_rep_record *b);
 int cg_rep_takes_op(const char *collective);
+/* Whether native record n implements the algorithm of generated or baseline
+ * record g (the same name after the collective's prefix, or a known
+ * equivalent: report_table.c). */
+int cg_rep_same_algorithm(const struct cg_rep_record *g, const struct cg_rep_record *n);
+
+/* report_phases.c: for the tables' records v[0..n) (grouped and sorted as
+ * cg_rep_build_results sorts them), a section comparing each baseline with
+ * the generated schedule of its name and the native implementation of its
+ * algorithm, phase by phase; nothing when there is no baseline. */
+void cg_rep_phases_section(struct cg_rep_doc *d, const struct cg_rep_record *const *v, size_t n);
 
 /* Renders; NULL when out of memory. */
 char *cg_rep_render_text(const struct cg_rep_doc *d);

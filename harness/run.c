@@ -916,8 +916,9 @@ static void build_index(struct run_ctx *c, struct index *ix)
 
 static const char *job_label(struct run_ctx *c, const struct cg_job *job)
 {
-    int deflt = 0, gen = 0, bound = 0, micro = 0;
+    int deflt = 0, gen = 0, bound = 0, micro = 0, base = 0;
     for (int i = 0; i < job->npoints; i++) {
+        base |= strncmp(job->points[i].impl, "baseline:", 9) == 0;
         deflt |= strcmp(job->points[i].impl, "native:default") == 0;
         gen |= strncmp(job->points[i].impl, "generated:", 10) == 0;
         bound |= strncmp(job->points[i].impl, "bound:", 6) == 0;
@@ -931,6 +932,9 @@ static const char *job_label(struct run_ctx *c, const struct cg_job *job)
                        : deflt        ? "native:default"
                        : bound        ? "bound"
                                       : "micro";
+    if (base) {
+        what = cg_arena_printf(&c->arena, "%s + baseline", what);
+    }
     if (bound && (deflt || gen)) {
         what = cg_arena_printf(&c->arena, "%s + bound", what);
     }

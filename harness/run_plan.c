@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "run_internal.h"
+#include "run_baseline.h"
 
 /* Most parameters of one schedule a test sweeps at once. */
 #define CG_MAX_SWEPT 16
@@ -267,6 +268,16 @@ static void resolve(struct builder *b, const struct cg_coll_req *cr, const struc
                     continue;
                 }
                 add_generated(b, shared, se);
+            }
+            break;
+        case CG_IMPL_BASELINE:
+        case CG_IMPL_BASELINE_ALL:
+            for (int k = 0; k < cg_baseline_count(); k++) {
+                if (cg_baseline_coll(k) == cr->coll && (im->kind == CG_IMPL_BASELINE_ALL ||
+                                                        strcmp(cg_baseline_name(k), im->name) == 0)) {
+                    list_add_unique(b->a, shared, cg_arena_printf(b->a, "baseline:%s",
+                                                                  cg_baseline_name(k)));
+                }
             }
             break;
         case CG_IMPL_BOUND:

@@ -7,10 +7,10 @@ pkgs=(
   openmpi-bin libopenmpi-dev          # Open MPI: mpicc.openmpi, mpirun.openmpi
   mpich libmpich-dev                  # MPICH:    mpicc.mpich,   mpirun.mpich
   libcjson-dev                        # JSON parser used by the generator
-  libclang-14-dev                     # libclang (named by the core issue for C-aware tooling; unused so far)
+  libclang-14-dev                     # libclang: collgen tag (gen/ctag.c) reads hand-written C
   hwloc libhwloc-dev                  # topology for run metadata
   python3-numpy python3-matplotlib    # plots, through /usr/bin/python3
-  binutils                            # nm, used by the tags-off symbol test
+  binutils                            # nm (the tags-off symbol tests), objcopy (tests/tag/tag.ninja)
 )
 missing=()
 for p in "${pkgs[@]}"; do

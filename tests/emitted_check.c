@@ -51,7 +51,9 @@
  *
  * Values are exact under every order of reduction for p <= 8 (make_value),
  * so the generated result must equal the native one bit for bit even for
- * floating point. The largest count runs fewer type-op pairs for the
+ * floating point. Built with -DCG_CHECK_BASELINES (build/<mpi>/baseline_check)
+ * it checks the plain-MPI baselines (harness/bench_baseline.c) instead, its
+ * lines saying "baseline" for "emitted". The largest count runs fewer type-op pairs for the
  * collectives that reduce (runs_at_large_count), to keep one algorithm at
  * p = 8 within a few seconds on a 2-core machine.
  */
@@ -67,6 +69,13 @@
 
 #ifndef CG_FLAVOUR
 #define CG_FLAVOUR "unknown"
+#endif
+
+#ifdef CG_CHECK_BASELINES
+#include "bench_baseline.h"
+#define CHECKED "baseline"
+#else
+#define CHECKED "emitted"
 #endif
 
 #define GUARD_BYTES 64     /* guard band before and after each buffer */
@@ -1193,8 +1202,15 @@ int main(int argc, char **argv)
         snprintf(shape, sizeof(shape), " ppn=%.20s%s", ppn_env, wt->regular ? "" : " irregular");
     }
 
-    for (int a = 0; a < cg_nalgos; a++) {
-        const struct cg_algo *algo = cg_algos[a];
+#ifdef CG_CHECK_BASELINES
+    int nalgos;
+    const struct cg_algo *const *algos = bench_baselines(&nalgos);
+#else
+    int nalgos = cg_nalgos;
+    const struct cg_algo *const *algos = cg_algos;
+#endif
+    for (int a = 0; a < nalgos; a++) {
+        const struct cg_algo *algo = algos[a];
         struct check ck = {.algo = algo, .comm = comm, .rank = rank, .p = p};
         size_t nwrong = 0;
 
@@ -1212,7 +1228,7 @@ int main(int argc, char **argv)
         }
         if (((int)algo->coll < 0) || (algo->coll >= CG_COLL_COUNT_)) {
             if (rank == 0) {
-                printf("FAIL emitted %s %s p=%d (unknown collective %d)\n", algo->name,
+                printf("FAIL " CHECKED " %s %s p=%d (unknown collective %d)\n", algo->name,
                        CG_FLAVOUR, p, (int)algo->coll);
             }
             failed_algos++;
@@ -1228,10 +1244,10 @@ int main(int argc, char **argv)
         }
         if (rank == 0) {
             if (nwrong == 0) {
-                printf("PASS emitted %s %s p=%d%s (%zu cases)\n", algo->name, CG_FLAVOUR, p,
+                printf("PASS " CHECKED " %s %s p=%d%s (%zu cases)\n", algo->name, CG_FLAVOUR, p,
                        shape, ck.ncases);
             } else {
-                printf("FAIL emitted %s %s p=%d%s (%zu of %zu cases wrong)\n", algo->name,
+                printf("FAIL " CHECKED " %s %s p=%d%s (%zu of %zu cases wrong)\n", algo->name,
                        CG_FLAVOUR, p, shape, nwrong, ck.ncases);
             }
             fflush(stdout);
@@ -1245,7 +1261,7 @@ int main(int argc, char **argv)
     }
     if ((only != NULL) && (matched == 0)) {
         if (rank == 0) {
-            printf("FAIL emitted %s %s p=%d (not in the registry)\n", only, CG_FLAVOUR, p);
+            printf("FAIL " CHECKED " %s %s p=%d (not in the registry)\n", only, CG_FLAVOUR, p);
         }
         failed_algos++;
     }

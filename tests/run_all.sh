@@ -83,6 +83,7 @@ for f in openmpi mpich; do
     run "tags $f p=3 ppn=2" env CG_PPN=2 tests/mpirun.sh $f 3 build/$f/test_tags build/collgen
 done
 [ -x tests/run_emitted.sh ] && run "emitted vs native" tests/run_emitted.sh
+[ -x tests/run_tag.sh ] && run "collgen tag and the baselines" tests/run_tag.sh
 [ -x tests/run_report.sh ] && run "harness: report" tests/run_report.sh
 [ -x tests/run_harness.sh ] && run "harness: runner" tests/run_harness.sh
 if command -v nvcc >/dev/null 2>&1; then
