@@ -51,6 +51,11 @@ static struct cg_expr *expr(struct parser *ps, const struct cg_json *v, const ch
         e->pos = v->pos;
         return e;
     }
+    if (v->kind == CG_J_NUMBER && v->int_overflow) {
+        err(ps, v->pos, "%s: %s is out of range (expressions use 64-bit integers)", what,
+            v->text);
+        return NULL;
+    }
     if (v->kind != CG_J_STRING) {
         err(ps, v->pos, "%s must be an expression (a string or an integer), not %s", what,
             cg_json_kind_name(v->kind));
