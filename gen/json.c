@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Maps byte offsets to line:col. */
 struct linemap {
@@ -356,6 +357,15 @@ char *cg_read_file(struct cg_arena *arena, struct cg_diag *d, const char *path, 
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
         cg_error(d, path, none, "cannot read: %s", strerror(errno));
+        return NULL;
+    }
+    /* Why: fopen succeeds on a directory and only reading fails, with
+     * EISDIR, which would read as "I/O error". */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        cg_error(d, path, none, "cannot read: it is a directory, not a file (name the .json "
+                 "files in it)");
         return NULL;
     }
     size_t cap = 4096, n = 0;

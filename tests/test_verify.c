@@ -311,6 +311,23 @@ static void json_should_find_a_duplicate_among_200000_keys_in_linear_time(void)
     cg_arena_fini(&arena);
 }
 
+static void read_file_should_say_a_directory_is_a_directory(void)
+{
+    struct cg_arena arena = { 0 };
+    char *buf = NULL;
+    size_t len = 0, n = 0;
+    FILE *sink = open_memstream(&buf, &len);
+    struct cg_diag d;
+    cg_diag_init(&d, sink);
+    /* fopen succeeds on a directory; reading it failed as "I/O error". */
+    CHECK(cg_read_file(&arena, &d, "schedules", &n) == NULL);
+    fclose(sink);
+    CHECKF(strcmp(buf, "schedules: error: cannot read: it is a directory, not a file (name the "
+                       ".json files in it)\n") == 0, "%s", buf);
+    free(buf);
+    cg_arena_fini(&arena);
+}
+
 static void json_syntax_error_should_give_line_col_and_a_caret(void)
 {
     static const char doc[] = "{\n  \"a\": [1, 2,,]\n}\n";
@@ -1388,6 +1405,7 @@ int main(void)
     RUN(json_positions_should_zip_onto_nested_values_and_keys);
     RUN(json_should_report_a_duplicate_key_with_the_first_definition);
     RUN(json_syntax_error_should_give_line_col_and_a_caret);
+    RUN(read_file_should_say_a_directory_is_a_directory);
     RUN(json_should_reject_leading_zeros_and_read_integers_whole);
     RUN(json_should_find_a_duplicate_among_200000_keys_in_linear_time);
     RUN(parse_should_reject_an_unknown_key_in_a_step_at_the_key);
