@@ -1485,7 +1485,7 @@ int cg_verify(struct cg_gen *g, const struct cg_schedule *s, struct cg_verify_st
     }
     int rc = 0;
     int64_t work = 0; /* all configurations together: budget */
-    int64_t budget = CG_VERIFY_MAX_WORK;
+    int64_t budget = opt->max_work > 0 ? opt->max_work : CG_VERIFY_MAX_WORK;
     if (opt->np > 0 && cg_colls[s->coll].rooted) {
         /* --all-roots asks for every root at every p: p / 4 times the default. */
         int most = roots_for(opt, opt->p_list[opt->np - 1], roots);
