@@ -260,8 +260,10 @@ kill_during_job() {
     "$collgen" run "$test" --platform slurm-example --out "$dir" --quiet --no-report \
         >"$dir.out" 2>"$dir.err" &
     pid=$!
+    # Job N's script is written, and the queue holds it (by file and queue,
+    # not by name: the name is what is tested).
     for i in $(seq 600); do
-        squeue --noheader --name="collgen-$(basename "$dir")-$n" --format=%T 2>/dev/null | grep -q . && break
+        [ -e "$dir/jobs/job-$n.sbatch" ] && [ -n "$(squeue --noheader 2>/dev/null)" ] && break
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.1
     done
@@ -291,9 +293,11 @@ left=$(squeue --noheader --format=%j | tr '\n' ' ')
 "$collgen" run --resume "$out/orphan" --no-report >"$sd/orphan.out" 2>"$sd/orphan.err"
 rc=$?
 st=$(check_once "$out/orphan" 2>&1)
-if [ "$rc" -eq 0 ] && [ "$st" = "ok $npoints" ] &&
-    { [ -z "$left" ] || grep -q 'waiting for the Slurm job.* an earlier run of this campaign submitted' "$sd/orphan.err"; }; then
-    pass "resume_waits_for_a_batch_job_left_in_the_queue (queue at resume: ${left:-empty})"
+if [ -z "$left" ]; then
+    fail resume_waits_for_a_batch_job_left_in_the_queue "the batch job ended before the resume started: nothing was tested"
+elif [ "$rc" -eq 0 ] && [ "$st" = "ok $npoints" ] &&
+    grep -q 'waiting for the Slurm job.* an earlier run of this campaign submitted' "$sd/orphan.err"; then
+    pass "resume_waits_for_a_batch_job_left_in_the_queue (queue at resume: $left)"
 else
     cat "$sd/orphan.err"
     fail resume_waits_for_a_batch_job_left_in_the_queue "exit status $rc, statuses: $st, queue: $left"
