@@ -997,13 +997,7 @@ static int next_run_id(struct run_ctx *c)
 
 static int pending_stop(struct run_ctx *c)
 {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    struct timespec zero = { 0, 0 };
-    if (sigtimedwait(&set, NULL, &zero) > 0) {
+    if (cg_stop_pending()) {
         c->interrupted = 1;
     }
     return c->interrupted;

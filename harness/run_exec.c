@@ -48,6 +48,17 @@ double cg_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+int cg_stop_pending(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    struct timespec zero = { 0, 0 };
+    return sigtimedwait(&set, NULL, &zero) > 0;
+}
+
 /* Sends sig to every live process of session sid except `skip`; returns
  * how many there were. */
 static int signal_session(pid_t sid, int sig, pid_t skip)

@@ -154,6 +154,10 @@ struct cg_exec {
 
 double cg_now_s(void);
 
+/* Whether SIGINT, SIGTERM or SIGHUP (blocked by the runner) is pending;
+ * takes it. */
+int cg_stop_pending(void);
+
 /* Runs one launch: the launcher in a session of its own, supervised by a
  * process that kills the whole session when the runner dies; stdout and
  * stderr to l->log_file. `mask` is the signal mask to restore in the

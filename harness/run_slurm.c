@@ -136,18 +136,6 @@ int cg_slurm_find(struct cg_arena *a, const char *name, struct cg_slurm_job **jo
     return 0;
 }
 
-/* Whether a stop signal (SIGINT, SIGTERM, SIGHUP) is pending; takes it. */
-static int stop_pending(void)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    struct timespec zero = { 0, 0 };
-    return sigtimedwait(&set, NULL, &zero) > 0;
-}
-
 int cg_slurm_settle(struct cg_arena *a, const char *name, int cancel, double max_s, FILE *log,
                     int announce, int *stopped)
 {
@@ -209,7 +197,7 @@ int cg_slurm_settle(struct cg_arena *a, const char *name, int cancel, double max
             }
             return -1;
         }
-        if (stopped != NULL && stop_pending()) {
+        if (stopped != NULL && cg_stop_pending()) {
             *stopped = 1;
             return -1;
         }

@@ -421,21 +421,7 @@ planned() {
 # check_once DIR: every point of the plan has exactly one record; prints the
 # statuses as "status count" lines.
 check_once() {
-    "$py" - "$1" <<'EOF'
-import collections, json, sys
-d = sys.argv[1]
-plan = [p["id"] for j in json.load(open(d + "/campaign.json"))["plan"]["jobs"] for p in j["points"]]
-recs = [json.loads(l) for l in open(d + "/points.jsonl")]
-ids = collections.Counter(r["point_id"] for r in recs)
-extra = [i for i in ids if i not in set(plan)]
-twice = [i for i, n in ids.items() if n > 1]
-missing = [i for i in plan if i not in ids]
-if extra or twice or missing:
-    print("# extra %s twice %s missing %s" % (extra[:3], twice[:3], missing[:3]))
-    sys.exit(1)
-for s, n in sorted(collections.Counter(r["status"] for r in recs).items()):
-    print(s, n)
-EOF
+    "$py" tests/check_once.py "$1"
 }
 
 # No process of a campaign directory may outlive its runner.
