@@ -12,8 +12,8 @@
  *
  * Every calling mode the emitted function accepts is proven: where a
  * collective's in-place form makes two of the schedule's buffers one memory
- * (cg_verify_in_place_aliases), each configuration runs once more with the root called
- * with MPI_IN_PLACE, the two sharing their values.
+ * (cg_verify_in_place_aliases), each configuration runs once more with the
+ * root called with MPI_IN_PLACE, the two sharing their values.
  */
 #include <stdlib.h>
 #include <string.h>
