@@ -54,6 +54,7 @@ struct cg_options {
     const char *depfile; /* emit: write a ninja depfile here, or NULL */
     int quiet;           /* verify: print only failures */
     int ppn;             /* explain, tags: ranks per node of topology schedules (0: default) */
+    int64_t max_work;    /* verify: work budget per schedule (0: CG_VERIFY_MAX_WORK, sim.h) */
 };
 
 void cg_options_init(struct cg_options *opt);

@@ -198,6 +198,9 @@ struct cg_schedule {
 
 /* The passes (one file each). */
 int cg_parse(struct cg_gen *g, struct cg_arena *arena, const char *path, struct cg_schedule *s);
+/* The same on text already read (path names it in diagnostics). */
+int cg_parse_text(struct cg_gen *g, struct cg_arena *arena, const char *path, const char *text,
+                  size_t len, struct cg_schedule *s);
 int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s);
 
 /* The views a call step to `coll` takes: 1 for "send" (src), 2 for "recv"

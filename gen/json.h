@@ -21,6 +21,8 @@ struct cg_json {
     double num;               /* NUMBER */
     int is_int;               /* NUMBER written as an integer that fits int64 */
     int64_t ival;             /* NUMBER when is_int */
+    int int_overflow;         /* NUMBER written as an integer beyond int64 */
+    const char *text;         /* NUMBER as written */
     int boolean;              /* BOOL */
     const char *str;          /* STRING contents (unescaped) */
     struct cg_pos str_pos;    /* first character inside the quotes */
@@ -30,7 +32,8 @@ struct cg_json {
 };
 
 /* Parses text[0..len). On a syntax error reports "file:line:col: error:
- * ..." with a caret line and returns NULL. Duplicate keys are errors. */
+ * ..." with a caret line and returns NULL. Duplicate keys and numbers JSON
+ * does not allow (leading zeros) are errors. */
 struct cg_json *cg_json_parse(struct cg_arena *arena, struct cg_diag *d, const char *file,
                               const char *text, size_t len);
 

@@ -2,8 +2,8 @@
  *
  * For a checked schedule, makes small mutants in the IR (peer off by one,
  * block off by one, a dropped step, one round short, reduce operands
- * swapped, operand order flipped), verifies each, and counts how many the
- * verifier rejects. A mutant it accepts computes the collective for every
+ * swapped, operand order flipped, a send staged through out), verifies
+ * each, and counts how many the verifier rejects. A mutant it accepts computes the collective for every
  * p tried, so it is an equivalent mutant; each one is listed so that a
  * person can confirm it (tests/mutants.equivalent holds the reviewed list).
  */
@@ -47,6 +47,14 @@ static struct cg_expr *name_p(struct cg_arena *a, struct cg_pos pos)
     return e;
 }
 
+static struct cg_expr *name_root(struct cg_arena *a, struct cg_pos pos)
+{
+    struct cg_expr *e = node(a, CG_E_NAME, pos);
+    e->name = "root";
+    e->slot = CG_SLOT_ROOT;
+    return e;
+}
+
 struct run {
     struct cg_gen *g;        /* the quiet context mutants are verified in */
     struct cg_schedule *s;   /* mutated in place, restored after each */
@@ -66,6 +74,52 @@ static void try_mutant(struct run *r, struct cg_pos pos, const char *what)
         fprintf(r->report, "%s:%d:%d: equivalent mutant: %s\n", r->s->file, pos.line, pos.col,
                 what);
     }
+}
+
+/* Why: a send staged through out breaks only in place. Where the
+ * collective's in-place form makes out the root's block of in (scatter), a
+ * programmer may use out as a staging buffer and put the root's own block
+ * back right after: copy the sent block of in into out block 0, send out
+ * block 0, copy in block root into out block 0. Out of place that computes
+ * the same; called in place the first copy overwrites in block root, so the
+ * verifier must kill every such mutant in its in-place run. Step si of ph
+ * is an exchange whose send k reads one block of in. */
+static void staged_mutant(struct run *r, struct cg_arena *arena, struct cg_phase *ph, int si,
+                          int k)
+{
+    struct cg_step *steps = ph->steps;
+    int n = ph->nsteps;
+    struct cg_step *grown = cg_arena_alloc(arena, sizeof(*grown) * (size_t)(n + 2));
+    memcpy(grown, steps, sizeof(*steps) * (size_t)si);
+    memcpy(grown + si + 3, steps + si + 1, sizeof(*steps) * (size_t)(n - si - 1));
+    struct cg_step *ex = &grown[si + 1];
+    *ex = steps[si];
+    struct cg_xfer *sends = cg_arena_alloc(arena, sizeof(*sends) * (size_t)ex->nsends);
+    memcpy(sends, ex->sends, sizeof(*sends) * (size_t)ex->nsends);
+    ex->sends = sends;
+    struct cg_xfer *x = &sends[k];
+    struct cg_ref out0 = { CG_BUF_OUT, CG_RANGE_BLOCK, num(arena, 0, x->pos), NULL, x->ref.pos };
+    struct cg_ref own = { CG_BUF_IN, CG_RANGE_BLOCK, name_root(arena, x->pos), NULL, x->ref.pos };
+    struct cg_step copy = { 0 };
+    copy.kind = CG_STEP_COPY;
+    copy.name = "copy";
+    copy.when = x->when;
+    copy.pos = x->pos;
+    copy.index = ex->index;
+    copy.tag_id = ex->tag_id;
+    grown[si] = copy;
+    grown[si].dst = out0;
+    grown[si].src = x->ref;
+    grown[si + 2] = copy;
+    grown[si + 2].dst = out0;
+    grown[si + 2].src = own;
+    x->ref = out0;
+    ph->steps = grown;
+    ph->nsteps = n + 2;
+    try_mutant(r, x->pos, "send staged through out block 0, the root's own block put back "
+                          "after (breaks only in place)");
+    ph->steps = steps;
+    ph->nsteps = n;
 }
 
 int cg_mutate(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s, FILE *report,
@@ -90,6 +144,12 @@ int cg_mutate(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s, F
         }
         for (int si = 0; si < ph->nsteps; si++) {
             struct cg_step *st = &ph->steps[si];
+            for (int k = 0; k < st->nsends && cg_verify_in_place_aliases(s->coll); k++) {
+                if (st->sends[k].ref.buf == CG_BUF_IN && st->sends[k].ref.kind == CG_RANGE_BLOCK) {
+                    staged_mutant(&r, arena, ph, si, k);
+                    st = &ph->steps[si];
+                }
+            }
             for (int k = 0; k < st->nsends + st->nrecvs; k++) {
                 struct cg_xfer *x = k < st->nsends ? &st->sends[k] : &st->recvs[k - st->nsends];
                 struct cg_expr *peer = x->peer;

@@ -51,6 +51,11 @@ static struct cg_expr *expr(struct parser *ps, const struct cg_json *v, const ch
         e->pos = v->pos;
         return e;
     }
+    if (v->kind == CG_J_NUMBER && v->int_overflow) {
+        err(ps, v->pos, "%s: %s is out of range (expressions use 64-bit integers)", what,
+            v->text);
+        return NULL;
+    }
     if (v->kind != CG_J_STRING) {
         err(ps, v->pos, "%s must be an expression (a string or an integer), not %s", what,
             cg_json_kind_name(v->kind));
@@ -418,15 +423,23 @@ static void phase(struct parser *ps, const struct cg_json *o, struct cg_phase *p
 
 int cg_parse(struct cg_gen *g, struct cg_arena *arena, const char *path, struct cg_schedule *s)
 {
-    struct parser ps = { g, arena, path };
-    int before = g->diag.errors;
     size_t len = 0;
     memset(s, 0, sizeof(*s));
-    s->file = cg_arena_strdup(arena, path);
     char *text = cg_read_file(arena, &g->diag, path, &len);
     if (text == NULL) {
+        s->file = cg_arena_strdup(arena, path);
         return -1;
     }
+    return cg_parse_text(g, arena, path, text, len, s);
+}
+
+int cg_parse_text(struct cg_gen *g, struct cg_arena *arena, const char *path, const char *text,
+                  size_t len, struct cg_schedule *s)
+{
+    struct parser ps = { g, arena, path };
+    int before = g->diag.errors;
+    memset(s, 0, sizeof(*s));
+    s->file = cg_arena_strdup(arena, path);
     const struct cg_json *top = cg_json_parse(arena, &g->diag, path, text, len);
     if (top == NULL) {
         return -1;

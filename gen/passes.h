@@ -26,6 +26,10 @@ struct cg_verify_stats {
  * Returns 0 when all pass. */
 int cg_verify(struct cg_gen *g, const struct cg_schedule *s, struct cg_verify_stats *stats);
 int cg_verify_one(struct cg_gen *g, const struct cg_schedule *s, int p, int root);
+/* Whether coll's in-place form makes two of a schedule's buffers one memory
+ * (scatter: the root's out is its block of in); cg_verify then proves each
+ * configuration once more with the root called in place. */
+int cg_verify_in_place_aliases(enum cg_coll_kind coll);
 
 /* ---- analyse.c ---- */
 

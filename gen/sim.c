@@ -74,6 +74,9 @@ void cg_sim_error(struct cg_gen *g, const struct cg_schedule *s, const struct cg
     if (cg_colls[s->coll].rooted) {
         n += (size_t)snprintf(where + n, sizeof(where) - n, " root=%d", w->root);
     }
+    if (w->in_place) {
+        n += (size_t)snprintf(where + n, sizeof(where) - n, " MPI_IN_PLACE");
+    }
     if (s->topology && w->ppn > 0) {
         n += (size_t)snprintf(where + n, sizeof(where) - n, " ppn=%d", w->ppn);
     }
@@ -237,6 +240,10 @@ struct sim {
     unsigned char *col_have;       /* per column, p flags: the value is there */
     int ncols, capcols;            /* columns used, allocated */
     int next_col;                  /* where eval looks first */
+    int64_t spent;                 /* work done by this run (CG_SIM_MAX_WORK) */
+    int64_t *work_total;           /* cfg->work, or NULL */
+    int64_t work_max;              /* cfg->work_max */
+    int64_t work_base;             /* *work_total when this run started */
 };
 
 static int64_t *env_of(struct sim *m, int rank)
@@ -485,6 +492,49 @@ static void step_columns(struct sim *m, const struct cg_step *st, const unsigned
     }
 }
 
+/* Why a budget: rounds are capped per phase, blocks per buffer, but not
+ * their product over phases, steps and process counts: 20 phases of a
+ * million rounds verified for 75 s. Adds n units; reports once and returns
+ * -1 beyond this run's or the schedule's limit. */
+static int spend(struct sim *m, int64_t n, struct cg_pos pos)
+{
+    m->spent += n;
+    int64_t total = m->work_base + m->spent;
+    if (m->spent > CG_SIM_MAX_WORK) {
+        cg_sim_error(m->g, m->s, &m->w, -1, pos,
+                     "the simulation stops here: this run (one p, root and mode) needs more "
+                     "than %lld units of work (ranks looked at per round and step, blocks "
+                     "moved); verify smaller process counts (--p) or use fewer rounds",
+                     (long long)CG_SIM_MAX_WORK);
+        return -1;
+    }
+    if (m->work_total != NULL && m->work_max > 0 && total > m->work_max) {
+        cg_sim_error(m->g, m->s, &m->w, -1, pos,
+                     "the verification stops here: proving the schedule for every p, root and "
+                     "mode so far needs more than %lld units of work (ranks looked at per round "
+                     "and step, blocks moved); verify fewer process counts (--p)",
+                     (long long)m->work_max);
+        return -1;
+    }
+    return 0;
+}
+
+/* Blocks the collected messages and local operations of a step move. */
+static int64_t step_blocks(const struct sim *m, int nlocal)
+{
+    int64_t n = 0;
+    for (int k = 0; k < m->nsends; k++) {
+        n += m->sends[k].range.n;
+    }
+    for (int k = 0; k < m->nrecvs; k++) {
+        n += m->recvs[k].range.n;
+    }
+    for (int k = 0; k < nlocal; k++) {
+        n += m->locals[k].dst.n + m->locals[k].src.n;
+    }
+    return n;
+}
+
 static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct cg_step *st,
                     const unsigned char *in_round)
 {
@@ -611,6 +661,9 @@ static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct
         }
     }
     int rc = 0;
+    if (spend(m, CG_SIM_WORK_FIXED + m->p + step_blocks(m, nlocal), st->pos) != 0) {
+        return -1;
+    }
     if (c->step_ranks && c->step_ranks(c->arg, &m->w, m->ran) != 0) {
         return -1;
     }
@@ -745,6 +798,9 @@ static int run_phase(struct sim *m, const struct cg_sim_consumer *c, const struc
                 m->ranks[n_in++] = rank;
             }
         }
+        if (spend(m, CG_SIM_WORK_FIXED + m->p, ph->rounds_pos) != 0) {
+            return -1;
+        }
         if (eval_lets(m, ph->lets, ph->nlets, in_round, n_in) != 0) {
             return -1;
         }
@@ -808,7 +864,7 @@ int cg_sim_default_ppn(int p)
 int cg_sim_run(struct cg_gen *g, const struct cg_schedule *s, int p, int root,
                const struct cg_sim_consumer *c)
 {
-    struct cg_sim_cfg cfg = { p, root, 0, NULL };
+    struct cg_sim_cfg cfg = { p, root, 0, NULL, 0, NULL, 0 };
     return cg_sim_run_cfg(g, s, &cfg, c);
 }
 
@@ -838,7 +894,11 @@ int cg_sim_run_cfg(struct cg_gen *g, const struct cg_schedule *s, const struct c
     m.w.p = p;
     m.w.root = root;
     m.w.ppn = ppn;
+    m.w.in_place = cfg->in_place;
     m.w.params = pv;
+    m.work_total = cfg->work;
+    m.work_max = cfg->work_max;
+    m.work_base = cfg->work != NULL ? *cfg->work : 0;
     m.env = calloc((size_t)p * (size_t)(s->nslots > 0 ? s->nslots : 1), sizeof(int64_t));
     unsigned char *active = calloc((size_t)p, 2);
     int64_t *lo = calloc((size_t)p, sizeof(int64_t) * 2);
@@ -899,6 +959,9 @@ int cg_sim_run_cfg(struct cg_gen *g, const struct cg_schedule *s, const struct c
     }
     rc = 0;
 out:
+    if (m.work_total != NULL) {
+        *m.work_total += m.spent;
+    }
     free(m.env);
     free(active);
     free(lo);

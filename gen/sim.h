@@ -41,6 +41,7 @@ struct cg_sim_where {
     int p;                        /* communicator size */
     int root;                     /* root (0 for unrooted collectives) */
     int ppn;                      /* topology schedules: ranks per node (0: flat) */
+    int in_place;                 /* the root is called with MPI_IN_PLACE (verify.c) */
     const int64_t *params;        /* every param's value, by index */
     const struct cg_phase *phase; /* NULL before the first phase */
     int has_round;                /* the phase has rounds */
@@ -78,7 +79,26 @@ struct cg_sim_cfg {
     int ppn;               /* topology schedules: ranks per node, a divisor of p;
                             * 0: cg_sim_default_ppn(p). Ignored by flat schedules */
     const int64_t *params; /* a value per param (ranged ones within min..max); NULL: defaults */
+    int in_place;          /* the root is called with MPI_IN_PLACE: the consumer models the
+                            * aliasing it creates; printed in diagnostics */
+    int64_t *work;         /* NULL, or work done so far by several runs (cg_verify's total for
+                            * a schedule): this run adds to it and stops with an error where
+                            * it passes work_max */
+    int64_t work_max;      /* with work */
 };
+
+/* The most work one simulation run may do, and cg_verify's runs of every
+ * configuration of one schedule (times roots at the largest p / 4 with
+ * --all-roots). A unit of work is one rank looked at in a round or step
+ * instance, or one block a message, copy, reduce or call view moves, and a
+ * round or step instance costs CG_SIM_WORK_FIXED more (measured: about 60 ns
+ * each, against 6 ns per rank). The library's largest need 6 * 10^7 per run
+ * (alltoall_bruck at p = 1000) and 2.5 * 10^8 per schedule (scatter_lane),
+ * under a second; the limits leave eight times that and stop hostile input
+ * (20 phases of a million rounds, 100 s or more) within seconds. */
+#define CG_SIM_WORK_FIXED 10
+#define CG_SIM_MAX_WORK 500000000LL
+#define CG_VERIFY_MAX_WORK 2000000000LL
 
 /* Runs s for one configuration. Returns 0, or -1 after reporting an error (a
  * consumer returning nonzero also stops it, with -1). */
@@ -92,7 +112,7 @@ int cg_sim_run(struct cg_gen *g, const struct cg_schedule *s, int p, int root,
  * of p that is at least sqrt(p) (p = 4: 2 nodes x 2; p = 8: 2 x 4). */
 int cg_sim_default_ppn(int p);
 
-/* "file:line:col: error: p=5 rank 3, phase 'x' round r=2, step 'y': ..." */
+/* "file:line:col: error: p=5 root=0 MPI_IN_PLACE rank 3, phase 'x' round r=2, step 'y': ..." */
 void cg_sim_error(struct cg_gen *g, const struct cg_schedule *s, const struct cg_sim_where *w,
                   int rank, struct cg_pos pos, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));

@@ -9,6 +9,11 @@
  * messages, receives that clobber data a send of the same step reads, data
  * read before it exists, double reductions, wrong operand order, wrong final
  * contents. Every error names the step, phase, round, rank and p.
+ *
+ * Every calling mode the emitted function accepts is proven: where a
+ * collective's in-place form makes two of the schedule's buffers one memory
+ * (cg_verify_in_place_aliases), each configuration runs once more with the
+ * root called with MPI_IN_PLACE, the two sharing their values.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +41,10 @@ struct state {
     long blocks;                  /* B */
     long nb[CG_BUF_COUNT_];       /* blocks per buffer */
     struct val *vals[CG_BUF_COUNT_];   /* p x nb values */
+    struct val **row[CG_BUF_COUNT_];   /* p: each rank's block 0 (in place, two may share) */
+    int alias_rank;               /* in place: the rank whose out is in's blocks, else -1 */
+    long alias_first;             /* ... from this block of in on */
+    char hint[160];               /* alias_hint's text */
     uint64_t *set_words;          /* nwords per set */
     uint32_t *set_refs;           /* per set: how many hold it; 0: free */
     uint32_t *set_free;           /* free sets, a stack */
@@ -52,7 +61,49 @@ struct state {
 
 static struct val *val_at(struct state *st, enum cg_bufid b, int rank, long j)
 {
-    return &st->vals[b][(size_t)rank * (size_t)st->nb[b] + (size_t)j];
+    return st->row[b][rank] + j;
+}
+
+/* ---- in place ------------------------------------------------------------
+ *
+ * Why: "verified" must hold in every mode the emitted function accepts. The
+ * emitted prologue (emit_mpi.c) makes a scatter's root called in place work
+ * in sendbuf itself: `out` is the root's own block of `in`, one memory, so
+ * a write into out is a write into in block root, and a staging copy
+ * through out destroys input the schedule reads later. No other in-place
+ * form creates aliasing a schedule can see: allreduce, scan, reduce,
+ * allgather and gather find their input where `out` starts in either mode
+ * (otherwise the prologue copies it there first), and reduce_scatter_block,
+ * exscan and alltoall read `in` from a private copy in place. */
+int cg_verify_in_place_aliases(enum cg_coll_kind coll)
+{
+    return coll == CG_C_SCATTER;
+}
+
+/* Range r of `rank` as memory: in place, the aliased rank's out is in. */
+static struct cg_sim_range mem_range(const struct state *st, int rank,
+                                     const struct cg_sim_range *r)
+{
+    struct cg_sim_range m = *r;
+    if (rank == st->alias_rank && r->buf == CG_BUF_OUT) {
+        m.buf = CG_BUF_IN;
+        m.first = st->alias_first + r->first;
+    }
+    return m;
+}
+
+/* " (in place, ...)" where block j of b on rank is the aliased memory, else "". */
+static const char *alias_hint(struct state *st, int rank, enum cg_bufid b, long j)
+{
+    if (rank != st->alias_rank ||
+        !(b == CG_BUF_OUT || (b == CG_BUF_IN && j >= st->alias_first &&
+                              j < st->alias_first + st->nb[CG_BUF_OUT]))) {
+        return "";
+    }
+    snprintf(st->hint, sizeof(st->hint),
+             " (called in place, the root's out block 0 is its in block %ld: one memory, so "
+             "writing one overwrites the other)", st->alias_first);
+    return st->hint;
 }
 
 static int set_count(const struct state *st, const uint64_t *w)
@@ -255,8 +306,20 @@ static int on_start(void *arg, const struct cg_sim_where *w, long blocks, const 
         for (size_t i = 0; i < n; i++) {
             st->vals[b][i] = (struct val){ -1, 0, { 0, 0 }, NO_SET };
         }
+        for (int rank = 0; rank < st->p; rank++) {
+            st->row[b][rank] = st->vals[b] + (size_t)rank * (size_t)nblocks[b];
+        }
     }
     const struct cg_schedule *s = st->s;
+    if (st->alias_rank >= 0) {
+        /* The root's out is its block root of in (scatter: out has 1 block). */
+        if (st->nb[CG_BUF_OUT] != 1 || st->nb[CG_BUF_IN] != st->p) {
+            cg_panic("in-place alias with %ld out and %ld in blocks", st->nb[CG_BUF_OUT],
+                     st->nb[CG_BUF_IN]);
+        }
+        st->alias_first = w->root;
+        st->row[CG_BUF_OUT][st->alias_rank] = st->row[CG_BUF_IN][st->alias_rank] + w->root;
+    }
     for (int rank = 0; rank < st->p; rank++) {
         switch (s->coll) {
         case CG_C_ALLREDUCE:
@@ -359,6 +422,11 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
     const struct cg_schedule *s = st->s;
     char a[96], b[96];
     int serial = ++st->serial;
+    if (nsends == 0 && nrecvs == 0) {
+        /* No rank posts anything (every "when" false): nothing to match,
+         * and st->msgs may still be NULL, which no offset may be added to. */
+        return 0;
+    }
 
     /* Receives of one rank in one step must not overlap, and must not land
      * in a block that one of its sends of the same step reads. */
@@ -368,8 +436,9 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
             struct val *v = val_at(st, r->range.buf, r->rank, blk(st, &r->range, i));
             if (v->stamp == serial) {
                 cg_sim_error(st->g, s, w, r->rank, r->x->pos,
-                             "two receives of this step land in %s block %ld",
-                             cg_buf_names[r->range.buf], blk(st, &r->range, i));
+                             "two receives of this step land in %s block %ld%s",
+                             cg_buf_names[r->range.buf], blk(st, &r->range, i),
+                             alias_hint(st, r->rank, r->range.buf, blk(st, &r->range, i)));
                 return -1;
             }
             v->stamp = serial;
@@ -381,8 +450,9 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
             long j = blk(st, &m->range, i);
             if (val_at(st, m->range.buf, m->rank, j)->stamp == serial) {
                 cg_sim_error(st->g, s, w, m->rank, m->x->pos,
-                             "sends %s block %ld, which a receive of the same step overwrites",
-                             cg_buf_names[m->range.buf], j);
+                             "sends %s block %ld, which a receive of the same step overwrites%s",
+                             cg_buf_names[m->range.buf], j,
+                             alias_hint(st, m->rank, m->range.buf, j));
                 return -1;
             }
         }
@@ -487,6 +557,12 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
     return 0;
 }
 
+static int same_range(const struct cg_sim_range *a, const struct cg_sim_range *b)
+{
+    return a->buf == b->buf && a->first == b->first && a->n == b->n;
+}
+
+/* Whether two ranges (as memory: see mem_range) share a block. */
 static int ranges_overlap(const struct state *st, const struct cg_sim_range *x,
                           const struct cg_sim_range *y)
 {
@@ -667,11 +743,6 @@ static int range_wraps(const struct state *st, const struct cg_sim_range *r)
     return r->n > 0 && r->first + r->n > st->nb[r->buf];
 }
 
-static int same_range(const struct cg_sim_range *a, const struct cg_sim_range *b)
-{
-    return a->buf == b->buf && a->first == b->first && a->n == b->n;
-}
-
 /* The call on one group: members m[0..gp-1] (real ranks, in rank order),
  * whose index in m is the rank in the callee's communicator. */
 static int on_call_group(struct state *st, const struct cg_sim_where *w,
@@ -776,35 +847,38 @@ static int on_call_group(struct state *st, const struct cg_sim_where *w,
                          step->call_has_src ? ", " : "", dname, b, cn, want);
             return -1;
         }
-        /* Overlapping views: only the callee's in-place form. */
+        /* Overlapping views (as memory: in place, out may be in): only the
+         * callee's in-place form, which the runtime finds by address. */
+        struct cg_sim_range msrc = mem_range(st, m[r], &op->src);
+        struct cg_sim_range mdst = mem_range(st, m[r], &op->dst);
         if (step->call_has_src && op->src.n > 0 && op->dst.n > 0 &&
-            ranges_overlap(st, &op->src, &op->dst)) {
+            ranges_overlap(st, &msrc, &mdst)) {
             int ok = 0, ignored = 0;
-            struct cg_sim_range sub = op->dst;
+            struct cg_sim_range sub = mdst;
             switch (cc) {
             case CG_C_ALLREDUCE:
             case CG_C_SCAN:
             case CG_C_EXSCAN:
             case CG_C_ALLTOALL:
-                ok = same_range(&op->src, &op->dst);
+                ok = same_range(&msrc, &mdst);
                 break;
             case CG_C_REDUCE:
                 ignored = r != root;
-                ok = same_range(&op->src, &op->dst);
+                ok = same_range(&msrc, &mdst);
                 break;
             case CG_C_ALLGATHER:
             case CG_C_GATHER:
                 ignored = cc == CG_C_GATHER && r != root;
-                sub.first = op->dst.first + (long)r * op->src.n;
-                sub.n = op->src.n;
-                ok = same_range(&op->src, &sub);
+                sub.first = mdst.first + (long)r * msrc.n;
+                sub.n = msrc.n;
+                ok = same_range(&msrc, &sub);
                 break;
             case CG_C_SCATTER:
                 ignored = r != root;
-                sub = op->src;
-                sub.first = op->src.first + (long)root * op->dst.n;
-                sub.n = op->dst.n;
-                ok = same_range(&op->dst, &sub);
+                sub = msrc;
+                sub.first = msrc.first + (long)root * mdst.n;
+                sub.n = mdst.n;
+                ok = same_range(&mdst, &sub);
                 break;
             default:
                 break;
@@ -814,9 +888,10 @@ static int on_call_group(struct state *st, const struct cg_sim_where *w,
                 cg_sim_range_str(&op->dst, st->nb[op->dst.buf], b, sizeof(b));
                 cg_sim_error(st->g, s, w, m[r], step->pos,
                              "the call's views overlap (send = %s, recv = %s); they may only be "
-                             "%s's in-place form%s", a, b, cn,
+                             "%s's in-place form%s%s", a, b, cn,
                              cc == CG_C_REDUCE_SCATTER_BLOCK ? " (which MPI's does not place at "
-                             "block rank: use another buffer)" : "");
+                             "block rank: use another buffer)" : "",
+                             alias_hint(st, m[r], op->dst.buf, op->dst.first));
                 return -1;
             }
         }
@@ -1050,9 +1125,17 @@ static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim
     for (int k = 0; k < nops; k++) {
         const struct cg_sim_local *op = &ops[k];
         int rank = op->rank;
-        if (op->dst.n > 0 && ranges_overlap(st, &op->dst, &op->src)) {
-            cg_sim_error(st->g, s, w, rank, step->pos, "%s ranges overlap in %s",
-                         reduce ? "reduce" : "copy", cg_buf_names[op->dst.buf]);
+        struct cg_sim_range mdst = mem_range(st, rank, &op->dst);
+        struct cg_sim_range msrc = mem_range(st, rank, &op->src);
+        if (op->dst.n > 0 && ranges_overlap(st, &mdst, &msrc)) {
+            if (!reduce && same_range(&mdst, &msrc) && mdst.buf != op->dst.buf) {
+                /* In place: the root's own block copied onto itself, a
+                 * no-op (the runtime's cg_copy skips it). */
+                continue;
+            }
+            cg_sim_error(st->g, s, w, rank, step->pos, "%s ranges overlap in %s%s",
+                         reduce ? "reduce" : "copy", cg_buf_names[op->dst.buf],
+                         alias_hint(st, rank, op->dst.buf, op->dst.first));
             return -1;
         }
         for (long i = 0; i < op->dst.n; i++) {
@@ -1226,10 +1309,11 @@ static int on_finish(void *arg, const struct cg_sim_where *w)
                                     : s->nphases > 0  ? s->phases[s->nphases - 1].pos
                                                       : s->pos;
                 cg_sim_error(st->g, s, w, rank, pos,
-                             "wrong result: at the end, out block %ld holds %s; expected %s%s", j,
-                             f, e,
+                             "wrong result: at the end, out block %ld holds %s; expected %s%s%s",
+                             j, f, e,
                              got->pos.line > 0 ? " (this step wrote it last)"
-                                               : " (no step wrote it; this is the last phase)");
+                                               : " (no step wrote it; this is the last phase)",
+                             alias_hint(st, rank, CG_BUF_OUT, j));
                 rc = -1;
             }
         }
@@ -1243,6 +1327,8 @@ static void state_free(struct state *st)
     /* vals and sets belong to the pools (on_start). */
     for (int b = 0; b < CG_BUF_COUNT_; b++) {
         st->vals[b] = NULL;
+        free(st->row[b]);
+        st->row[b] = NULL;
     }
     st->set_words = NULL;
     st->set_refs = NULL;
@@ -1272,6 +1358,13 @@ static int verify_cfg(struct cg_gen *g, const struct cg_schedule *s, const struc
     st.split = cg_colls[s->coll].shape == CG_SHAPE_SPLIT;
     st.msg_at = malloc(sizeof(int) * (size_t)(p + 1));
     st.single = malloc(sizeof(uint32_t) * (size_t)(p + 1));
+    st.alias_rank = cfg->in_place && cg_verify_in_place_aliases(s->coll) ? cfg->root : -1;
+    for (int b = 0; b < CG_BUF_COUNT_; b++) {
+        st.row[b] = malloc(sizeof(struct val *) * (size_t)p);
+        if (st.row[b] == NULL) {
+            cg_panic("out of memory");
+        }
+    }
     if (st.msg_at == NULL || st.single == NULL) {
         cg_panic("out of memory");
     }
@@ -1282,10 +1375,32 @@ static int verify_cfg(struct cg_gen *g, const struct cg_schedule *s, const struc
     return rc;
 }
 
+/* cfg in every calling mode: as given, then (where the collective's in-place
+ * form aliases buffers) with the root called in place. */
+static int verify_modes(struct cg_gen *g, const struct cg_schedule *s, struct cg_sim_cfg cfg,
+                        long *runs, int64_t *work, int64_t budget)
+{
+    cfg.work = work;
+    cfg.work_max = budget;
+    cfg.in_place = 0;
+    (*runs)++;
+    if (verify_cfg(g, s, &cfg) != 0) {
+        return -1;
+    }
+    if (!cg_verify_in_place_aliases(s->coll)) {
+        return 0;
+    }
+    cfg.in_place = 1;
+    (*runs)++;
+    return verify_cfg(g, s, &cfg);
+}
+
 int cg_verify_one(struct cg_gen *g, const struct cg_schedule *s, int p, int root)
 {
-    struct cg_sim_cfg cfg = { p, root, 0, NULL };
-    return verify_cfg(g, s, &cfg);
+    struct cg_sim_cfg cfg = { p, root, 0, NULL, 0, NULL, 0 };
+    long runs = 0;
+    int64_t work = 0;
+    return verify_modes(g, s, cfg, &runs, &work, CG_VERIFY_MAX_WORK);
 }
 
 /* Every configuration of (p, root): each ppn dividing p (topology
@@ -1295,7 +1410,7 @@ int cg_verify_one(struct cg_gen *g, const struct cg_schedule *s, int p, int root
  * rounds per value; the small p exercise every value's boundary cases);
  * roots other than 0, 1, p/2 and p-1 with the defaults only. */
 static int verify_shapes(struct cg_gen *g, const struct cg_schedule *s, int p, int root,
-                         long *runs)
+                         long *runs, int64_t *work, int64_t budget)
 {
     int64_t pv[16];
     int every = p <= g->opt->all_roots_max_p;
@@ -1315,9 +1430,8 @@ static int verify_shapes(struct cg_gen *g, const struct cg_schedule *s, int p, i
                 ppn != cg_sim_default_ppn(p)) {
                 continue;
             }
-            struct cg_sim_cfg cfg = { p, root, s->topology ? ppn : 0, pv };
-            (*runs)++;
-            if (verify_cfg(g, s, &cfg) != 0) {
+            struct cg_sim_cfg cfg = { p, root, s->topology ? ppn : 0, pv, 0, NULL, 0 };
+            if (verify_modes(g, s, cfg, runs, work, budget) != 0) {
                 return -1;
             }
         }
@@ -1370,6 +1484,13 @@ int cg_verify(struct cg_gen *g, const struct cg_schedule *s, struct cg_verify_st
         cg_panic("out of memory");
     }
     int rc = 0;
+    int64_t work = 0; /* all configurations together: budget */
+    int64_t budget = opt->max_work > 0 ? opt->max_work : CG_VERIFY_MAX_WORK;
+    if (opt->np > 0 && cg_colls[s->coll].rooted) {
+        /* --all-roots asks for every root at every p: p / 4 times the default. */
+        int most = roots_for(opt, opt->p_list[opt->np - 1], roots);
+        budget *= most > 4 ? most / 4 : 1;
+    }
     for (int k = 0; k < opt->np && rc == 0; k++) {
         int p = opt->p_list[k];
         int nroots = 1;
@@ -1379,7 +1500,7 @@ int cg_verify(struct cg_gen *g, const struct cg_schedule *s, struct cg_verify_st
         }
         for (int r = 0; r < nroots && rc == 0; r++) {
             long runs = 0;
-            rc = verify_shapes(g, s, p, roots[r], &runs);
+            rc = verify_shapes(g, s, p, roots[r], &runs, &work, budget);
             if (stats) {
                 stats->runs += runs;
             }

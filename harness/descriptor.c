@@ -9,6 +9,7 @@
 #include "descriptor.h"
 #include "../gen/passes.h" /* cg_emit_cuda_supports */
 #include "run_baseline.h"     /* baseline:<name> */
+#include "../gen/strset.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -45,8 +46,9 @@ struct vctx {
     struct cg_diag *d;  /* where errors go */
     const char *file;   /* for messages */
     struct cg_arena *a; /* where results go */
-    char **seen;        /* messages already reported ("line:col:text") */
-    int nseen;          /* entries in seen */
+    struct cg_strset seen; /* messages already reported ("line:col:text") */
+    const char **vnames;   /* a slurm launcher's vars: placeholders of its script lines */
+    int nvnames;           /* how many */
 };
 
 static void verr(struct vctx *v, struct cg_pos pos, const char *fmt, ...)
@@ -63,18 +65,27 @@ static void verr(struct vctx *v, struct cg_pos pos, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     char *key = cg_arena_printf(v->a, "%d:%d:%s", pos.line, pos.col, msg);
-    for (int i = 0; i < v->nseen; i++) {
-        if (strcmp(v->seen[i], key) == 0) {
-            return;
-        }
+    if (v->seen.arena == NULL) {
+        cg_strset_init(&v->seen, v->a);
     }
-    char **grown = cg_arena_alloc(v->a, sizeof(char *) * (size_t)(v->nseen + 1));
-    if (v->nseen > 0) {
-        memcpy(grown, v->seen, sizeof(char *) * (size_t)v->nseen);
+    if (cg_strset_add(&v->seen, key, 0) >= 0) {
+        return;
     }
-    grown[v->nseen++] = key;
-    v->seen = grown;
     cg_error(v->d, v->file, pos, "%s", msg);
+}
+
+/* How often `key` was seen before in the list `set` belongs to (0: new).
+ * Why a set: comparing each item with every earlier one, and reporting a
+ * repeat once per earlier copy, made 3,000 repeats of one size take 40 s.
+ * Callers report a repeat once, where this returns 1. */
+static int repeats(struct vctx *v, struct cg_strset *set, const char *key)
+{
+    if (set->arena == NULL) {
+        cg_strset_init(set, v->a);
+    }
+    int added = 0;
+    int *n = cg_strset_get(set, key, &added);
+    return (*n)++;
 }
 
 int cg_coll_by_name(const char *name)
@@ -135,6 +146,11 @@ static int want(struct vctx *v, const struct cg_json *j, enum cg_json_kind k, co
 static int get_int(struct vctx *v, const struct cg_json *j, const char *what, int64_t min,
                    int64_t max, int64_t *out)
 {
+    if (j->kind == CG_J_NUMBER && j->int_overflow) {
+        verr(v, j->pos, "'%s' is out of range: %s is not in %lld..%lld", what, j->text,
+             (long long)min, (long long)max);
+        return -1;
+    }
     if (j->kind != CG_J_NUMBER || !j->is_int) {
         verr(v, j->pos, "'%s' must be an integer, not %s", what,
              j->kind == CG_J_NUMBER ? "a fraction" : kind_article(j));
@@ -308,6 +324,36 @@ static int check_schema_version(struct vctx *v, const struct cg_json *root, cons
     return 0;
 }
 
+/* Why: an algorithm id or a knob value is put into an environment value
+ * that is expanded once more per launch (its {timeout_s}, ...), so a brace
+ * in it would be read as a placeholder and stop the run with an internal
+ * error. Reports one in j (a string) and returns 1, else 0. */
+static int check_literal(struct vctx *v, const struct cg_json *j, const char *what)
+{
+    const char *c = strpbrk(j->str, "{}");
+    if (c == NULL) {
+        return 0;
+    }
+    verr(v, str_at(j, (size_t)(c - j->str)),
+         "%s '%s' may not contain '{' or '}' (it is put into environment values, where they "
+         "mark placeholders)", what, j->str);
+    return 1;
+}
+
+/* Checks a slurm platform's or library's `setup` lines: they go into the
+ * batch script and may use what its lines use (the job's placeholders and
+ * the launcher's vars), never {setup}, {env}, {launch} or {script}. */
+static int check_setup(struct vctx *v, const struct cg_json *e)
+{
+    int bad = 0;
+    for (int i = 0; i < e->nitems; i++) {
+        if (e->items[i]->kind == CG_J_STRING) {
+            bad += check_template(v, e->items[i], "'setup'", ph_job, v->vnames, v->nvnames, 0);
+        }
+    }
+    return bad;
+}
+
 /* An array of template strings. */
 static int get_str_array(struct vctx *v, const struct cg_json *j, const char *what,
                          struct cg_str **out, int *n, int nonempty)
@@ -429,10 +475,11 @@ static int parse_algo(struct vctx *v, const struct cg_json *j, struct cg_algo_sp
         return 0;
     case CG_J_STRING:
         a->id = j->str;
-        return 0;
+        return check_literal(v, j, cg_arena_printf(v->a, "algorithm '%s': id", j->key)) ? -1 : 0;
     case CG_J_NUMBER:
         if (!j->is_int) {
-            verr(v, j->pos, "algorithm '%s': an id must be an integer or a string", j->key);
+            verr(v, j->pos, "algorithm '%s': an id must be an integer or a string%s", j->key,
+                 j->int_overflow ? " (this one is beyond 64-bit integers)" : "");
             return -1;
         }
         a->id = cg_arena_printf(v->a, "%lld", (long long)j->ival);
@@ -455,6 +502,7 @@ static int parse_algo(struct vctx *v, const struct cg_json *j, struct cg_algo_sp
         if (strcmp(e->key, "id") == 0) {
             if (e->kind == CG_J_STRING) {
                 a->id = e->str;
+                bad += check_literal(v, e, cg_arena_printf(v->a, "algorithm '%s': id", j->key));
             } else if (e->kind == CG_J_NUMBER && e->is_int) {
                 a->id = cg_arena_printf(v->a, "%lld", (long long)e->ival);
             } else if (e->kind != CG_J_NULL) {
@@ -557,8 +605,10 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
         if (launcher != CG_LAUNCH_SLURM) {
             verr(v, e->pos, "'setup' lines need a batch script: only a slurm launcher runs them");
             bad++;
+        } else if (get_str_array(v, e, "setup", &l->setup, &l->nsetup, 0) != 0) {
+            bad++;
         } else {
-            bad += get_str_array(v, e, "setup", &l->setup, &l->nsetup, 0) != 0;
+            bad += check_setup(v, e);
         }
     }
     if ((e = cg_json_get(j, "env")) != NULL) {
@@ -675,7 +725,7 @@ int cg_platform_load(struct cg_platform *p, struct cg_arena *arena, struct cg_di
     p->name = base_name(arena, file);
     p->text = text;
     p->len = len;
-    struct vctx v = { d, file, arena, NULL, 0 };
+    struct vctx v = { d, file, arena, { 0 }, NULL, 0 };
     int before = d->errors;
     struct cg_json *root = cg_json_parse(arena, d, file, text, len);
     if (root == NULL) {
@@ -685,6 +735,7 @@ int cg_platform_load(struct cg_platform *p, struct cg_arena *arena, struct cg_di
         verr(&v, root->pos, "a platform descriptor must be an object, not %s", kind_article(root));
         return -1;
     }
+    const char *vnames[CG_VARS_MAX_DESC];
     static const char *const keys[] = { "schema_version", "description", "launcher", "setup", "env",
                                         "transport_env",  "libraries",   NULL };
     cg_json_check_keys(d, file, root, "platform descriptor", keys);
@@ -713,7 +764,6 @@ int cg_platform_load(struct cg_platform *p, struct cg_arena *arena, struct cg_di
         cg_json_check_keys(d, file, l, kind == 1 ? "a slurm launcher" : "a local launcher",
                            kind == 1 ? skeys : lkeys);
         if (kind == 1) {
-            const char *vnames[CG_VARS_MAX_DESC];
             int nv = 0;
             const struct cg_json *vars = cg_json_get(l, "vars");
             if (vars != NULL &&
@@ -773,13 +823,15 @@ int cg_platform_load(struct cg_platform *p, struct cg_arena *arena, struct cg_di
                          "nothing");
                 }
             }
+            v.vnames = vnames;
+            v.nvnames = nv;
         }
     }
     if ((e = cg_json_get(root, "setup")) != NULL) {
         if (p->launcher != CG_LAUNCH_SLURM) {
             verr(&v, e->pos, "'setup' lines need a batch script: only a slurm launcher runs them");
-        } else {
-            get_str_array(&v, e, "setup", &p->setup, &p->nsetup, 0);
+        } else if (get_str_array(&v, e, "setup", &p->setup, &p->nsetup, 0) == 0) {
+            check_setup(&v, e);
         }
     }
     if ((e = cg_json_get(root, "env")) != NULL) {
@@ -1062,18 +1114,18 @@ static int parse_sizes(struct vctx *v, const struct cg_json *j, struct lists *L)
     L->size = cg_arena_alloc(v->a, sizeof(int64_t) * (size_t)j->nitems);
     L->size_pos = cg_arena_alloc(v->a, sizeof(struct cg_pos) * (size_t)j->nitems);
     int bad = 0;
+    struct cg_strset seen = { 0 };
     for (int i = 0; i < j->nitems; i++) {
         int64_t s;
         if (get_int(v, j->items[i], "sizes", 1, INT64_MAX / 4, &s) != 0) {
             bad++;
             continue;
         }
-        for (int k = 0; k < L->nsizes; k++) {
-            if (L->size[k] == s) {
-                verr(v, j->items[i]->pos, "size %lld is listed twice", (long long)s);
-                bad++;
-            }
+        int again = repeats(v, &seen, cg_arena_printf(v->a, "%lld", (long long)s));
+        if (again == 1) {
+            verr(v, j->items[i]->pos, "size %lld is listed twice", (long long)s);
         }
+        bad += again > 0;
         L->size_pos[L->nsizes] = j->items[i]->pos;
         L->size[L->nsizes++] = s;
     }
@@ -1101,6 +1153,7 @@ static int parse_int_list(struct vctx *v, const struct cg_json *j, const char *w
     *pos = cg_arena_alloc(v->a, sizeof(struct cg_pos) * (size_t)count);
     *n = 0;
     int bad = 0;
+    struct cg_strset seen = { 0 };
     for (int i = 0; i < count; i++) {
         one = j->kind == CG_J_ARRAY ? j->items[i] : j;
         int64_t x;
@@ -1108,12 +1161,11 @@ static int parse_int_list(struct vctx *v, const struct cg_json *j, const char *w
             bad++;
             continue;
         }
-        for (int k = 0; k < *n; k++) {
-            if ((*out)[k] == (int)x) {
-                verr(v, one->pos, "%lld is listed twice in '%s'", (long long)x, what);
-                bad++;
-            }
+        int again = repeats(v, &seen, cg_arena_printf(v->a, "%lld", (long long)x));
+        if (again == 1) {
+            verr(v, one->pos, "%lld is listed twice in '%s'", (long long)x, what);
         }
+        bad += again > 0;
         (*pos)[*n] = one->pos;
         (*out)[(*n)++] = (int)x;
     }
@@ -1265,23 +1317,23 @@ static int parse_impls(struct vctx *v, const struct cg_json *j, const struct cg_
     }
     L->impl = cg_arena_alloc(v->a, sizeof(*L->impl) * (size_t)j->nitems);
     int bad = 0;
+    struct cg_strset seen = { 0 };
     for (int i = 0; i < j->nitems; i++) {
         struct cg_impl_req *r = &L->impl[L->nimpls];
         if (parse_impl(v, j->items[i], t, r) != 0) {
             bad++;
             continue;
         }
-        for (int k = 0; k < L->nimpls; k++) {
-            const struct cg_impl_req *o = &L->impl[k];
-            int same = strcmp(o->text, r->text) == 0 && o->nlibs == r->nlibs;
-            for (int m = 0; same && m < r->nlibs; m++) {
-                same = strcmp(o->libs[m], r->libs[m]) == 0;
-            }
-            if (same) {
-                verr(v, r->pos, "implementation '%s' is listed twice", r->text);
-                bad++;
-            }
+        /* The same text for the same libraries, in order. */
+        const char *key = r->text;
+        for (int m = 0; m < r->nlibs; m++) {
+            key = cg_arena_printf(v->a, "%s\n%s", key, r->libs[m]);
         }
+        int again = repeats(v, &seen, cg_arena_printf(v->a, "%d\n%s", r->nlibs, key));
+        if (again == 1) {
+            verr(v, r->pos, "implementation '%s' is listed twice", r->text);
+        }
+        bad += again > 0;
         L->nimpls++;
     }
     return bad ? -1 : 0;
@@ -1643,6 +1695,7 @@ static int parse_collectives(struct vctx *v, const struct cg_json *j, struct cg_
     t->colls = cg_arena_alloc(v->a, sizeof(*t->colls) * (size_t)j->nitems);
     struct lists *own = cg_arena_alloc(v->a, sizeof(*own) * (size_t)j->nitems);
     int *has_own = cg_arena_alloc(v->a, sizeof(int) * (size_t)j->nitems);
+    int listed[CG_C_COUNT_] = { 0 };
     int bad = 0;
     for (int i = 0; i < j->nitems; i++) {
         const struct cg_json *e = j->items[i];
@@ -1683,12 +1736,11 @@ static int parse_collectives(struct vctx *v, const struct cg_json *j, struct cg_
             bad++;
             continue;
         }
-        for (int k = 0; k < t->ncolls; k++) {
-            if ((int)t->colls[k].coll == c) {
-                verr(v, name->str_pos, "collective '%s' is listed twice", name->str);
-                bad++;
-            }
+        int again = listed[c]++;
+        if (again == 1) {
+            verr(v, name->str_pos, "collective '%s' is listed twice", name->str);
         }
+        bad += again > 0;
         struct cg_coll_req *cr = &t->colls[t->ncolls];
         memset(cr, 0, sizeof(*cr));
         cr->coll = (enum cg_coll_kind)c;
@@ -1913,11 +1965,16 @@ static int parse_knob_sweeps(struct vctx *v, const struct cg_json *j, struct cg_
             sw->lib = lib;
             sw->knob = knob;
             sw->values = cg_arena_alloc(v->a, sizeof(char *) * (size_t)kj->nitems);
+            struct cg_strset seen = { 0 };
             for (int m = 0; m < kj->nitems; m++) {
                 const struct cg_json *x = kj->items[m];
                 const char *val = NULL;
                 if (x->kind == CG_J_STRING) {
                     val = x->str;
+                    if (check_literal(v, x, cg_arena_printf(v->a, "knob '%s': value", kj->key))) {
+                        bad++;
+                        continue;
+                    }
                 } else if (x->kind == CG_J_NUMBER && x->is_int) {
                     val = cg_arena_printf(v->a, "%lld", (long long)x->ival);
                 } else {
@@ -1926,12 +1983,11 @@ static int parse_knob_sweeps(struct vctx *v, const struct cg_json *j, struct cg_
                     bad++;
                     continue;
                 }
-                for (int q = 0; q < sw->nvalues; q++) {
-                    if (strcmp(sw->values[q], val) == 0) {
-                        verr(v, x->pos, "value '%s' of knob '%s' is listed twice", val, kj->key);
-                        bad++;
-                    }
+                int again = repeats(v, &seen, val);
+                if (again == 1) {
+                    verr(v, x->pos, "value '%s' of knob '%s' is listed twice", val, kj->key);
                 }
+                bad += again > 0;
                 sw->values[sw->nvalues++] = val;
             }
             t->nsweeps++;
@@ -2307,7 +2363,7 @@ int cg_test_load(struct cg_test *t, struct cg_arena *arena, struct cg_diag *d, c
     t->check = "always";
     t->verbosity = "minimal";
     t->timeout_s = 600;
-    struct vctx v = { d, file, arena, NULL, 0 };
+    struct vctx v = { d, file, arena, { 0 }, NULL, 0 };
     int before = d->errors;
     struct cg_json *root = cg_json_parse(arena, d, file, text, len);
     if (root == NULL) {

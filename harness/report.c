@@ -356,6 +356,23 @@ int cg_report_main(int argc, char **argv)
         free(dir);
         return rc;
     }
+    /* Why on stderr too: a record repeated (a campaign resumed while an
+     * earlier job still ran, records concatenated by hand) is resolved, the
+     * first record of each point wins, and that must not pass unnoticed. */
+    size_t repeats = 0, first = 0;
+    for (size_t i = 0; i < c.nrecs; i++) {
+        if (c.recs[i].duplicate_of != 0 && repeats++ == 0) {
+            first = i;
+        }
+    }
+    if (repeats > 0) {
+        fprintf(stderr,
+                "collgen: report: warning: %s/points.jsonl has %zu repeated record%s (point ids "
+                "recorded more than once, first: line %d repeats line %d); the tables use the "
+                "first record of each point and report.md lists the others\n",
+                o.dir, repeats, repeats == 1 ? "" : "s", c.recs[first].line,
+                c.recs[first].duplicate_of);
+    }
     /* Which generated schedules are guideline mock-ups: their summaries,
      * from the schedule files the records name (report_guideline.h). */
     struct cg_rep_mockups mockups;

@@ -602,13 +602,22 @@ static void summary(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
     struct cg_rep_buf b;
     cg_rep_buf_init(&b);
     const char *id = cg_rep_campaign_id(c);
+    size_t repeats = 0;
+    for (size_t i = 0; i < c->nrecs; i++) {
+        repeats += (c->recs[i].duplicate_of != 0);
+    }
     cg_rep_buf_printf(&b, "Campaign %s: %zu record%s in points.jsonl", id,
                       c->nrecs, (c->nrecs == 1) ? "" : "s");
+    if (repeats > 0) {
+        /* The counts are of points: the first record of each. */
+        cg_rep_buf_printf(&b, ", %zu of them repeating an earlier one, for %zu points", repeats,
+                          c->nrecs - repeats);
+    }
     const char *sep = " (";
     for (size_t s = 0; s < sizeof statuses / sizeof statuses[0]; s++) {
         size_t k = 0;
         for (size_t i = 0; i < c->nrecs; i++) {
-            k += (strcmp(c->recs[i].status, statuses[s]) == 0);
+            k += (c->recs[i].duplicate_of == 0 && strcmp(c->recs[i].status, statuses[s]) == 0);
         }
         if (k > 0) {
             cg_rep_buf_printf(&b, "%s%zu %s", sep, k, statuses[s]);

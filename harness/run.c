@@ -38,7 +38,7 @@
 static const char usage[] =
     "usage: collgen run TEST [--platform NAME|FILE] [--out DIR] [--dry-run] [--quiet]\n"
     "                        [--no-report] [--schedules DIR]\n"
-    "       collgen run --resume DIR [--quiet] [--no-report]\n"
+    "       collgen run --resume DIR [--retry-errors] [--quiet] [--no-report]\n"
     "       collgen run --list-algorithms [--platform NAME|FILE]\n"
     "\n"
     "TEST is a name under descriptors/tests/ (quickstart) or a path; the platform\n"
@@ -50,7 +50,10 @@ static const char usage[] =
     "  --dry-run          validate, print the plan and the commands (or batch\n"
     "                     scripts); write and run nothing\n"
     "  --resume DIR       finish a campaign that was stopped or killed: run only the\n"
-    "                     points without a record in DIR/points.jsonl\n"
+    "                     points without a record in DIR/points.jsonl (under Slurm,\n"
+    "                     after the jobs an earlier run left in the queue end)\n"
+    "  --retry-errors     with --resume: run again the points recorded as error or\n"
+    "                     timeout (their records move to DIR/points.retried.jsonl)\n"
     "  --quiet            no progress line\n"
     "  --no-report        do not run `collgen report DIR` at the end\n"
     "  --schedules DIR    read the schedules a test names from DIR (default schedules/);\n"
@@ -114,6 +117,7 @@ struct run_ctx {
     int quiet;                   /* --quiet */
     int list_algorithms;         /* --list-algorithms */
     int no_report;               /* --no-report */
+    int retry_errors;            /* --retry-errors */
     struct cg_platform platform; /* loaded */
     struct cg_registry reg;      /* schedules/ */
     struct cg_test test;         /* loaded (fresh runs) */
@@ -123,6 +127,7 @@ struct run_ctx {
     sigset_t orig_mask;          /* the mask before the runner blocked signals */
     int interrupted;             /* SIGINT, SIGTERM or SIGHUP arrived */
     long long status_count[5];   /* records by status, this run's jobs */
+    long long all_count[5];      /* records by status, the whole campaign */
     long long recorded;          /* points with a record */
 };
 
@@ -793,7 +798,9 @@ static const char *log_tail(struct run_ctx *c, const char *path, const char *nee
         }
         found = line;
         if (contains_ci(line, "error") || contains_ci(line, "bench") ||
-            contains_ci(line, "signal")) {
+            contains_ci(line, "signal") || contains_ci(line, "not found") ||
+            contains_ci(line, "no such file") || contains_ci(line, "denied") ||
+            contains_ci(line, "killed") || contains_ci(line, "cancelled")) {
             telling = line;
         }
     }
@@ -811,15 +818,27 @@ static const char *log_tail(struct run_ctx *c, const char *path, const char *nee
     return s;
 }
 
+/* log_tail of the batch job's own output (Slurm), else of the launch's log:
+ * under Slurm what went wrong is in the former, sbatch's log says nothing. */
+static const char *job_log_tail(struct run_ctx *c, const struct cg_launch *l, const char *needle)
+{
+    const char *line = l->slurm_log != NULL ? log_tail(c, l->slurm_log, needle) : NULL;
+    return line != NULL ? line : log_tail(c, l->log_file, needle);
+}
+
 /* Status and reason for the points a finished job left without a record. */
 static void missing_reason(struct run_ctx *c, const struct cg_launch *l, const struct cg_exec *x,
                            const char **status, const char **reason)
 {
-    const char *last = log_tail(c, l->log_file, NULL);
-    const char *tail = last ? cg_arena_printf(&c->arena, ": %s", last) : " (its log is empty)";
-    const char *wrong = log_tail(c, l->log_file, "wrong launcher");
+    const char *last = job_log_tail(c, l, NULL);
+    const char *tail = last ? cg_arena_printf(&c->arena, ": %s", last)
+                       : l->slurm_log != NULL
+                           ? cg_arena_printf(&c->arena, " (%s and %s are empty)", l->log_file,
+                                             l->slurm_log)
+                           : " (its log is empty)";
+    const char *wrong = job_log_tail(c, l, "wrong launcher");
     if (wrong == NULL) {
-        wrong = log_tail(c, l->log_file, "is linked against");
+        wrong = job_log_tail(c, l, "is linked against");
     }
     *status = "error";
     if (x->timed_out) {
@@ -828,7 +847,8 @@ static void missing_reason(struct run_ctx *c, const struct cg_launch *l, const s
                                   "the job was killed at its timeout (%d s) before "
                                   "this point was recorded",
                                   c->cp.timeout_s);
-    } else if (x->code == 124 || log_tail(c, l->log_file, "DUE TO TIME LIMIT") != NULL) {
+    } else if (x->code == 124 || job_log_tail(c, l, "DUE TO TIME LIMIT") != NULL ||
+               job_log_tail(c, l, "(CG_MPIRUN_TIMEOUT)") != NULL) {
         *status = "timeout";
         *reason = cg_arena_printf(&c->arena, "the launcher's time limit ran out (exit status %d)%s",
                                   x->code, tail);
@@ -839,6 +859,10 @@ static void missing_reason(struct run_ctx *c, const struct cg_launch *l, const s
                                   "wrong launcher or process count (bench exit status "
                                   "3)%s",
                                   tail);
+    } else if (x->code == 127 && l->slurm_log != NULL) {
+        /* sbatch --wait exits with the batch script's status. */
+        *reason = cg_arena_printf(&c->arena, "the batch job exited with status 127 (a command of "
+                                  "its script was not found)%s", tail);
     } else if (x->code == 127) {
         *reason = cg_arena_printf(&c->arena, "the launcher could not be executed%s", tail);
     } else if (x->code == 0) {
@@ -850,7 +874,8 @@ static void missing_reason(struct run_ctx *c, const struct cg_launch *l, const s
         *reason =
             cg_arena_printf(&c->arena, "the job was killed by signal %d%s", x->code - 128, tail);
     } else {
-        *reason = cg_arena_printf(&c->arena, "the job exited with status %d%s", x->code, tail);
+        *reason = cg_arena_printf(&c->arena, "the %sjob exited with status %d%s",
+                                  l->slurm_log != NULL ? "batch " : "", x->code, tail);
     }
 }
 
@@ -896,6 +921,7 @@ static void on_record(const char *id, const char *status, const char *reason, vo
     }
     pt->recorded = 1;
     ix->c->recorded++;
+    ix->c->all_count[status_index(status)]++;
     if (ix->counting) {
         ix->c->status_count[status_index(status)]++;
     }
@@ -975,13 +1001,7 @@ static int next_run_id(struct run_ctx *c)
 
 static int pending_stop(struct run_ctx *c)
 {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    struct timespec zero = { 0, 0 };
-    if (sigtimedwait(&set, NULL, &zero) > 0) {
+    if (cg_stop_pending()) {
         c->interrupted = 1;
     }
     return c->interrupted;
@@ -1047,6 +1067,15 @@ static int run_jobs(struct run_ctx *c, struct index *ix)
             return -1;
         }
         run_id++;
+        /* Under Slurm, the batch job may outlive its sbatch --wait (which
+         * was stopped): cancel it, and read its records only once the
+         * queue no longer lists it, so that none arrives later. */
+        if (l.slurm_name != NULL &&
+            cg_slurm_settle(&c->arena, l.slurm_name, x.interrupted, 300.0, stderr, 0, NULL) != 0) {
+            fail(c, "job %d: Slurm job %s did not end; records may still arrive, so nothing "
+                    "else runs (resume once it is gone)", l.run_id, l.slurm_name);
+            return -1;
+        }
         /* A bench killed mid-line leaves a partial line; the next job must
          * not append to it. */
         long long end = cg_points_repair(c->points_path, stderr);
@@ -1080,6 +1109,7 @@ static int run_jobs(struct run_ctx *c, struct index *ix)
             ((struct cg_point *)pts[i])->recorded = 1;
             c->recorded++;
             c->status_count[status_index(status)]++;
+            c->all_count[status_index(status)]++;
             missing++;
         }
         if (x.code == 3 && npts > missing) {
@@ -1327,6 +1357,8 @@ static int parse_args(struct run_ctx *c, int argc, char **argv)
             c->list_algorithms = 1;
         } else if (strcmp(a, "--no-report") == 0) {
             c->no_report = 1;
+        } else if (strcmp(a, "--retry-errors") == 0) {
+            c->retry_errors = 1;
         } else if (strcmp(a, "--schedules") == 0 && v != NULL) {
             c->schedules_arg = v;
             i++;
@@ -1349,6 +1381,11 @@ static int parse_args(struct run_ctx *c, int argc, char **argv)
                                   c->out_arg != NULL || c->dry_run || c->schedules_arg != NULL)) {
         fail(c, "--resume DIR takes the test, platform and directory from DIR/campaign.json: give "
                 "no TEST, --platform, --out, --schedules or --dry-run with it");
+        return -1;
+    }
+    if (c->retry_errors && c->resume_dir == NULL) {
+        fail(c, "--retry-errors goes with --resume DIR (it runs again the points DIR recorded as "
+                "error or timeout)");
         return -1;
     }
     if (c->resume_dir == NULL && c->test_arg == NULL && !c->list_algorithms) {
@@ -1551,6 +1588,24 @@ static void summary(struct run_ctx *c, int *rc)
     printf("campaign %s: %lld of %d points recorded%s%s%s\n", c->cp.id, c->recorded,
            c->cp.plan.npoints, n ? " (this run: " : "", counts, n ? ")" : "");
     printf("results: %s/ (campaign.json, points.jsonl, raw/, logs/)\n", c->cp.dir);
+    long long bad = c->all_count[ST_ERROR] + c->all_count[ST_TIMEOUT] + c->all_count[ST_FAILED_CHECK];
+    if (bad > 0) {
+        char what[160] = "";
+        size_t k = 0;
+        for (int s = ST_FAILED_CHECK; s <= ST_TIMEOUT; s++) {
+            if (c->all_count[s] > 0) {
+                k += (size_t)snprintf(what + k, sizeof(what) - k, "%s%lld %s", k ? ", " : "",
+                                      c->all_count[s], status_names[s]);
+            }
+        }
+        printf("not ok: %lld of %lld recorded points (%s)%s%s\n", bad, c->recorded, what,
+               c->all_count[ST_ERROR] + c->all_count[ST_TIMEOUT] > 0
+                   ? "; run the error and timeout ones again with: build/collgen run --resume "
+                   : "",
+               c->all_count[ST_ERROR] + c->all_count[ST_TIMEOUT] > 0
+                   ? cg_arena_printf(&c->arena, "%s --retry-errors", c->cp.dir)
+                   : "");
+    }
     if (c->interrupted || missing > 0) {
         printf("interrupted: %lld points left; finish with: build/collgen run --resume %s\n",
                missing, c->cp.dir);
@@ -1635,9 +1690,34 @@ int cg_run_main(int argc, char **argv)
         fail(c, "cannot create %s: %s", c->points_path, strerror(errno));
         goto restore;
     }
+    if (c->resume_dir != NULL && c->platform.launcher == CG_LAUNCH_SLURM) {
+        /* Jobs an earlier run left in the queue (its runner and supervisor
+         * killed together, say) still append records: wait for them first. */
+        int stopped = 0;
+        if (cg_slurm_settle(&c->arena, cg_slurm_job_name(&c->arena, c->cp.id, 0), 0, 0.0, stderr,
+                            1, &stopped) != 0) {
+            if (stopped) {
+                c->interrupted = 1;
+                rc = 130;
+                fprintf(stderr, "collgen run: interrupted while waiting; nothing ran\n");
+            } else {
+                fail(c, "under Slurm a resume must know that no job of %s still runs (it would "
+                        "record points a second time)", c->cp.id);
+            }
+            goto restore;
+        }
+    }
     if (cg_points_repair(c->points_path, stderr) < 0) {
         fail(c, "%s: %s", c->points_path, strerror(errno));
         goto restore;
+    }
+    if (c->retry_errors) {
+        static const char *const again[] = { "error", "timeout", NULL };
+        const char *retired = cg_arena_printf(&c->arena, "%s/points.retried.jsonl", c->cp.dir);
+        if (cg_points_retire(c->points_path, retired, again, c->quiet ? NULL : stderr) < 0) {
+            fail(c, "%s: %s", c->points_path, strerror(errno));
+            goto restore;
+        }
     }
     struct index ix;
     build_index(c, &ix);

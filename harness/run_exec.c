@@ -19,7 +19,10 @@
  * waits, then SIGKILL, so no bench of a dead runner keeps appending records
  * while `collgen run --resume` works out what is missing. It also holds the
  * campaign lock (an inherited descriptor), which is released only when it
- * is gone: a resume started too early waits for it (run.c).
+ * is gone: a resume started too early waits for it (run.c). Under Slurm the
+ * launcher (sbatch --wait) only waits for a batch job that runs elsewhere,
+ * so the supervisor of a dead runner also cancels that job and waits until
+ * the queue no longer lists it (run_slurm.c) before it lets the lock go.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -43,6 +46,17 @@ double cg_now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cg_stop_pending(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    struct timespec zero = { 0, 0 };
+    return sigtimedwait(&set, NULL, &zero) > 0;
 }
 
 /* Sends sig to every live process of session sid except `skip`; returns
@@ -186,7 +200,6 @@ static void supervise(const struct cg_launch *l, const sigset_t *mask, pid_t run
         dprintf(2, "collgen run: cannot execute %s: %s\n", l->argv[0], strerror(errno));
         _exit(127);
     }
-    close(logfd);
     sigset_t wait_for;
     sigemptyset(&wait_for);
     sigaddset(&wait_for, SIGCHLD);
@@ -200,6 +213,14 @@ static void supervise(const struct cg_launch *l, const sigset_t *mask, pid_t run
         }
         int sig = sigwaitinfo(&wait_for, NULL);
         if (sig == SIGHUP) {
+            if (l->slurm_name != NULL) {
+                FILE *log = fdopen(logfd, "a");
+                struct cg_arena a = { 0 };
+                cg_slurm_settle(&a, l->slurm_name, 1, 120.0, log, 0, NULL);
+                if (log != NULL) {
+                    fclose(log);
+                }
+            }
             empty_session(self, CG_KILL_GRACE_S);
             _exit(129);
         }

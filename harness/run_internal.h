@@ -5,6 +5,7 @@
  *   run_plan.c    test x platform -> plan (jobs, points, ids); templates
  *   run_json.c    JSON writer, FNV-1a, points.jsonl reading
  *   run_exec.c    one job: fork, supervise, time out, collect its records
+ *   run_slurm.c   a campaign's batch jobs in the Slurm queue: find, cancel, wait
  *   run.c         the command: options, campaign directory, resume, report
  */
 #ifndef CG_RUN_INTERNAL_H
@@ -116,6 +117,8 @@ struct cg_launch {
     char *program;     /* the bench program (checked before running) */
     struct cg_kv *env; /* added to the environment */
     int nenv;          /* entries in env */
+    char *slurm_name;  /* slurm: the batch job's name (cg_slurm_job_name), else NULL */
+    char *slurm_log;   /* slurm: the batch job's output, logs/job-<run_id>.slurm.log */
 };
 
 /* dir: the campaign directory; campaign: its id. */
@@ -151,6 +154,10 @@ struct cg_exec {
 
 double cg_now_s(void);
 
+/* Whether SIGINT, SIGTERM or SIGHUP (blocked by the runner) is pending;
+ * takes it. */
+int cg_stop_pending(void);
+
 /* Runs one launch: the launcher in a session of its own, supervised by a
  * process that kills the whole session when the runner dies; stdout and
  * stderr to l->log_file. `mask` is the signal mask to restore in the
@@ -159,6 +166,33 @@ double cg_now_s(void);
  * or -1 when it could not start (reported to stderr). */
 int cg_exec_job(const struct cg_launch *l, const sigset_t *mask, int timeout_s,
                 struct cg_progress *pr, struct cg_exec *res);
+
+/* ---- the Slurm queue (run_slurm.c) --------------------------------------- */
+
+/* One job squeue lists. */
+struct cg_slurm_job {
+    const char *id;    /* job id */
+    const char *name;  /* job name */
+    const char *state; /* PENDING, RUNNING, COMPLETING, ... */
+};
+
+/* The name of a campaign's batch job, collgen-<campaign>-<run_id>; with
+ * run_id 0 the prefix every job of the campaign has ("collgen-<campaign>-"). */
+const char *cg_slurm_job_name(struct cg_arena *a, const char *campaign, int run_id);
+
+/* The jobs squeue lists under `name`, or, for a prefix ending in '-', under
+ * the prefix followed by digits. Returns 0, or -1 with *why when squeue
+ * fails. */
+int cg_slurm_find(struct cg_arena *a, const char *name, struct cg_slurm_job **jobs, int *n,
+                  const char **why);
+
+/* Waits until squeue lists no job `name` (as cg_slurm_find), cancelling
+ * them first when `cancel`; says what it cancels, and with `announce` what
+ * it waits for, on `log` (may be NULL). Gives up after max_s seconds (0:
+ * never) and, when stopped is not NULL, on SIGINT, SIGTERM or SIGHUP (sets
+ * *stopped). Returns 0 when none is left. */
+int cg_slurm_settle(struct cg_arena *a, const char *name, int cancel, double max_s, FILE *log,
+                    int announce, int *stopped);
 
 /* ---- JSON writing ------------------------------------------------------- */
 
@@ -204,5 +238,12 @@ long long cg_points_repair(const char *path, FILE *log);
 int cg_points_scan(const char *path, long long from, FILE *log,
                    void (*fn)(const char *id, const char *status, const char *reason, void *ctx),
                    void *ctx);
+
+/* Moves every record whose status is one of `statuses` (NULL-terminated)
+ * from path to the end of `retired` (--retry-errors: their points run
+ * again, and points.jsonl keeps one record per point). Returns how many,
+ * or -1 (errno set). */
+long long cg_points_retire(const char *path, const char *retired, const char *const *statuses,
+                           FILE *log);
 
 #endif

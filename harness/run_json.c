@@ -351,3 +351,71 @@ int cg_points_scan(const char *path, long long from, FILE *log,
     }
     return records;
 }
+
+long long cg_points_retire(const char *path, const char *retired, const char *const *statuses,
+                           FILE *log)
+{
+    FILE *f = fopen(path, "re");
+    if (f == NULL) {
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0, klen = 0, kcap = 0, mlen = 0, mcap = 0;
+    char *kept = NULL, *moved = NULL;
+    ssize_t n;
+    long long count = 0;
+    int oom = 0;
+    while ((n = getline(&line, &cap, f)) > 0 && !oom) {
+        cJSON *rec = cJSON_Parse(line);
+        const cJSON *st = rec ? cJSON_GetObjectItemCaseSensitive(rec, "status") : NULL;
+        int retire = 0;
+        for (int i = 0; statuses[i] != NULL && cJSON_IsString(st); i++) {
+            retire |= strcmp(st->valuestring, statuses[i]) == 0;
+        }
+        cJSON_Delete(rec);
+        char **buf = retire ? &moved : &kept;
+        size_t *len = retire ? &mlen : &klen, *bcap = retire ? &mcap : &kcap;
+        if (*len + (size_t)n + 1 > *bcap) {
+            *bcap = 2 * (*len + (size_t)n + 1);
+            char *g = realloc(*buf, *bcap);
+            if (g == NULL) {
+                oom = 1;
+                break;
+            }
+            *buf = g;
+        }
+        memcpy(*buf + *len, line, (size_t)n);
+        *len += (size_t)n;
+        (*buf)[*len] = '\0';
+        count += retire;
+    }
+    int err = ferror(f) || oom;
+    free(line);
+    fclose(f);
+    int rc = err ? -1 : 0;
+    if (rc == 0 && count > 0) {
+        /* Kept first where they cannot be lost, then points.jsonl without
+         * them, in one rename: a crash between the two leaves copies in
+         * `retired`, never a record lost. */
+        int fd = open(retired, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0 || write(fd, moved, mlen) != (ssize_t)mlen || fsync(fd) != 0) {
+            rc = -1;
+        }
+        if (fd >= 0 && close(fd) != 0) {
+            rc = -1;
+        }
+        if (rc == 0 && cg_write_atomic(path, kept != NULL ? kept : "", klen) != 0) {
+            rc = -1;
+        }
+        if (rc == 0 && log != NULL) {
+            fprintf(log, "collgen run: moved %lld records to %s: their points run again\n", count,
+                    retired);
+        }
+    }
+    free(kept);
+    free(moved);
+    if (err) {
+        errno = oom ? ENOMEM : EIO;
+    }
+    return rc == 0 ? count : -1;
+}

@@ -842,7 +842,21 @@ int cg_launch_render(struct cg_launch *l, struct cg_arena *a, const struct cg_pl
         }
     }
     l->script_text = text;
-    l->nenv = 0; /* the script exports them */
+    /* The script exports the job's variables; sbatch gets those that name
+     * the job and its output (they override the script's #SBATCH lines), so
+     * that the runner finds the job in the queue (run_slurm.c) and reads
+     * its output for the reason it failed; and no requeue, which would
+     * measure its points a second time. */
+    l->slurm_name = (char *)cg_slurm_job_name(a, campaign, run_id);
+    l->slurm_log = cg_arena_printf(a, "%s/logs/job-%d.slurm.log", dir, run_id);
+    l->env = cg_arena_alloc(a, sizeof(*l->env) * 3);
+    l->env[0].key.s = "SBATCH_JOB_NAME";
+    l->env[0].value.s = l->slurm_name;
+    l->env[1].key.s = "SBATCH_OUTPUT";
+    l->env[1].value.s = l->slurm_log;
+    l->env[2].key.s = "SBATCH_NO_REQUEUE";
+    l->env[2].value.s = "yes";
+    l->nenv = 3;
     struct cg_vars subv = { .n = 0 };
     cg_vars_set(&subv, "script", l->script_file);
     l->argv = cg_arena_alloc(a, sizeof(char *) * (size_t)(p->nsubmit + 1));

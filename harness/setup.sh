@@ -11,6 +11,8 @@ pkgs=(
   hwloc libhwloc-dev                  # topology for run metadata
   python3-numpy python3-matplotlib    # plots, through /usr/bin/python3
   binutils                            # nm (the tags-off symbol tests), objcopy (tests/tag/tag.ninja)
+  slurm-wlm munge                     # real Slurm for tests/run_slurm.sh (started by the test, not here)
+  clang-14 libclang-rt-14-dev         # libFuzzer and ASan/UBSan: tests/fuzz/, tests/run_sanitize.sh
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -66,40 +66,14 @@ refuse_other_mpi() {
 #   np=8, 20 allreduces of 262147 doubles: 2.16 s -> 0.18 s
 #   np=2 (not oversubscribed): 0.001 s either way.
 mpich_yield_shim() {
-    local so=${CG_MPICH_YIELD_SO:-$root/build/mpich/cg_mpich_yield.so} tmp
-    if [ -f "$so" ] && [ ! "$0" -nt "$so" ]; then
+    local so=${CG_MPICH_YIELD_SO:-$root/build/mpich/cg_mpich_yield.so} src=$root/harness/mpich_yield.c tmp
+    if [ -f "$so" ] && [ ! "$src" -nt "$so" ]; then
         echo "$so"
         return 0
     fi
     mkdir -p "$(dirname "$so")"
     tmp=$(mktemp "$so.XXXXXX")
-    if ! "${CC:-cc}" -O2 -shared -fPIC -x c -o "$tmp" - -ldl >&2 <<'EOF'; then
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <sched.h>
-
-/* ucp_worker_progress() returns how many events it handled; none means this
- * rank is waiting for another one, so give the core away. */
-typedef unsigned (*progress_fn)(void *worker);
-
-unsigned ucp_worker_progress(void *worker)
-{
-    static progress_fn real;
-    unsigned n;
-
-    if (real == NULL) {
-        real = (progress_fn)dlsym(RTLD_NEXT, "ucp_worker_progress");
-        if (real == NULL) {
-            return 0;
-        }
-    }
-    n = real(worker);
-    if (n == 0) {
-        sched_yield();
-    }
-    return n;
-}
-EOF
+    if ! "${CC:-cc}" -O2 -shared -fPIC -o "$tmp" "$src" -ldl >&2; then
         rm -f "$tmp"
         echo "mpirun.sh: could not build the MPICH yield shim; oversubscribed runs will be slow" >&2
         return 0
@@ -109,6 +83,7 @@ EOF
 }
 
 status=0
+started=$(date +%s)
 case $flavour in
 openmpi)
     refuse_other_mpi libmpich.so MPICH "$1"
@@ -139,7 +114,15 @@ mpich)
     ;;
 esac
 
-if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-    echo "mpirun.sh: $flavour np=$np $1: killed after ${limit} s" >&2
+# Why the elapsed time decides: timeout(1) exits 124 after its SIGTERM and
+# 137 when it had to send SIGKILL 10 s later, but 137 is also what a
+# launcher killed by SIGKILL for any other reason (a rank out of memory, a
+# kill from outside) returns; only a run that lasted its limit timed out.
+elapsed=$(($(date +%s) - started))
+if [ "$status" -eq 124 ] || { [ "$status" -eq 137 ] && [ "$elapsed" -ge "$limit" ]; }; then
+    echo "mpirun.sh: $flavour np=$np $1: killed after ${limit} s (CG_MPIRUN_TIMEOUT)" >&2
+elif [ "$status" -gt 128 ] && [ "$status" -lt 160 ]; then
+    echo "mpirun.sh: $flavour np=$np $1: exited with status $status after ${elapsed} s:" \
+        "killed by signal $((status - 128)) ($(kill -l $((status - 128)) 2>/dev/null || echo ?)), not by the time limit (${limit} s)" >&2
 fi
 exit "$status"

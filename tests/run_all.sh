@@ -86,6 +86,25 @@ done
 [ -x tests/run_tag.sh ] && run "collgen tag and the baselines" tests/run_tag.sh
 [ -x tests/run_report.sh ] && run "harness: report" tests/run_report.sh
 [ -x tests/run_harness.sh ] && run "harness: runner" tests/run_harness.sh
+# Real Slurm (daemons started and stopped by the test), where it can run.
+if [ -x tests/run_slurm.sh ]; then
+    if why=$(tests/run_slurm.sh --why-not); then
+        echo "SKIP slurm: $why"
+    else
+        run "harness: real slurm" tests/run_slurm.sh
+    fi
+fi
+# The libFuzzer targets, 45 s each (tests/fuzz/README.md has the long run),
+# and the sanitizer flavour's fast part (tests/run_sanitize.sh without
+# --fast is the whole flavour, about half an hour).
+if [ -x tests/run_fuzz.sh ]; then
+    if why=$(tests/run_fuzz.sh --why-not); then
+        echo "SKIP fuzz: $why"
+    else
+        run "fuzzing (45 s per target)" tests/run_fuzz.sh 45
+    fi
+fi
+[ -x tests/run_sanitize.sh ] && run "sanitizers (ASan + UBSan, fast part)" tests/run_sanitize.sh --fast
 if command -v nvcc >/dev/null 2>&1; then
     run "cuda" tests/run_cuda.sh
 else

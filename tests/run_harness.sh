@@ -117,6 +117,27 @@ for f in tests/descriptors/bad/*.err.expected tests/descriptors/bad/*.args; do
     [ -f "$base.json" ] || fail "orphan_$(basename "$base")" "$f has no $base.json"
 done
 
+# ---- repeats: 3,000 copies of one size and of one implementation -------------
+
+# Each repeat was compared with (and reported once per) every earlier copy:
+# 37 to 44 s for this file. Now one message per repeated value.
+"$py" - "$tmp/repeats.json" <<'PYEOF'
+import json, sys
+d = {"schema_version": 1, "collectives": ["allreduce"], "ranks": 2,
+     "sizes": [64] * 3000, "implementations": ["native:default"] * 3000}
+json.dump(d, open(sys.argv[1], "w"))
+PYEOF
+timeout 60 "$collgen" run --dry-run "$tmp/repeats.json" >/dev/null 2>"$tmp/repeats.err"
+rc=$?
+nerr=$(grep -c ': error: ' "$tmp/repeats.err")
+if [ "$rc" -eq 2 ] && [ "$nerr" -eq 2 ] && grep -q 'error: size 64 is listed twice$' "$tmp/repeats.err" &&
+    grep -q "error: implementation 'native:default' is listed twice$" "$tmp/repeats.err"; then
+    pass "repeats_reported_once_each"
+else
+    head -5 "$tmp/repeats.err"
+    fail "repeats_reported_once_each" "exit status $rc, $nerr errors"
+fi
+
 # ---- good descriptors ---------------------------------------------------------
 
 for json in descriptors/tests/*.json; do
@@ -252,14 +273,19 @@ out=results/slurm-example-test
 rc=$?
 why=
 golden tests/descriptors/slurm.dryrun.expected "$tmp/slurm.out" || why="dry run differs"
-for line in '#SBATCH --account=myproject' '#SBATCH --partition=cpu' '#SBATCH --time=01:01:40' \
-    '#SBATCH --nodes=2' '#SBATCH --ntasks-per-node=2' '#SBATCH --job-name=collgen-slurm-example-test-2' \
-    'module load openmpi/4.1.4' 'module load mpich/4.0.2' 'export UCX_MAX_RNDV_RAILS=1' \
+# The example runs on a plain Slurm (tests/run_slurm.sh runs it): no account,
+# partition or module lines; the runner names each job and its output.
+for line in '#SBATCH --time=01:01:40' \
+    '#SBATCH --nodes=2' '#SBATCH --ntasks-per-node=2' 'export UCX_MAX_RNDV_RAILS=1' \
     'export OMPI_MCA_coll_tuned_use_dynamic_rules=1' 'export OMPI_MCA_coll_tuned_allreduce_algorithm=4' \
-    'export MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling' \
+    'export MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling' 'export OMPI_MCA_mpi_yield_when_idle=1' \
     "srun --mpi=pmix --ntasks=4 --ntasks-per-node=2 --cpu-bind=cores build/openmpi/bench $out/jobs/job-1.json" \
-    "\$ sbatch --wait --quiet $out/jobs/job-4.sbatch"; do
+    "srun --mpi=pmi2 --ntasks=4 --ntasks-per-node=2 --cpu-bind=cores env LD_PRELOAD=build/mpich/cg_mpich_yield.so build/mpich/bench $out/jobs/job-3.json" \
+    "\$ SBATCH_JOB_NAME=collgen-slurm-example-test-4 SBATCH_OUTPUT=$out/logs/job-4.slurm.log SBATCH_NO_REQUEUE=yes sbatch --wait --quiet $out/jobs/job-4.sbatch"; do
     grep -qF -- "$line" "$tmp/slurm.out" || why="no line '$line'"
+done
+for line in '#SBATCH --account' '#SBATCH --partition' 'module '; do
+    grep -qF -- "$line" "$tmp/slurm.out" && why="a site line '$line' in the example"
 done
 [ "$rc" -eq 0 ] && [ ! -s "$tmp/slurm.err" ] || why="exit status $rc: $(head -1 "$tmp/slurm.err")"
 [ -e "$out" ] && why="--dry-run created $out"
@@ -395,21 +421,7 @@ planned() {
 # check_once DIR: every point of the plan has exactly one record; prints the
 # statuses as "status count" lines.
 check_once() {
-    "$py" - "$1" <<'EOF'
-import collections, json, sys
-d = sys.argv[1]
-plan = [p["id"] for j in json.load(open(d + "/campaign.json"))["plan"]["jobs"] for p in j["points"]]
-recs = [json.loads(l) for l in open(d + "/points.jsonl")]
-ids = collections.Counter(r["point_id"] for r in recs)
-extra = [i for i in ids if i not in set(plan)]
-twice = [i for i, n in ids.items() if n > 1]
-missing = [i for i in plan if i not in ids]
-if extra or twice or missing:
-    print("# extra %s twice %s missing %s" % (extra[:3], twice[:3], missing[:3]))
-    sys.exit(1)
-for s, n in sorted(collections.Counter(r["status"] for r in recs).items()):
-    print(s, n)
-EOF
+    "$py" tests/check_once.py "$1"
 }
 
 # No process of a campaign directory may outlive its runner.
@@ -480,6 +492,76 @@ if [ "$rc" -eq 0 ] && grep -q 'nothing to do' "$tmp/r.err" && [ "$(ls "$tmp/exit
 else
     cat "$tmp/r.err"
     fail resume_of_a_finished_campaign_runs_nothing_and_is_noted "exit status $rc"
+fi
+
+# --retry-errors: the error points run again, their old records move aside,
+# and points.jsonl keeps one record per point. (exit3's launcher fails again.)
+nrec=$(wc -l <"$tmp/exit3/points.jsonl")
+"$collgen" run --resume "$tmp/exit3" --retry-errors --no-report >"$tmp/retry.out" 2>"$tmp/retry.err"
+rc=$?
+st=$(check_once "$tmp/exit3" 2>&1)
+if [ "$rc" -eq 1 ] && [ "$st" = "error $(planned "$tmp/exit3")" ] &&
+    [ "$(wc -l <"$tmp/exit3/points.retried.jsonl")" -eq "$nrec" ] &&
+    [ "$(ls "$tmp/exit3/jobs" | wc -l)" -gt "$njobs" ] &&
+    grep -q "moved $nrec records to $tmp/exit3/points.retried.jsonl" "$tmp/retry.err" &&
+    grep -q "^not ok: $nrec of $nrec recorded points ($nrec error); run the error and timeout ones again with: build/collgen run --resume $tmp/exit3 --retry-errors" "$tmp/retry.out"; then
+    pass resume_retry_errors_runs_error_points_again_keeping_one_record_each
+else
+    cat "$tmp/retry.err" "$tmp/retry.out"
+    fail resume_retry_errors_runs_error_points_again_keeping_one_record_each "exit status $rc, statuses: $st"
+fi
+"$collgen" run tiny --retry-errors --dry-run >/dev/null 2>"$tmp/retry2.err"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q -- '--retry-errors goes with --resume DIR' "$tmp/retry2.err"; then
+    pass retry_errors_without_resume_is_refused
+else
+    fail retry_errors_without_resume_is_refused "exit status $rc"
+fi
+
+# A rank killed by SIGKILL long before the limit: tests/mpirun.sh said
+# "killed after 120 s" for any exit status 137.
+CG_MPIRUN_TIMEOUT=120 tests/mpirun.sh openmpi 1 bash -c 'kill -KILL $$' >"$tmp/k137.out" 2>"$tmp/k137.err"
+rc=$?
+if [ "$rc" -eq 137 ] && ! grep -q 'killed after 120 s' "$tmp/k137.err" &&
+    grep -q 'mpirun.sh: openmpi np=1 bash: exited with status 137 after [0-9]* s: killed by signal 9 (KILL), not by the time limit (120 s)' "$tmp/k137.err"; then
+    pass mpirun_sh_exit_137_before_the_limit_is_not_called_a_timeout
+else
+    cat "$tmp/k137.err"
+    fail mpirun_sh_exit_137_before_the_limit_is_not_called_a_timeout "exit status $rc"
+fi
+CG_MPIRUN_TIMEOUT=1 tests/mpirun.sh openmpi 1 sleep 30 >"$tmp/k124.out" 2>"$tmp/k124.err"
+rc=$?
+if [ "$rc" -eq 124 ] && grep -q 'mpirun.sh: openmpi np=1 sleep: killed after 1 s (CG_MPIRUN_TIMEOUT)' "$tmp/k124.err"; then
+    pass mpirun_sh_time_limit_is_called_a_timeout
+else
+    cat "$tmp/k124.err"
+    fail mpirun_sh_time_limit_is_called_a_timeout "exit status $rc"
+fi
+
+# The same in a campaign: the points' reason is the real one.
+# (timeout_s 60: mpirun may need more than t2's 2 s to start two ranks here.)
+sed 's/"timeout_s": 2/"timeout_s": 60/' "$tmp/t2.json" >"$tmp/t60.json"
+fixture "$tmp/kill9.json" '["tests/mpirun.sh", "openmpi", "{ranks}", "bash", "-c", "kill -KILL $$", "{program}", "{job}"]'
+"$collgen" run "$tmp/t60.json" --platform "$tmp/kill9.json" --out "$tmp/kill9" --quiet --no-report >"$tmp/kill9.out" 2>"$tmp/kill9.err"
+rc=$?
+st=$(check_once "$tmp/kill9" 2>&1)
+if [ "$rc" -eq 1 ] && [ "$st" = "error $(planned "$tmp/kill9")" ] &&
+    grep -q '"reason": "the job was killed by signal 9: mpirun.sh: openmpi np=2 bash: exited with status 137 after [0-9]* s: killed by signal 9 (KILL), not by the time limit' "$tmp/kill9/points.jsonl"; then
+    pass rank_killed_by_sigkill_is_recorded_with_the_real_reason
+else
+    head -c 600 "$tmp/kill9/points.jsonl"
+    echo
+    fail rank_killed_by_sigkill_is_recorded_with_the_real_reason "exit status $rc, statuses: $st"
+fi
+
+# A directory given as the test: said so (it was "I/O error").
+"$collgen" run descriptors/tests --dry-run >/dev/null 2>"$tmp/dir.err"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -qx 'descriptors/tests: error: cannot read: it is a directory, not a file (name the .json files in it)' "$tmp/dir.err"; then
+    pass directory_given_as_test_is_said_to_be_one
+else
+    cat "$tmp/dir.err"
+    fail directory_given_as_test_is_said_to_be_one "exit status $rc"
 fi
 
 # ---- bench's float16 and bfloat16 data (tests/test_bench_data.c) --------------------

@@ -3,7 +3,8 @@
 #
 # `collgen mutate` makes small mutants of every schedule (peer or block off by
 # one, a round short, a step dropped, reduce operands swapped or their order
-# flipped) and verifies each. A mutant the verifier accepts computes the
+# flipped, a scatter send staged through out, which breaks only in place) and
+# verifies each. A mutant the verifier accepts computes the
 # collective for every p tried: an equivalent mutant. Each one must be listed,
 # with the reason it really is equivalent, in tests/mutants.equivalent:
 #

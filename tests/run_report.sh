@@ -538,4 +538,21 @@ check malformed_micro_record_exits_2_with_its_line [ "$rc" = 2 -a "$(cat "$tmp/m
 check malformed_micro_record_writes_nothing \
     test -z "$(find "$d" -maxdepth 1 \( -name 'table.txt*' -o -name 'report.md*' -o -name 'points.csv*' -o -name 'plots*' -o -name 'guidelines.txt*' -o -name 'profile.json*' \))"
 
+# Repeated records (a point recorded twice): resolved, the first wins, and
+# said on stderr, not only in report.md.
+d=$(fresh repeated)
+"$collgen" report "$d" --no-plots >/dev/null 2>&1
+cp "$d/table.txt" "$tmp/repeated.table"
+head -n 2 "$d/points.jsonl" >>"$d/points.jsonl"
+n=$(wc -l <"$d/points.jsonl")
+"$collgen" report "$d" --no-plots >/dev/null 2>"$tmp/repeated.err"
+rc=$?
+check repeated_records_exit_0 [ "$rc" = 0 ]
+check repeated_records_are_said_on_stderr grep -q "^collgen: report: warning: $d/points.jsonl has 2 repeated records (point ids recorded more than once, first: line $((n - 1)) repeats line 1); the tables use the first record of each point" "$tmp/repeated.err"
+# The tables are those without the repeats; the summary counts points.
+check repeated_records_leave_the_tables_unchanged cmp -s <(grep -v -e '^Campaign ' -e ' repeats point ' "$tmp/repeated.table") \
+    <(grep -v -e '^Campaign ' -e ' repeats point ' "$d/table.txt")
+check repeated_records_are_counted_once_in_the_summary grep -q "^Campaign .*: $n records in points.jsonl, 2 of them repeating an earlier one, for $((n - 2)) points ($(grep -o '(.*)' <(grep '^Campaign ' "$tmp/repeated.table") | tr -d '()'))." "$d/table.txt"
+check repeated_records_are_listed_in_report_md grep -q "^- line $n repeats point .* of line 2; the tables use line 2" "$d/report.md"
+
 exit $((failed > 0))

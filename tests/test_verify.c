@@ -230,6 +230,104 @@ static void json_should_report_a_duplicate_key_with_the_first_definition(void)
     cg_arena_fini(&arena);
 }
 
+/* Parses doc quietly into *top; returns what was reported (free it). */
+static char *json_errors(const char *doc, size_t n, struct cg_arena *arena, struct cg_json **top,
+                         int *errors)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *sink = open_memstream(&buf, &len);
+    struct cg_diag d;
+    cg_diag_init(&d, sink);
+    *top = cg_json_parse(arena, &d, "n.json", doc, n);
+    fclose(sink);
+    *errors = d.errors;
+    return buf;
+}
+
+static void json_should_reject_leading_zeros_and_read_integers_whole(void)
+{
+    struct cg_arena arena = { 0 };
+    struct cg_json *top = NULL;
+    int errors = 0;
+    /* Cut to 31 characters, this once read as p = 2; 024 read as 24. */
+    const char *doc = "{ \"ranks\": 00000000000000000000000000000024 }";
+    char *buf = json_errors(doc, strlen(doc), &arena, &top, &errors);
+    CHECK(top == NULL && errors == 1);
+    CHECKF(strcmp(buf, "n.json:1:12: error: invalid JSON number "
+                       "'00000000000000000000000000000024': a number may not start with the "
+                       "digit 0 unless it is 0 (no leading zeros)\n") == 0, "%s", buf);
+    free(buf);
+    const char *bad[] = { "[024]", "[-01]", "[1.]", "[-]", "[00]" };
+    for (int k = 0; k < 5; k++) {
+        buf = json_errors(bad[k], strlen(bad[k]), &arena, &top, &errors);
+        CHECKF(top == NULL && errors == 1 && strstr(buf, "invalid JSON") != NULL,
+               "%s: %s", bad[k], buf);
+        free(buf);
+    }
+    /* Integers are read from their whole text; one beyond int64 is out of
+     * range, never a fraction or a smaller number. */
+    doc = "[0, -0, 9223372036854775807, 9223372036854775808, -9223372036854775809, 1e3, 0.5]";
+    buf = json_errors(doc, strlen(doc), &arena, &top, &errors);
+    CHECKF(top != NULL && errors == 0, "%s", buf);
+    if (top != NULL) {
+        CHECK(top->items[0]->is_int && top->items[0]->ival == 0);
+        CHECK(top->items[1]->is_int && top->items[1]->ival == 0);
+        CHECK(top->items[2]->is_int && top->items[2]->ival == INT64_MAX);
+        CHECK(!top->items[3]->is_int && top->items[3]->int_overflow);
+        CHECK(strcmp(top->items[3]->text, "9223372036854775808") == 0);
+        CHECK(!top->items[4]->is_int && top->items[4]->int_overflow);
+        CHECK(!top->items[5]->is_int && !top->items[5]->int_overflow);
+        CHECK(!top->items[6]->is_int && !top->items[6]->int_overflow);
+    }
+    free(buf);
+    cg_arena_fini(&arena);
+}
+
+static void json_should_find_a_duplicate_among_200000_keys_in_linear_time(void)
+{
+    /* The duplicate-key check compared each key with all earlier ones:
+     * 100,000 keys took 19 s, these 200,000 would take over a minute. */
+    size_t cap = 200000 * 24 + 64, n = 0;
+    char *doc = malloc(cap);
+    CHECK(doc != NULL);
+    if (doc == NULL) {
+        return;
+    }
+    n += (size_t)snprintf(doc + n, cap - n, "{");
+    for (int i = 0; i < 200000; i++) {
+        n += (size_t)snprintf(doc + n, cap - n, "%s\"k%d\": %d", i ? ", " : "", i, i);
+    }
+    n += (size_t)snprintf(doc + n, cap - n, ", \"k7\": 0}");
+    struct cg_arena arena = { 0 };
+    struct cg_json *top = NULL;
+    int errors = 0;
+    char *buf = json_errors(doc, n, &arena, &top, &errors);
+    CHECK(top == NULL && errors == 1);
+    CHECKF(strstr(buf, "n.json:1:3577782: error: duplicate key 'k7'\n"
+                       "n.json:1:65: note: first defined here\n") != NULL, "%s", buf);
+    free(buf);
+    free(doc);
+    cg_arena_fini(&arena);
+}
+
+static void read_file_should_say_a_directory_is_a_directory(void)
+{
+    struct cg_arena arena = { 0 };
+    char *buf = NULL;
+    size_t len = 0, n = 0;
+    FILE *sink = open_memstream(&buf, &len);
+    struct cg_diag d;
+    cg_diag_init(&d, sink);
+    /* fopen succeeds on a directory; reading it failed as "I/O error". */
+    CHECK(cg_read_file(&arena, &d, "schedules", &n) == NULL);
+    fclose(sink);
+    CHECKF(strcmp(buf, "schedules: error: cannot read: it is a directory, not a file (name the "
+                       ".json files in it)\n") == 0, "%s", buf);
+    free(buf);
+    cg_arena_fini(&arena);
+}
+
 static void json_syntax_error_should_give_line_col_and_a_caret(void)
 {
     static const char doc[] = "{\n  \"a\": [1, 2,,]\n}\n";
@@ -683,6 +781,33 @@ static void verify_should_merge_barrier_tokens_as_a_union_of_ranks(void)
     finish(&l);
 }
 
+static void verify_should_accept_an_exchange_step_that_no_rank_posts(void)
+{
+    /* Every send and receive has a false "when", so the step instance has
+     * no message at all; the ring before it does the work. (The verifier
+     * once did arithmetic on its NULL message array here, which UBSan
+     * reports: tests/run_sanitize.sh runs this test under it.) */
+    struct loaded l;
+    load_text(&l, "{\n"
+                  "  \"schedule\": \"allgather_t\", \"collective\": \"allgather\", \"summary\": \"s\",\n"
+                  "  \"phases\": [\n"
+                  "    { \"phase\": \"idle\", \"steps\": [ { \"step\": \"exchange\",\n"
+                  "      \"send\": { \"when\": \"rank < 0\", \"to\": \"0\", \"buf\": \"out\", \"blocks\": { \"block\": \"0\" } },\n"
+                  "      \"recv\": { \"when\": \"rank < 0\", \"from\": \"0\", \"buf\": \"out\", \"blocks\": { \"block\": \"0\" } } } ] },\n"
+                  "    { \"phase\": \"ring\", \"rounds\": { \"var\": \"r\", \"count\": \"p - 1\" },\n"
+                  "      \"steps\": [ { \"step\": \"exchange\",\n"
+                  "        \"send\": { \"to\": \"(rank + 1) % p\", \"buf\": \"out\", \"blocks\": { \"block\": \"(rank - r) % p\" } },\n"
+                  "        \"recv\": { \"from\": \"(rank - 1) % p\", \"buf\": \"out\", \"blocks\": { \"block\": \"(rank - r - 1) % p\" } } } ] }\n"
+                  "  ]\n"
+                  "}\n");
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    if (l.rc == 0) {
+        set_p_range(&l.opt, 1, 8);
+        CHECKF(cg_verify(&l.g, &l.s, NULL) == 0, "%s", reported(&l));
+    }
+    finish(&l);
+}
+
 static void verify_should_check_reduce_and_gather_only_at_the_root(void)
 {
     struct loaded l;
@@ -721,6 +846,84 @@ static void verify_should_check_reduce_and_gather_only_at_the_root(void)
         CHECK(l.g.diag.errors == 1);
     }
     finish(&l);
+}
+
+/* A linear scatter that stages each outgoing block in out block 0 and copies
+ * its own block last (the schedule of tests/gen/bad/scatter_in_place_staged.json):
+ * right out of place, wrong when the root is called in place, where out is
+ * its block of sendbuf. */
+static const char scatter_staged[] =
+    "{\n"
+    "  \"schedule\": \"scatter_t\", \"collective\": \"scatter\", \"summary\": \"s\",\n"
+    "  \"phases\": [\n"
+    "    { \"phase\": \"linear\", \"rounds\": { \"var\": \"r\", \"from\": \"1\", \"to\": \"p - 1\" },\n"
+    "      \"let\": { \"dst\": \"(root + r) % p\" },\n"
+    "      \"steps\": [\n"
+    "        { \"step\": \"copy\", \"when\": \"rank == root\",\n"
+    "          \"to\": { \"buf\": \"out\", \"blocks\": { \"block\": \"0\" } },\n"
+    "          \"from\": { \"buf\": \"in\", \"blocks\": { \"block\": \"dst\" } } },\n"
+    "        { \"step\": \"exchange\",\n"
+    "          \"send\": { \"when\": \"rank == root\", \"to\": \"dst\", \"buf\": \"out\", \"blocks\": { \"block\": \"0\" } },\n"
+    "          \"recv\": { \"when\": \"rank == dst\", \"from\": \"root\", \"buf\": \"out\", \"blocks\": { \"block\": \"0\" } } } ] },\n"
+    "    { \"phase\": \"own\", \"when\": \"rank == root\",\n"
+    "      \"steps\": [ { \"step\": \"copy\",\n"
+    "        \"to\": { \"buf\": \"out\", \"blocks\": { \"block\": \"0\" } },\n"
+    "        \"from\": { \"buf\": \"in\", \"blocks\": { \"block\": \"root\" } } } ] }\n"
+    "  ]\n"
+    "}\n";
+
+static void verify_should_reject_a_scatter_that_stages_through_out_when_the_root_is_in_place(void)
+{
+    struct loaded l;
+    load_text(&l, scatter_staged);
+    CHECKF(l.rc == 0, "%s", reported(&l));
+    if (l.rc == 0) {
+        /* p = 3, root 0 (the case seen at run time: sendbuf[root] = 102,
+         * expected 100): out of place it is right, so the first (and only)
+         * error is the in-place run's, at the staging copy that wrote the
+         * root's block last. */
+        CHECK(cg_verify_one(&l.g, &l.s, 3, 0) != 0);
+        CHECKF(reported_at(&l, "7:9: error: p=3 root=0 MPI_IN_PLACE rank 0: wrong result: at "
+                               "the end, out block 0 holds block 2 with the contribution of "
+                               "rank 0; expected block 0 with the contribution of rank 0 (this "
+                               "step wrote it last) (called in place, the root's out block 0 "
+                               "is its in block 0: one memory, so writing one overwrites the "
+                               "other)"),
+               "%s", reported(&l));
+        CHECK(l.g.diag.errors == 1);
+        /* Every root fails in place, from p = 2 on. */
+        for (int p = 2; p <= 6; p++) {
+            for (int root = 0; root < p; root++) {
+                CHECKF(cg_verify_one(&l.g, &l.s, p, root) != 0, "p=%d root=%d", p, root);
+            }
+        }
+        CHECK(cg_verify_one(&l.g, &l.s, 1, 0) == 0);
+    }
+    finish(&l);
+}
+
+static void verify_should_prove_scatter_in_both_modes_and_other_collectives_once(void)
+{
+    /* Only scatter's in-place form aliases two buffers (verify.c,
+     * in_place_alias), so it runs every configuration twice. */
+    const char *files[] = { "schedules/scatter/linear.json", "schedules/scatter/binomial.json",
+                            "schedules/gather/linear.json", "schedules/allgather/ring.json",
+                            RING };
+    const long want[] = { 2, 2, 1, 1, 1 };
+    for (int k = 0; k < 5; k++) {
+        struct loaded l;
+        load_file(&l, files[k]);
+        CHECKF(l.rc == 0, "%s: %s", files[k], reported(&l));
+        if (l.rc == 0) {
+            set_p_range(&l.opt, 1, 6);
+            struct cg_verify_stats st = { 0 };
+            CHECKF(cg_verify(&l.g, &l.s, &st) == 0, "%s: %s", files[k], reported(&l));
+            /* p = 1..6, every root for rooted collectives: 21 (p, root) pairs. */
+            long pairs = cg_colls[l.s.coll].rooted ? 21 : 6;
+            CHECKF(st.runs == want[k] * pairs, "%s: %ld runs", files[k], st.runs);
+        }
+        finish(&l);
+    }
 }
 
 static void verify_should_require_the_exclusive_prefix_except_at_rank_0(void)
@@ -792,6 +995,35 @@ static void sim_should_stop_beyond_the_round_limit_with_a_clear_error(void)
         CHECKF(reported_at(&l, "6:34: error: p=2 rank 0, phase 'ring': 2000000 rounds; at most "
                                "1000000 are simulated\n"),
                "%s", reported(&l));
+    }
+    finish(&l);
+}
+
+static void sim_should_stop_where_the_work_of_several_runs_passes_their_budget(void)
+{
+    struct loaded l;
+    load_ring(&l, ring_ok);
+    CHECK(l.rc == 0);
+    if (l.rc == 0) {
+        struct cg_sim_consumer none = { 0 };
+        int64_t work = 0;
+        struct cg_sim_cfg cfg = { 8, 0, 0, NULL, 0, &work, 0 };
+        CHECK(cg_sim_run_cfg(&l.g, &l.s, &cfg, &none) == 0);
+        /* 7 rounds and 7 step instances at p = 8, each 10 + 8, and 16
+         * blocks moved per step (8 sends, 8 receives of one block). */
+        int64_t one = work;
+        CHECKF(one == 7 * 18 + 7 * (18 + 16), "%lld", (long long)one);
+        /* A second run within a budget of 1.5 runs stops half-way, where
+         * the total passes it, and says so at the step. */
+        cfg.work_max = one + one / 2;
+        CHECK(cg_sim_run_cfg(&l.g, &l.s, &cfg, &none) != 0);
+        CHECK(work > cfg.work_max && work < 2 * one);
+        CHECKF(reported_at(&l, "8:9: error: p=8, phase 'ring' round r=3, step 'exchange': the "
+                               "verification "
+                               "stops here: proving the schedule for every p, root and mode so "
+                               "far needs more than 546 units of work"),
+               "%s", reported(&l));
+        CHECK(l.g.diag.errors == 1);
     }
     finish(&l);
 }
@@ -1119,6 +1351,33 @@ static void mutate_should_kill_every_mutant_of_a_ring_allgather(void)
     finish(&l);
 }
 
+static void mutate_should_kill_a_scatter_send_staged_through_out_in_place(void)
+{
+    /* scatter_linear's root sends in block dst; staged through out block 0
+     * with its own block put back right after, it is right out of place
+     * and wrong in place: the verifier's in-place run must kill it. */
+    struct loaded l;
+    load_file(&l, "schedules/scatter/linear.json");
+    CHECK(l.rc == 0);
+    if (l.rc == 0) {
+        set_p_range(&l.opt, 1, 8);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *report = open_memstream(&buf, &len);
+        struct cg_mutate_stats st = { 0 };
+        CHECK(cg_mutate(&l.g, &l.arena, &l.s, report, &st) == 0);
+        fclose(report);
+        CHECKF(st.mutants == 10 && st.killed == 10, "%d %d %d", st.mutants, st.killed,
+               st.equivalent);
+        CHECKF(len == 0, "%s", buf);
+        /* The schedule is restored: it verifies, with its 2 phases and 2 steps. */
+        CHECK(l.s.nphases == 2 && l.s.phases[1].nsteps == 1);
+        CHECK(cg_verify(&l.g, &l.s, NULL) == 0);
+        free(buf);
+    }
+    finish(&l);
+}
+
 static void mutate_should_list_an_order_flip_of_a_commutative_reduce_as_equivalent(void)
 {
     struct loaded l;
@@ -1146,6 +1405,9 @@ int main(void)
     RUN(json_positions_should_zip_onto_nested_values_and_keys);
     RUN(json_should_report_a_duplicate_key_with_the_first_definition);
     RUN(json_syntax_error_should_give_line_col_and_a_caret);
+    RUN(read_file_should_say_a_directory_is_a_directory);
+    RUN(json_should_reject_leading_zeros_and_read_integers_whole);
+    RUN(json_should_find_a_duplicate_among_200000_keys_in_linear_time);
     RUN(parse_should_reject_an_unknown_key_in_a_step_at_the_key);
     RUN(check_should_reject_a_let_that_shadows_an_outer_name);
     RUN(check_should_reject_reserved_and_unsafe_names);
@@ -1165,9 +1427,13 @@ int main(void)
     RUN(verify_should_reject_blocks_that_depend_on_rank);
     RUN(verify_should_merge_barrier_tokens_as_a_union_of_ranks);
     RUN(verify_should_check_reduce_and_gather_only_at_the_root);
+    RUN(verify_should_accept_an_exchange_step_that_no_rank_posts);
     RUN(verify_should_require_the_exclusive_prefix_except_at_rank_0);
+    RUN(verify_should_reject_a_scatter_that_stages_through_out_when_the_root_is_in_place);
+    RUN(verify_should_prove_scatter_in_both_modes_and_other_collectives_once);
     RUN(verify_should_reject_an_alltoall_block_delivered_to_the_wrong_rank);
     RUN(sim_should_stop_beyond_the_round_limit_with_a_clear_error);
+    RUN(sim_should_stop_where_the_work_of_several_runs_passes_their_budget);
     RUN(sim_should_evaluate_lets_per_rank_and_report_the_rank_that_fails);
     RUN(sim_should_size_each_buffer_for_its_collective);
     RUN(verify_should_merge_contributions_in_a_reduce_scatter_block_call);
@@ -1179,5 +1445,6 @@ int main(void)
     RUN(analyse_should_trace_one_line_per_step_instance_when_compact);
     RUN(mutate_should_kill_every_mutant_of_a_ring_allgather);
     RUN(mutate_should_list_an_order_flip_of_a_commutative_reduce_as_equivalent);
+    RUN(mutate_should_kill_a_scatter_send_staged_through_out_in_place);
     return check_exit();
 }
