@@ -370,6 +370,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "report") == 0) {
         return cg_report_main(argc - 1, argv + 1);
     }
+    if (strcmp(cmd, "compare") == 0) { return cg_compare_main(argc - 1, argv + 1); }
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         fputs(usage, stdout);
         return 0;

@@ -364,8 +364,7 @@ static int is_default(const struct cg_rep_record *r)
  * collective). */
 static int usable(const struct cg_rep_record *r)
 {
-    return cg_rep_is_ok(r) && r->duplicate_of == 0 && strcmp(r->kind, "bound") != 0 &&
-           r->micro == NULL;
+    return cg_rep_is_shown(r) && strcmp(r->kind, "bound") != 0 && r->micro == NULL;
 }
 
 /* By group, size, natives first, name, line. */
@@ -408,15 +407,12 @@ static const struct cg_rep_record **sorted_usable(const struct cg_rep_campaign *
     return v;
 }
 
-/* U test of a against b on their raw repetitions: the p-value, NAN when a
- * raw file is missing; -1 out of memory. */
+/* The report's test of a against b (report_launch.c: launch medians with
+ * several launches a side, else the raw repetitions): the p-value, NAN
+ * when a raw file is missing; -1 out of memory. */
 static int u_test(const struct cg_rep_record *a, const struct cg_rep_record *b, double *p)
 {
-    *p = NAN;
-    if (a->raw == NULL || b->raw == NULL || a->nraw == 0 || b->nraw == 0) {
-        return 0;
-    }
-    return cg_rep_mann_whitney(a->raw, a->nraw, b->raw, b->nraw, p);
+    return cg_rep_test(a, b, p, NULL);
 }
 
 static const char *mark(double p)
@@ -478,11 +474,14 @@ enum verdict {
     V_HOLDS,           /* not at least 10% faster */
     V_NOT_SIGNIFICANT, /* at least 10% faster, but not significantly */
     V_UNTESTED,        /* at least 10% faster, a raw file missing */
-    V_NO_DEFAULT       /* no native default at this point */
+    V_NO_DEFAULT,      /* no native default at this point */
+    V_BELOW_FLOOR      /* the mock-up's or the default's median is below the job's one-way
+                        * latency floor: a timing artefact, never a violation */
 };
 
 static const char *const verdict_words[] = {"VIOLATION", "holds", "not significant",
-                                            "untested (raw missing)", "no native default"};
+                                            "untested (raw missing)", "no native default",
+                                            "below latency floor"};
 
 /* One mock-up at one point. */
 struct cmp {
@@ -547,6 +546,8 @@ static int comparisons(const struct cg_rep_campaign *c, const struct cg_rep_mock
             }
             if (def == NULL) {
                 x->verdict = V_NO_DEFAULT;
+            } else if (v[q]->below_floor || def->below_floor) {
+                x->verdict = V_BELOW_FLOOR;
             } else if (!(v[q]->median_ns <= GUIDELINE_MARGIN * def->median_ns)) {
                 x->verdict = V_HOLDS;
             } else if (isnan(x->p_def)) {
@@ -627,9 +628,15 @@ static int build_profile(struct profile *pr, const struct cg_rep_campaign *c)
         for (size_t q = i; q < j; q++) {
             if (is_default(v[q])) {
                 pk->def = cg_rep_faster(v[q], pk->def) ? v[q] : pk->def;
-            } else {
+            } else if (!v[q]->below_floor) {
+                /* Below the latency floor: a timing artefact, never a choice. */
                 pk->other = cg_rep_faster(v[q], pk->other) ? v[q] : pk->other;
             }
+        }
+        if (pk->def != NULL && pk->def->below_floor) {
+            /* Nothing measured here can be compared with it: the
+             * library's own choice stays. */
+            pk->other = NULL;
         }
         if (pk->def != NULL && pk->other != NULL && u_test(pk->other, pk->def, &pk->p) != 0) {
             free(v);
@@ -1276,13 +1283,16 @@ static void legend(struct cg_rep_doc *d)
         "point (collective, library, p, datatype, op, root, in place, size, and the node shape "
         "when the campaign ran several).\n"
         "mock/native: the mock-up's median over the default's. ~ after a ratio: NOT "
-        "significant (two-sided Mann-Whitney U test on the raw repetitions, alpha = %g, as in "
-        "the main tables); ? a raw file is missing, so it was not tested.\n"
+        "significant (two-sided Mann-Whitney U test on the raw repetitions, or on the launch "
+        "medians where both were measured in several launches; alpha = %g, as in the main "
+        "tables); ? a raw file is missing, so it was not tested.\n"
         "verdict: VIOLATION when the mock-up's median is at most %.1f of the default's (at "
         "least 10%% faster) and the U test is significant; not significant when it is at least "
         "10%% faster without a significant difference; holds when it is not at least 10%% "
         "faster; untested when a raw file is missing; no native default when the default has "
-        "no ok record at that point.\n"
+        "no ok record at that point; below latency floor when the mock-up's or the default's "
+        "median is below the job's one-way latency (a timing artefact, never a violation, and "
+        "never a profile choice).\n"
         "best forced, forced us, mock/forced: the fastest forced native algorithm at that "
         "point and the mock-up over it (information only; ! marks a forced algorithm the "
         "library did not run).\n"
