@@ -210,6 +210,9 @@ struct bench_ctx {
     int is_mpich;         /* from MPI_Get_library_version */
     int mpit_ok;          /* MPI_T initialised (rank 0) */
     const char *corrupt;  /* CG_BENCH_CORRUPT, NULL when unset */
+    int late_rank;        /* CG_BENCH_LATE=RANK:EVERY: this rank reaches every EVERY-th
+                           * window late on purpose (tests); -1 when unset */
+    int late_every;
     const struct cg_topo *topo; /* comm's node and lane structure (cg_topo_of), NULL
                            * when it could not be found (topo_error says why) */
     char topo_error[BENCH_REASON_LEN]; /* why topo is NULL */
@@ -327,8 +330,8 @@ struct bench_record {
     const uint64_t *span_times;/* n: the global span (latest end - earliest start) per
                                 * repetition, or NULL (window, or no clock) */
     long invalid;              /* window: repetitions dropped, a rank was late */
-    long late_starts;          /* window, oversubscribed: kept although a rank left the
-                                * wait late (waiting for a core) */
+    long late_starts;          /* window: kept although a rank left the wait more than
+                                * 2 us after the start (waiting for a core) */
     double window_ns;          /* window: the last window's length */
     int clocked;               /* the clock fields below are known */
     double clock_error_ns;     /*   the model's check error (bench_clock err_ns) */
@@ -482,8 +485,9 @@ double bench_clock_global(const struct bench_ctx *ctx, int64_t local);
 int64_t bench_clock_local_at(const struct bench_ctx *ctx, double global);
 /* Waits until this rank's clock reaches local_start (yielding the core
  * until shortly before). 0 on time; 1 when it was already past it (the
- * announcement came late: the window is too short); 2 when it left the
- * wait more than 2 us after the start (its core was taken). */
+ * announcement came late: the window is too short; the repetition is
+ * invalid); 2 when it left the wait more than 2 us after the start (its
+ * core was taken: counted as a late start). */
 int bench_clock_wait(const struct bench_ctx *ctx, int64_t local_start);
 /* Collective: the one-way latency floor (ping-pongs of rank 0 with every
  * other rank). An MPI error code. */

@@ -168,7 +168,7 @@ int bench_clock_wait(const struct bench_ctx *ctx, int64_t local_start)
         }
     }
     /* Left the wait well after the start: the core was taken meanwhile,
-     * and the call began late. */
+     * and the call began late (bench.c counts it: late_starts). */
     return (now - local_start > WAIT_LATE_NS) ? 2 : 0;
 }
 

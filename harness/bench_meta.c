@@ -351,8 +351,9 @@ int bench_write_run_meta(struct bench_ctx *ctx, char *msg, size_t msglen)
     if (rc == MPI_SUCCESS) {
         rc = hx_gather(ctx, &me, (int)sizeof(me), failed ? NULL : places);
     }
-    /* Every rank learns whether the job is oversubscribed (a window wait
-     * then yields its core: bench_clock_wait). */
+    /* Every rank learns whether the job is oversubscribed (the records
+     * say so; the same value on every rank keeps any later use of it
+     * collective-safe). */
     ctx->oversubscribed = -1;
     if (ctx->rank == 0 && !failed && rc == MPI_SUCCESS) {
         find_crowding(ctx, hosts, sizeof(host), (const struct placement *)places);
