@@ -84,6 +84,7 @@ done
 [ -x tests/run_emitted.sh ] && run "emitted vs native" tests/run_emitted.sh
 [ -x tests/run_report.sh ] && run "harness: report" tests/run_report.sh
 [ -x tests/run_harness.sh ] && run "harness: runner" tests/run_harness.sh
+[ -x tests/run_timing.sh ] && run "harness: timing" tests/run_timing.sh
 if command -v nvcc >/dev/null 2>&1; then
     run "cuda" tests/run_cuda.sh
 else
