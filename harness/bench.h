@@ -182,6 +182,8 @@ struct bench_clock {
     double fit_rms_ns;    /* the largest rms residual of a fit */
     double seconds;       /* how long the last sync took */
     int drift_ranks;      /* ranks whose fit kept a slope (significant drift) */
+    int fitted_ranks;     /* ranks not on rank 0's host: fitted and checked (the others
+                           * read rank 0's clock: the identity, exactly) */
     double *rank_a, *rank_b; /* every rank's model (p entries), for the metadata */
     /* The test hook CG_BENCH_CLOCK_SKEW (every rank; bench_clock_init): */
     int skewed;           /* the hook is set (0 also where bench_clock_init never ran) */

@@ -238,6 +238,11 @@ static void write_clock(struct jw *w, const struct bench_ctx *ctx, const struct 
         jw_num(w, c->fit_rms_ns);
         jw_key(w, "drift_ranks");
         jw_int(w, c->drift_ranks);
+        jw_key(w, "fitted_ranks");
+        jw_int(w, c->fitted_ranks);
+        jw_key(w, "note");
+        jw_str(w, "ranks on rank 0's host read its CLOCK_MONOTONIC: identity models, neither "
+                  "fitted nor checked; error_ns is the check of the fitted ones (0 when none)");
         jw_key(w, "epoch_ns");
         jw_int(w, c->epoch);
         jw_key(w, "ranks");
