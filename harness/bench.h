@@ -270,6 +270,9 @@ void jw_bool(struct jw *w, int v);
 void jw_null(struct jw *w);
 void jw_json(struct jw *w, const cJSON *item); /* a cJSON value, or null */
 
+/* The whole file at path, NUL-terminated (malloc'd; *len its bytes, NUL
+ * excluded), or NULL with errno set. */
+char *bench_read_file(const char *path, size_t *len);
 /* Writes data to path through path.tmp, fsync and rename. 0 or -1 (errno). */
 int bench_write_atomic(const char *path, const char *data, size_t len);
 /* Appends data (one whole line) to path with O_APPEND and fsyncs. 0 or -1. */

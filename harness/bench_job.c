@@ -576,10 +576,8 @@ int bench_job_load(const char *path, struct bench_job *job, char *msg, size_t ms
                                        "virtual_ranks_per_node", "launch", NULL};
     static const char *const out_keys[] = {"points", "raw_dir", "run_meta", NULL};
     struct loader ld = {msg, msglen, path};
-    FILE *f;
     char *text = NULL;
     size_t len = 0;
-    size_t cap = 0;
     const cJSON *pts;
     const cJSON *out;
     const char *verbosity = NULL;
@@ -588,36 +586,13 @@ int bench_job_load(const char *path, struct bench_job *job, char *msg, size_t ms
 
     memset(job, 0, sizeof(*job));
     job->path = path;
-    f = fopen(path, "rb");
-    if (f == NULL) {
+    text = bench_read_file(path, &len);
+    if (text == NULL) {
+        if (errno == ENOMEM || errno == EIO) {
+            return fail(&ld, "%s", (errno == ENOMEM) ? "out of memory reading it" : "read error");
+        }
         return fail(&ld, "cannot open: %s", strerror(errno));
     }
-    for (;;) {
-        size_t n;
-        if (len + 4096 + 1 > cap) {
-            char *nt;
-            cap = (cap > 0) ? cap * 2 : 65536;
-            nt = realloc(text, cap);
-            if (nt == NULL) {
-                free(text);
-                fclose(f);
-                return fail(&ld, "out of memory reading it");
-            }
-            text = nt;
-        }
-        n = fread(text + len, 1, cap - len - 1, f);
-        len += n;
-        if (n == 0) {
-            break;
-        }
-    }
-    if (ferror(f)) {
-        free(text);
-        fclose(f);
-        return fail(&ld, "read error");
-    }
-    fclose(f);
-    text[len] = '\0';
     if (strlen(text) != len) {
         free(text);
         return fail(&ld, "not valid JSON (a NUL byte inside)");

@@ -32,37 +32,10 @@ void bench_nrep_group(const struct bench_point *pt, char *out, size_t len)
 /* The whole file at path, parsed; NULL when absent or not JSON. */
 static cJSON *read_json(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
     size_t len = 0;
-    size_t cap = 0;
-    cJSON *j;
+    char *text = bench_read_file(path, &len);
+    cJSON *j = (text != NULL) ? cJSON_Parse(text) : NULL;
 
-    if (f == NULL) {
-        return NULL;
-    }
-    for (;;) {
-        size_t n;
-        if (len + 4096 + 1 > cap) {
-            char *nt;
-            cap = (cap > 0) ? cap * 2 : 16384;
-            nt = realloc(text, cap);
-            if (nt == NULL) {
-                free(text);
-                fclose(f);
-                return NULL;
-            }
-            text = nt;
-        }
-        n = fread(text + len, 1, cap - len - 1, f);
-        len += n;
-        if (n == 0) {
-            break;
-        }
-    }
-    fclose(f);
-    text[len] = '\0';
-    j = cJSON_Parse(text);
     free(text);
     return j;
 }

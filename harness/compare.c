@@ -536,17 +536,6 @@ static int match(const struct cg_rep_campaign *base, const struct cg_rep_campaig
 
 /* ---- the document -------------------------------------------------------- */
 
-static void fmt_p(char *out, size_t n, double p)
-{
-    if (isnan(p)) {
-        snprintf(out, n, "?");
-    } else if (p < 0.001) {
-        snprintf(out, n, "%.1e", p);
-    } else {
-        snprintf(out, n, "%.3f", p);
-    }
-}
-
 static void impl_name(char *out, size_t n, const struct cg_rep_record *r)
 {
     snprintf(out, n, "%s:%s", r->kind, r->name);
@@ -652,7 +641,7 @@ static int slowdowns(struct cg_rep_doc *d, const struct result *res, double thre
         fmt_us_l(bu, sizeof bu, x->b);
         fmt_us_l(nu, sizeof nu, x->n);
         snprintf(ratio, sizeof ratio, "%.3f", x->ratio);
-        fmt_p(pv, sizeof pv, x->p);
+        cg_rep_fmt_p(pv, sizeof pv, x->p);
         const char *row[] = {x->n->base_id, bu, nu, ratio, pv};
         if (cg_rep_table_row(t, row) != 0) {
             cg_rep_table_free(t);
@@ -689,7 +678,7 @@ static int pair_tables(struct cg_rep_doc *d, const struct result *res)
             fmt_us_l(bu, sizeof bu, x->b);
             fmt_us_l(nu, sizeof nu, x->n);
             snprintf(ratio, sizeof ratio, "%.3f", x->ratio);
-            fmt_p(pv, sizeof pv, x->p);
+            cg_rep_fmt_p(pv, sizeof pv, x->p);
             const char *row[] = {size, impl, bu, nu, ratio, pv, x->how, verdict_words[x->verdict]};
             if (cg_rep_table_row(t, row) != 0) {
                 cg_rep_table_free(t);

@@ -420,17 +420,6 @@ static const char *mark(double p)
     return isnan(p) ? "?" : (p < CG_REP_ALPHA) ? "" : "~";
 }
 
-static void fmt_p(char *out, size_t n, double p)
-{
-    if (isnan(p)) {
-        snprintf(out, n, "?");
-    } else if (p < 0.001) {
-        snprintf(out, n, "%.1e", p);
-    } else {
-        snprintf(out, n, "%.3f", p);
-    }
-}
-
 static void fmt_ratio(char *out, size_t n, double num, double den, double p)
 {
     if (den <= 0.0) {
@@ -994,7 +983,7 @@ static void violations(struct cg_rep_doc *d, const struct cmp *cv, size_t n, siz
         cg_rep_fmt_us(nat, sizeof nat, x->def->median_ns);
         cg_rep_fmt_us(mock, sizeof mock, x->mock->median_ns);
         fmt_ratio(ratio, sizeof ratio, x->mock->median_ns, x->def->median_ns, x->p_def);
-        fmt_p(pv, sizeof pv, x->p_def);
+        cg_rep_fmt_p(pv, sizeof pv, x->p_def);
         const char *row_v[] = {x->mock->collective, x->mock->library, p, var, size,
                                x->guideline, x->mock->name, nat, mock, ratio, pv};
         const char *row[] = {x->mock->collective, x->mock->library, p, size, x->guideline,
@@ -1040,7 +1029,7 @@ static void every_comparison(struct cg_rep_doc *d, const struct cmp *cv, size_t 
             if (x->def != NULL) {
                 cg_rep_fmt_us(nat, sizeof nat, x->def->median_ns);
                 fmt_ratio(ratio, sizeof ratio, x->mock->median_ns, x->def->median_ns, x->p_def);
-                fmt_p(pv, sizeof pv, x->p_def);
+                cg_rep_fmt_p(pv, sizeof pv, x->p_def);
             }
             if (x->forced != NULL) {
                 snprintf(fname, sizeof fname, "%s%s", x->forced->name,
@@ -1233,7 +1222,7 @@ static void profile_section(struct cg_rep_doc *d, const struct cg_rep_campaign *
                 if (pk->def != NULL) {
                     snprintf(ratio, sizeof ratio, "%.3f", pk->use->median_ns / pk->def->median_ns);
                     char pp[32];
-                    fmt_p(pp, sizeof pp, pk->p);
+                    cg_rep_fmt_p(pp, sizeof pp, pk->p);
                     snprintf(pv, sizeof pv, " (%s)", pp);
                 } else {
                     snprintf(ratio, sizeof ratio, "no default");

@@ -383,13 +383,7 @@ static void fmt_ratio(char *out, size_t n, double num, double den, const struct 
 
 static void fmt_p(char *out, size_t n, const struct test *t)
 {
-    if (isnan(t->p)) {
-        snprintf(out, n, "?");
-    } else if (t->p < 0.001) {
-        snprintf(out, n, "%.1e", t->p);
-    } else {
-        snprintf(out, n, "%.3f", t->p);
-    }
+    cg_rep_fmt_p(out, n, t->p);
 }
 
 static void fmt_bw(char *out, size_t n, double v)

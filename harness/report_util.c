@@ -165,6 +165,17 @@ void cg_rep_fmt_number(char *out, size_t n, double v)
     }
 }
 
+void cg_rep_fmt_p(char *out, size_t n, double p)
+{
+    if (isnan(p)) {
+        snprintf(out, n, "?");
+    } else if (p < 0.001) {
+        snprintf(out, n, "%.1e", p);
+    } else {
+        snprintf(out, n, "%.3f", p);
+    }
+}
+
 /* ---- plots.py ------------------------------------------------------------ */
 
 /* Where harness/plots.py is: beside the build directory of this binary

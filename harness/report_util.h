@@ -33,6 +33,10 @@ char *cg_rep_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Sizes as people write them: "8 B", "64 KiB", "4 MiB", "1000 B". */
 void cg_rep_fmt_size(char *out, size_t n, double bytes);
 
+/* A p-value as the tables show it: "?" (NaN: not tested), "1.4e-09" below
+ * 0.001, else "0.081". */
+void cg_rep_fmt_p(char *out, size_t n, double p);
+
 /* A time in ns shown in microseconds with about four significant digits. */
 void cg_rep_fmt_us(char *out, size_t n, double ns);
 

@@ -1016,6 +1016,18 @@ static int pending_stop(struct run_ctx *c)
     return c->interrupted;
 }
 
+/* Runs one launch, its records watched from the end of points.jsonl. */
+static int exec_launch(struct run_ctx *c, const struct cg_launch *l, struct cg_progress *pr,
+                       struct cg_exec *x)
+{
+    struct stat st;
+    pr->offset = stat(c->points_path, &st) == 0 ? (long long)st.st_size : 0;
+    /* Slurm enforces the time limit itself ({time_limit}); the queue wait
+     * must not count against the job. */
+    int limit = c->platform.launcher == CG_LAUNCH_SLURM ? 0 : c->cp.timeout_s;
+    return cg_exec_job(l, &c->orig_mask, limit, pr, x);
+}
+
 /* Policy nrep (PGMPITuneLib's NREP estimation, harness/bench_nrep.c):
  * before any measurement, `launches` estimation launches of every job
  * that still has points to measure, each writing t1 per group to
@@ -1070,11 +1082,8 @@ static int estimate_nrep(struct run_ctx *c, int *run_id)
                 cg_arena_printf(&c->arena, "t1 estimation %d/%d: %s", k, job.launches,
                                 job_label(c, &job)),
                 c->recorded, plan->npoints, cg_now_s(), c->points_path, 0 };
-            struct stat st;
-            pr.offset = stat(c->points_path, &st) == 0 ? (long long)st.st_size : 0;
             struct cg_exec x;
-            int limit = c->platform.launcher == CG_LAUNCH_SLURM ? 0 : c->cp.timeout_s;
-            if (cg_exec_job(&l, &c->orig_mask, limit, &pr, &x) != 0) {
+            if (exec_launch(c, &l, &pr, &x) != 0) {
                 return -1;
             }
             (*run_id)++;
@@ -1147,13 +1156,8 @@ static int run_jobs(struct run_ctx *c, struct index *ix)
         long long before = c->recorded;
         struct cg_progress pr = { tty,    c->quiet,      job_no, todo,           job_label(c, job),
                                   before, plan->npoints, t0,     c->points_path, 0 };
-        struct stat st;
-        pr.offset = stat(c->points_path, &st) == 0 ? (long long)st.st_size : 0;
         struct cg_exec x;
-        /* Slurm enforces the time limit itself ({time_limit}); the queue
-         * wait must not count against the job. */
-        int limit = c->platform.launcher == CG_LAUNCH_SLURM ? 0 : c->cp.timeout_s;
-        if (cg_exec_job(&l, &c->orig_mask, limit, &pr, &x) != 0) {
+        if (exec_launch(c, &l, &pr, &x) != 0) {
             return -1;
         }
         run_id++;
