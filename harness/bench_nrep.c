@@ -72,9 +72,10 @@ enum bench_decision bench_nrep_decide(struct bench_nrep_state *s, const struct b
 
     *restart = 0;
     if (s->phase == 0) {
+        /* The RSE is looked at once, after b1; then b2 more, or none. */
         double rse = bench_online_rse(o);
         int done = (o->n >= np->b1 + np->b2) ||
-                   (o->n >= np->b1 && (np->b2 == 0 || (isfinite(rse) && rse <= np->rse_b)));
+                   (o->n == np->b1 && (np->b2 == 0 || (isfinite(rse) && rse <= np->rse_b)));
         if (!done) {
             return BENCH_GO_ON;
         }
