@@ -1076,9 +1076,15 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
                     decision = bench_decide(tm, &online, MPI_Wtime() - start);
                     break;
                 }
-                /* Late ranks forever (a window that cannot hold them): stop. */
+                /* Late ranks again and again (a window that cannot hold
+                 * them): stop, at the latest after 2 max_reps + 100
+                 * attempts or 10 budgets and a second, min_reps or not. */
                 if (decision == BENCH_GO_ON && window && attempts >= (2 * cap) + 100) {
                     decision = BENCH_STOP_MAX;
+                }
+                if (decision == BENCH_GO_ON && window && run->mode != LOOP_NREP &&
+                    MPI_Wtime() - start > (10.0 * tm->budget_s) + 1.0) {
+                    decision = BENCH_STOP_BUDGET;
                 }
                 if (decision != BENCH_GO_ON && run->n == 0) {
                     ann.decision = -2;
