@@ -196,7 +196,7 @@ struct bench_clock {
 /* The one-way latency between ranks (bench_clock.c; rank 0). */
 struct bench_latency {
     int measured;         /* 1 once measured (p > 1) */
-    double floor_ns;      /* min over the pairs (0, r) of the median one-way time */
+    double floor_ns;      /* min over the pairs (0, r) of the fastest one-way time */
     double *median_ns;    /* per r = 1..p-1 (index r): median of RTT / 2 */
     double *min_ns;       /* and the fastest */
 };

@@ -281,7 +281,7 @@ static void write_clock(struct jw *w, const struct bench_ctx *ctx, const struct 
         jw_obj(w);
         jw_key(w, "method");
         jw_str(w, "ping-pong of 0 bytes between rank 0 and each rank, 40 round trips after 4; "
-                  "one-way = round trip / 2");
+                  "one-way = round trip / 2; floor_ns: the fastest one-way time of any pair");
         jw_key(w, "floor_ns");
         jw_num(w, ctx->lat.floor_ns);
         jw_key(w, "pairs");

@@ -600,9 +600,9 @@ static void below_floor_note(struct cg_rep_doc *d, const struct cg_rep_record *c
         k++;
     }
     if (k > 0) {
-        char *t = cg_rep_strf("Below the latency floor (the median is under the job's one-way "
-                              "ping-pong latency, which no collective at p > 1 can beat: a "
-                              "timing artefact, never a best or a winner): %s.",
+        char *t = cg_rep_strf("Below the latency floor (the median is under the fastest one-way "
+                              "message of the job's ping-pong, which no collective at p > 1 can "
+                              "beat: a timing artefact, never a best or a winner): %s.",
                               b.s);
         doc_add_owned(d, CG_REP_PARA, 0, t);
     }
@@ -868,9 +868,10 @@ static void legend(struct cg_rep_doc *d, int micro, int shapes, int launches, in
                               : "Times are medians over the repetitions of the slowest rank in "
                                 "each repetition, in microseconds (us).\n");
     cg_rep_buf_add(&b,
-                   "< after a time: its median is below the job's one-way latency floor (a "
-                   "ping-pong between ranks in the same launch); no collective at p > 1 can be "
-                   "faster than one message, so it is a timing artefact and is never a best, a "
+                   "< after a time: its median is below the job's one-way latency floor (the "
+                   "fastest message of a ping-pong between ranks in the same launch); no "
+                   "collective at p > 1 can be faster than one message, so it is a timing "
+                   "artefact and is never a best, a "
                    "winner, a guideline violation or a profile choice (listed under its "
                    "table). Tables of jobs with more ranks on a host than cores say so above "
                    "them.\n");
