@@ -816,14 +816,14 @@ static int check_point(const struct bench_ctx *ctx, const struct bench_point *pt
 }
 
 /* What each rank adds to a repetition, max over the ranks at rank 0. */
-enum { V_OWN, V_END, V_NBEGIN, V_LATE, V_FAIL, V_TAGS };
+enum { V_OWN, V_END, V_NBEGIN, V_LATE, V_SLACK, V_FAIL, V_TAGS };
 /* Global times travel as u64 ns with this added (a rank's clock may read
  * a little before the epoch), and the earliest start as NBEGIN_BASE less
  * it, so that one max finds both the latest end and the earliest start. */
 #define GLOBAL_BIAS 4398046511104.0 /* 2^42 ns, 73 minutes */
 #define NBEGIN_BASE ((uint64_t)1 << 62)
 #define WINDOW_MAX_NS 2e8            /* a window never grows past 0.2 s */
-#define WINDOW_CALM 16               /* valid repetitions before it halves back */
+#define WINDOW_CALM 16               /* repetitions with room to spare before it halves */
 
 /* Rank 0 to every rank after each repetition. */
 struct announce {
@@ -850,11 +850,17 @@ static uint64_t global_u64(const struct bench_ctx *ctx, int64_t local)
  *  - window (ReproMPI's window scheme): rank 0 announces a start instant
  *    in the global clock, every rank waits for it, calls, and takes its
  *    end; the figure is the latest end - the start. A repetition in which
- *    some rank reached the start late (it got the announcement after the
- *    instant) is invalid: dropped, counted (run->invalid), and the window
- *    doubles; after WINDOW_CALM valid ones it halves back toward
- *    window_us. The next start is announced with rank 0's decision, so a
- *    repetition costs one reduce and one bcast of the harness's.
+ *    some rank reached the start late (it came to its wait after the
+ *    instant) is invalid: dropped and counted (run->invalid). The window
+ *    follows the announcement's delivery: each rank measures its slack
+ *    (the start less when the announcement reached it); when the least
+ *    slack is under a quarter of the window, the window doubles; after
+ *    WINDOW_CALM repetitions with more than half of it to spare, it halves
+ *    back toward window_us. Why not double on every invalid one: a rank
+ *    that got the announcement in time but was late anyway (its core
+ *    taken, or the test hook) would grow the window for nothing. The next
+ *    start is announced with rank 0's decision, so a repetition costs one
+ *    reduce and one bcast of the harness's.
  * Stops as run->mode says. */
 static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
                       struct point_bufs *b, struct point_run *run)
@@ -881,6 +887,7 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
     double win = tm->window_us * 1e3;
     long calm = 0;
     long attempts = 0;
+    int64_t arrived = 0; /* window: when this rank got the announcement */
     /* Why refresh: in place, a reduction's output is the next call's
      * input, and repeated sums or products would grow into different (for
      * floats, eventually infinite) values; every repetition should compute
@@ -958,6 +965,7 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
             free(scratch);
             return -1;
         }
+        arrived = bench_clock_now();
     }
     start = MPI_Wtime();
     run->n = 0;
@@ -1001,6 +1009,8 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
          * help), 1: the rank left the wait late (its core was taken; it
          * would not), so that the max over the ranks tells which. */
         local[V_LATE] = (late == 1) ? 2 : (late == 2) ? 1 : 0;
+        /* The slack as NBEGIN_BASE less it, so that the max is the least. */
+        local[V_SLACK] = window ? (uint64_t)((int64_t)NBEGIN_BASE - (t0 - arrived)) : 0;
         local[V_FAIL] = (rc != MPI_SUCCESS || src != MPI_SUCCESS);
         for (int k = 0; k < ntags; k++) {
             uint64_t ns = 0;
@@ -1033,24 +1043,27 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
             if (window && ann.valid && global[V_LATE] == 1) {
                 run->late_starts++;
             }
+            if (window) {
+                double slack = (double)((int64_t)NBEGIN_BASE - (int64_t)global[V_SLACK]);
+                if (slack < win / 4.0) {
+                    win = (2.0 * win < WINDOW_MAX_NS) ? 2.0 * win : WINDOW_MAX_NS;
+                    calm = 0;
+                } else if (slack > win / 2.0 && ++calm >= WINDOW_CALM &&
+                           win > tm->window_us * 1e3) {
+                    win = (win / 2.0 > tm->window_us * 1e3) ? win / 2.0 : tm->window_us * 1e3;
+                    calm = 0;
+                }
+            }
             if (global[V_FAIL] != 0) {
                 ann.decision = -1;
             } else {
                 if (!ann.valid) {
-                    /* The announcement came too late: a longer window. */
                     run->invalid++;
-                    win = (2.0 * win < WINDOW_MAX_NS) ? 2.0 * win : WINDOW_MAX_NS;
-                    calm = 0;
                 } else {
                     uint64_t fig = global[V_OWN];
                     if (window) {
                         uint64_t s0 = (uint64_t)llround(ann.start + GLOBAL_BIAS);
                         fig = (global[V_END] > s0) ? global[V_END] - s0 : 0;
-                        if (++calm >= WINDOW_CALM && win > tm->window_us * 1e3) {
-                            win = (win / 2.0 > tm->window_us * 1e3) ? win / 2.0
-                                                                    : tm->window_us * 1e3;
-                            calm = 0;
-                        }
                     }
                     run->times[run->n] = fig;
                     if (spans) {
@@ -1109,6 +1122,7 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
             snprintf(run->reason, sizeof(run->reason), "the harness's own bcast failed");
             break;
         }
+        arrived = bench_clock_now();
         if (ann.decision == -1) {
             if (src != MPI_SUCCESS) {
                 describe_rc(src, "the synchronisation", ctx->rank, 0, reason, sizeof(reason));
