@@ -3,8 +3,9 @@
 # timed under each sync method side by side (harness/README.md, "Timing";
 # harness/measurements/2026-12-02-timing.md). Run after `ninja`:
 #
-#   harness/measure_sync.sh [--runs N] [OUTDIR]   (N default 2; OUTDIR
-#                                                  default results/sync-<UTC>)
+#   harness/measure_sync.sh [--runs N] [--report] [OUTDIR]
+#                             (N default 2; OUTDIR default results/sync-<UTC>;
+#                             --report: analyse OUTDIR's N runs again, run nothing)
 #
 # Runs descriptors/tests/quickstart.json at sizes 8, 128 and 2048 with "sync"
 # barrier, dissemination and window (the rest of its timing as is), N times
@@ -15,18 +16,28 @@
 # run, the records below the floor, the repetitions dropped, how often the
 # winner (the report's rule: never below the floor) is the same in every run,
 # and the mean Spearman correlation between runs of the implementations'
-# medians at each point (1: the same ranking every time). Needs
+# medians at each point (1: the same ranking every time). Last, within the
+# same repetitions of barrier and dissemination, the slowest rank's own time
+# against the global span (latest end less earliest start, one clock): how
+# much smaller the first is, and in how many cells the two rank a different
+# winner (no run-to-run noise in that comparison). Needs
 # /usr/bin/python3. The machine should be otherwise idle.
 set -eu
 cd "$(dirname "$0")/.."
 runs=2
+only_report=0
 if [ "${1:-}" = --runs ]; then
     runs=$2
     shift 2
 fi
+if [ "${1:-}" = --report ]; then
+    only_report=1 # the analysis of OUTDIR again, no campaign
+    shift
+fi
 out=${1:-results/sync-$(date -u +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 for r in $(seq 1 "$runs"); do
+    [ "$only_report" = 1 ] && break
     for sync in barrier dissemination window; do
         /usr/bin/python3 - "$sync" "$out/quickstart-small-$sync.json" <<'EOF'
 import json, sys
@@ -157,4 +168,36 @@ for m in methods:
                     rho.append(spearman(vecs[i], vecs[j]))
     print("| %s | %.0f | %d | %d | %d | %d of %d | %s |" % (m, sum(wall[m]) / len(wall[m]),
           n // runs, b, inv, same, total, "%.2f" % (sum(rho) / len(rho)) if rho else "-"))
+
+print()
+print("Within the same repetitions (every run): the slowest rank's own time (the figure of")
+print("barrier and dissemination) against the global span of those repetitions")
+print()
+print("| sync | cells | own / span, median over records | records with own < half the span | "
+      "winner by own != winner by span | Spearman own vs span |")
+print("| --- | ---: | ---: | ---: | ---: | ---: |")
+def span(r):
+    return (r["timing"].get("span") or {}).get("median_ns")
+for m in ("barrier", "dissemination"):
+    ratios, half, differ, cells, rho = [], 0, 0, 0, []
+    for d in data[m]:
+        for k in keys:
+            rs = [r for r in d.get(k, []) if span(r)]
+            if not rs:
+                continue
+            cells += 1
+            for r in rs:
+                ratios.append(med(r) / span(r))
+                half += med(r) < span(r) / 2
+            wo = winner(rs)
+            d2 = [r for r in rs if r["kind"] == "native" and r["name"] == "default"]
+            o2 = [r for r in rs if r not in d2]
+            bs = min(o2, key=span) if o2 else None
+            ws = d2[0] if d2 and (bs is None or not span(bs) < span(d2[0])) else bs
+            differ += (wo is None) or (name(wo) != name(ws))
+            if len(rs) > 2:
+                rho.append(spearman([med(r) for r in rs], [span(r) for r in rs]))
+    ratios.sort()
+    print("| %s | %d | %.2f | %d of %d | %d of %d | %.2f |" % (m, cells, ratios[len(ratios) // 2],
+          half, len(ratios), differ, cells, sum(rho) / len(rho)))
 EOF
