@@ -38,6 +38,10 @@
  * no record is written), or MPI_COMM_WORLD could not be duplicated; 4 the
  * outputs could not be written.
  *
+ * Test hook: CG_BENCH_LATE=RANK:EVERY makes that rank come to every
+ * EVERY-th window after its start (sync window), so that the tests see
+ * those repetitions dropped and counted (timing.invalid).
+ *
  * Test hook: CG_BENCH_CORRUPT=<schedule name> flips one byte of the first
  * output element on the last rank (the root, for reduce and gather) after
  * that generated implementation's check call, so that the tests can see a
@@ -96,7 +100,23 @@ struct point_run {
     struct bench_micro_run micro; /* micro-benchmarks: this rank's part */
     struct bench_params_eff params; /* generated: each ranged parameter of the schedule
                            * and the value its code reads (cg_param_value) */
+    int mode;             /* LOOP_RSE, LOOP_NREP or LOOP_T1: when the repetitions stop */
+    uint64_t *span_times; /* rank 0, barrier and dissemination with a clock: the global
+                           * span (latest end - earliest start) per repetition */
+    long invalid;         /* window: repetitions dropped because a rank was late */
+    long late_starts;     /* window: repetitions kept although a rank left the wait more
+                           * than 2 us after the start (it waited for a core) */
+    double window_ns;     /* window: the last window's length */
+    double clock_age_s;   /* rank 0: seconds since the clock sync, at the point's end */
+    double t1_s;          /* LOOP_T1, rank 0: how long the repetitions took */
+    struct bench_nrep_state nrep; /* LOOP_NREP, rank 0: the NREP rule */
+    int nrep_t1_launches; /* LOOP_NREP: estimation launches t1 is the longest of */
 };
+
+/* When the repetitions of a point stop (point_run.mode): the RSE rule,
+ * PGMPITuneLib's NREP (the point's nrep), or its t1 loop (1 element, until
+ * the RSE is below t1_rse; bench_nrep.c). */
+enum { LOOP_RSE, LOOP_NREP, LOOP_T1 };
 
 /* Buffers of one point. */
 struct point_bufs {
@@ -799,23 +819,79 @@ static int check_point(const struct bench_ctx *ctx, const struct bench_point *pt
     return 0;
 }
 
-/* Step 2 and 3: warm-up and the timed repetitions. */
+/* What each rank adds to a repetition, max over the ranks at rank 0. */
+enum { V_OWN, V_END, V_NBEGIN, V_LATE, V_SLACK, V_FAIL, V_TAGS };
+/* Global times travel as u64 ns with this added (a rank's clock may read
+ * a little before the epoch), and the earliest start as NBEGIN_BASE less
+ * it, so that one max finds both the latest end and the earliest start. */
+#define GLOBAL_BIAS 4398046511104.0 /* 2^42 ns, 73 minutes */
+#define NBEGIN_BASE ((uint64_t)1 << 62)
+#define WINDOW_MAX_NS 2e8            /* a window never grows past 0.2 s */
+#define WINDOW_CALM 16               /* repetitions with room to spare before it halves */
+
+/* Rank 0 to every rank after each repetition. */
+struct announce {
+    int decision;         /* enum bench_decision; -1 a rank failed; -2 every
+                           * repetition was invalid */
+    int valid;            /* the repetition counted (window: no rank was late) */
+    int restart;          /* policy nrep: the batches are over, count from 0 */
+    double start;         /* window: the next repetition's start, global ns */
+};
+
+static uint64_t global_u64(const struct bench_ctx *ctx, int64_t local)
+{
+    double g = bench_clock_global(ctx, local) + GLOBAL_BIAS;
+
+    return (g > 0.0) ? (uint64_t)llround(g) : 0;
+}
+
+/* Step 2 and 3: warm-up and the timed repetitions, each started as the
+ * job's sync says:
+ *  - barrier, dissemination: the barrier, then each rank times its own
+ *    call; the figure is the slowest rank's own time (as ReproMPI's
+ *    barrier-based scheme), and with a clock the global span too (latest
+ *    end - earliest start, span_times);
+ *  - window (ReproMPI's window scheme): rank 0 announces a start instant
+ *    in the global clock, every rank waits for it, calls, and takes its
+ *    end; the figure is the latest end - the start. A repetition in which
+ *    some rank reached the start late (it came to its wait after the
+ *    instant) is invalid: dropped and counted (run->invalid). The window
+ *    follows the announcement's delivery: each rank measures its slack
+ *    (the start less when the announcement reached it); when the least
+ *    slack is under a quarter of the window, the window doubles; after
+ *    WINDOW_CALM repetitions with more than half of it to spare, it halves
+ *    back toward window_us. Why not double on every invalid one: a rank
+ *    that got the announcement in time but was late anyway (its core
+ *    taken, or the test hook) would grow the window for nothing. The next
+ *    start is announced with rank 0's decision, so a repetition costs one
+ *    reduce and one bcast of the harness's.
+ * Stops as run->mode says. */
 static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
                       struct point_bufs *b, struct point_run *run)
 {
     const struct bench_timing *tm = &ctx->job->timing;
     size_t size = bench_dtype_size(pt->dtype);
     int ntags = (run->algo != NULL) ? run->algo->tag_count : 0;
-    int nval = 2 + ntags;
+    int nval = V_TAGS + ntags;
+    int window = (tm->sync == BENCH_SYNC_WINDOW);
+    /* The span needs every rank's clock on one time line. */
+    int spans = !window && ctx->clock.synced;
+    /* nrep's batches run before its counted repetitions: room for both. */
+    long cap = tm->max_reps;
     uint64_t *local = calloc((size_t)nval, sizeof(uint64_t));
     uint64_t *global = calloc((size_t)nval, sizeof(uint64_t));
     uint64_t *scratch = NULL;
     struct bench_online online;
+    struct announce ann;
     char reason[BENCH_REASON_LEN] = "";
     int bad = 0;
     int rc = MPI_SUCCESS;
     enum bench_decision decision = BENCH_GO_ON;
     double start = 0.0;
+    double win = tm->window_us * 1e3;
+    long calm = 0;
+    long attempts = 0;
+    int64_t arrived = 0; /* window: when this rank got the announcement */
     /* Why refresh: in place, a reduction's output is the next call's
      * input, and repeated sums or products would grow into different (for
      * floats, eventually infinite) values; every repetition should compute
@@ -823,23 +899,41 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
      * the timed region. */
     int refresh = pt->in_place && bench_coll_reduces(pt->coll);
 
+    if (run->mode == LOOP_NREP && tm->nrep.b1 + tm->nrep.b2 > cap) {
+        cap = tm->nrep.b1 + tm->nrep.b2;
+    }
     run->ntags = ntags;
     memset(&online, 0, sizeof(online));
+    memset(&ann, 0, sizeof(ann));
     if (ctx->rank == 0) {
-        run->times = calloc((size_t)tm->max_reps, sizeof(uint64_t));
-        scratch = calloc((size_t)tm->max_reps, sizeof(uint64_t));
+        run->times = calloc((size_t)cap, sizeof(uint64_t));
+        scratch = calloc((size_t)cap, sizeof(uint64_t));
         online.sorted = scratch;
-        run->tag_times = calloc((size_t)tm->max_reps * (size_t)(ntags > 0 ? ntags : 1),
-                                sizeof(uint64_t));
+        run->tag_times = calloc((size_t)cap * (size_t)(ntags > 0 ? ntags : 1), sizeof(uint64_t));
         if (ctx->job->verbosity_full) {
-            run->all_times = calloc((size_t)tm->max_reps * (size_t)ctx->p, sizeof(uint64_t));
+            run->all_times = calloc((size_t)cap * (size_t)ctx->p, sizeof(uint64_t));
+        }
+        if (spans) {
+            run->span_times = calloc((size_t)cap, sizeof(uint64_t));
         }
         bad = run->times == NULL || scratch == NULL || run->tag_times == NULL ||
-              (ctx->job->verbosity_full && run->all_times == NULL);
+              (ctx->job->verbosity_full && run->all_times == NULL) ||
+              (spans && run->span_times == NULL);
     }
     bad = bad || local == NULL || global == NULL;
     if (agree(ctx, bad, "out of memory for the repetitions", run->reason)) {
         run->status = "error";
+        free(local);
+        free(global);
+        free(scratch);
+        return -1;
+    }
+    if (window && !ctx->clock.synced) {
+        /* The same on every rank: the sync's outcome is collective. */
+        run->status = "error";
+        snprintf(run->reason, sizeof(run->reason),
+                 "sync \"window\" needs the global clock, which could not be synchronised "
+                 "(see the job's log)");
         free(local);
         free(global);
         free(scratch);
@@ -863,73 +957,203 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
         return -1;
     }
 
+    if (window) {
+        if (ctx->rank == 0) {
+            ann.start = bench_clock_global(ctx, bench_clock_now()) + win;
+        }
+        if (hx_bcast(ctx, &ann, (int)sizeof(ann), 0) != MPI_SUCCESS) {
+            run->status = "error";
+            snprintf(run->reason, sizeof(run->reason), "the harness's own bcast failed");
+            free(local);
+            free(global);
+            free(scratch);
+            return -1;
+        }
+        arrived = bench_clock_now();
+    }
     start = MPI_Wtime();
     run->n = 0;
-    while (decision == BENCH_GO_ON) {
-        double t0;
-        double t1;
-        int src;
+    run->invalid = 0;
+    run->late_starts = 0;
+    for (long attempt = 0; decision == BENCH_GO_ON; attempt++) {
+        int64_t t0;
+        int64_t t1;
+        int src = MPI_SUCCESS;
+        int late = 0;
         if (refresh) {
             memcpy(b->out, b->send, b->in_elems * size);
         }
         if (ntags > 0) {
             cg_tag_reset();
         }
-        /* Barrier points too: the job's sync. Why not always the harness's
-         * dissemination barrier for them (MPI_Barrier is the call under
-         * test, and a job forcing a barrier algorithm also forces the
-         * synchronising MPI_Barrier): on this 2-core machine it made
-         * MPICH's barriers erratic, 5 us to 7 ms at 4 ranks, where
-         * MPI_Barrier gave 5 to 10 us (harness/README.md). */
-        src = bench_sync(ctx);
-        t0 = MPI_Wtime();
+        if (window) {
+            t0 = bench_clock_local_at(ctx, ann.start);
+            if (ctx->rank == ctx->late_rank && attempt % ctx->late_every == ctx->late_every - 1) {
+                /* Test hook: this rank comes to the window after its start. */
+                while (bench_clock_now() < t0 + 200000) {
+                }
+            }
+            late = bench_clock_wait(ctx, t0);
+        } else {
+            /* Barrier points too: the job's sync. Why not always the
+             * harness's dissemination barrier for them (MPI_Barrier is the
+             * call under test, and a job forcing a barrier algorithm also
+             * forces the synchronising MPI_Barrier): on this 2-core machine
+             * it made MPICH's barriers erratic, 5 us to 7 ms at 4 ranks,
+             * where MPI_Barrier gave 5 to 10 us (harness/README.md). */
+            src = bench_sync(ctx);
+            t0 = bench_clock_now();
+        }
         rc = run_impl(ctx, pt, run, b->send, b->out);
-        t1 = MPI_Wtime();
-        local[0] = (t1 > t0) ? (uint64_t)llround((t1 - t0) * 1e9) : 0;
-        local[1] = (rc != MPI_SUCCESS || src != MPI_SUCCESS);
+        t1 = bench_clock_now();
+        local[V_OWN] = (t1 > t0) ? (uint64_t)(t1 - t0) : 0;
+        local[V_END] = ctx->clock.synced ? global_u64(ctx, t1) : 0;
+        local[V_NBEGIN] = ctx->clock.synced ? NBEGIN_BASE - global_u64(ctx, t0) : 0;
+        /* 2: the announcement came after the start (a longer window would
+         * help), 1: the rank left the wait late (its core was taken; it
+         * would not), so that the max over the ranks tells which. */
+        local[V_LATE] = (late == 1) ? 2 : (late == 2) ? 1 : 0;
+        /* The slack as NBEGIN_BASE less it, so that the max is the least. */
+        local[V_SLACK] = window ? (uint64_t)((int64_t)NBEGIN_BASE - (t0 - arrived)) : 0;
+        local[V_FAIL] = (rc != MPI_SUCCESS || src != MPI_SUCCESS);
         for (int k = 0; k < ntags; k++) {
             uint64_t ns = 0;
             uint64_t calls = 0;
             cg_tag_read(run->algo->tag_first + k, &ns, &calls);
-            local[2 + k] = ns;
+            local[V_TAGS + k] = ns;
         }
         memcpy(global, local, (size_t)nval * sizeof(uint64_t));
-        if (hx_allreduce(ctx, global, nval, HX_U64, HX_MAX) != MPI_SUCCESS ||
+        if (hx_reduce(ctx, global, nval, HX_U64, HX_MAX) != MPI_SUCCESS ||
             (ctx->job->verbosity_full &&
-             hx_gather(ctx, &local[0], (int)sizeof(uint64_t),
+             hx_gather(ctx, &local[V_OWN], (int)sizeof(uint64_t),
                        (ctx->rank == 0) ? run->all_times + ((size_t)run->n * (size_t)ctx->p)
                                         : NULL) != MPI_SUCCESS)) {
             run->status = "error";
             snprintf(run->reason, sizeof(run->reason),
-                     "the harness's own allreduce or gather failed");
+                     "the harness's own reduce or gather failed");
             break;
         }
-        if (global[1] != 0) {
+        if (ctx->rank == 0) {
+            attempts++;
+            ann.restart = 0;
+            /* Invalid (ReproMPI's rule): a rank got the announcement after
+             * the start instant. A rank that got it in time but left the
+             * wait late (its core was taken meanwhile: an oversubscribed or
+             * busy host) started the call late; such repetitions are kept
+             * and counted (late_starts), since on a host with more ranks
+             * than free cores nearly every one is (measured on this 2-core
+             * machine under load: most repetitions, even at 2 ranks). */
+            ann.valid = !(window && global[V_LATE] == 2);
+            if (window && ann.valid && global[V_LATE] == 1) {
+                run->late_starts++;
+            }
+            if (window) {
+                double slack = (double)((int64_t)NBEGIN_BASE - (int64_t)global[V_SLACK]);
+                if (slack < win / 4.0) {
+                    win = (2.0 * win < WINDOW_MAX_NS) ? 2.0 * win : WINDOW_MAX_NS;
+                    calm = 0;
+                } else if (slack > win / 2.0 && ++calm >= WINDOW_CALM &&
+                           win > tm->window_us * 1e3) {
+                    win = (win / 2.0 > tm->window_us * 1e3) ? win / 2.0 : tm->window_us * 1e3;
+                    calm = 0;
+                }
+            }
+            if (global[V_FAIL] != 0) {
+                ann.decision = -1;
+            } else {
+                if (!ann.valid) {
+                    run->invalid++;
+                } else {
+                    uint64_t fig = global[V_OWN];
+                    if (window) {
+                        uint64_t s0 = (uint64_t)llround(ann.start + GLOBAL_BIAS);
+                        fig = (global[V_END] > s0) ? global[V_END] - s0 : 0;
+                    }
+                    run->times[run->n] = fig;
+                    if (spans) {
+                        uint64_t first = NBEGIN_BASE - global[V_NBEGIN];
+                        run->span_times[run->n] =
+                            (global[V_END] > first) ? global[V_END] - first : 0;
+                    }
+                    for (int k = 0; k < ntags; k++) {
+                        run->tag_times[((size_t)run->n * (size_t)ntags) + (size_t)k] =
+                            global[V_TAGS + k];
+                    }
+                    run->n++;
+                    bench_online_add(&online, fig);
+                }
+                switch (run->mode) {
+                case LOOP_NREP:
+                    decision = bench_nrep_decide(&run->nrep, tm, &online, &ann.restart);
+                    break;
+                case LOOP_T1:
+                    decision = bench_nrep_t1_decide(tm, &online);
+                    break;
+                default:
+                    decision = bench_decide(tm, &online, MPI_Wtime() - start);
+                    break;
+                }
+                /* Late ranks again and again (a window that cannot hold
+                 * them): stop, at the latest after 2 max_reps + 100
+                 * attempts or 10 budgets and a second, min_reps or not. */
+                if (decision == BENCH_GO_ON && window && attempts >= (2 * cap) + 100) {
+                    decision = BENCH_STOP_MAX;
+                }
+                if (decision == BENCH_GO_ON && window && run->mode != LOOP_NREP &&
+                    MPI_Wtime() - start > (10.0 * tm->budget_s) + 1.0) {
+                    decision = BENCH_STOP_BUDGET;
+                }
+                if (decision != BENCH_GO_ON && run->n == 0) {
+                    ann.decision = -2;
+                } else {
+                    ann.decision = (int)decision;
+                }
+                if (ann.restart) {
+                    run->n = 0;
+                    run->invalid = 0;
+                    run->late_starts = 0;
+                    online.n = 0;
+                    online.mean = 0.0;
+                    online.m2 = 0.0;
+                }
+                if (window) {
+                    ann.start = bench_clock_global(ctx, bench_clock_now()) + win;
+                }
+            }
+        }
+        if (hx_bcast(ctx, &ann, (int)sizeof(ann), 0) != MPI_SUCCESS) {
+            run->status = "error";
+            snprintf(run->reason, sizeof(run->reason), "the harness's own bcast failed");
+            break;
+        }
+        arrived = bench_clock_now();
+        if (ann.decision == -1) {
             if (src != MPI_SUCCESS) {
                 describe_rc(src, "the synchronisation", ctx->rank, 0, reason, sizeof(reason));
             } else if (rc != MPI_SUCCESS) {
                 describe_rc(rc, pt->impl, ctx->rank, run->algo != NULL, reason, sizeof(reason));
             }
-            agree(ctx, local[1] != 0, reason, run->reason);
+            agree(ctx, local[V_FAIL] != 0, reason, run->reason);
             run->status = "error";
             break;
         }
-        if (ctx->rank == 0) {
-            run->times[run->n] = global[0];
-            for (int k = 0; k < ntags; k++) {
-                run->tag_times[((size_t)run->n * (size_t)ntags) + (size_t)k] = global[2 + k];
-            }
-        }
-        run->n++;
-        if (ctx->rank == 0) {
-            bench_online_add(&online, global[0]);
-            decision = bench_decide(tm, &online, MPI_Wtime() - start);
-        }
-        if (hx_bcast(ctx, &decision, (int)sizeof(decision), 0) != MPI_SUCCESS) {
+        if (ann.decision == -2) {
             run->status = "error";
-            snprintf(run->reason, sizeof(run->reason), "the harness's own bcast failed");
+            snprintf(run->reason, sizeof(run->reason),
+                     "no valid repetition: in each of %ld a rank reached the window late "
+                     "(the last window was %.0f us)",
+                     run->invalid, win / 1e3);
             break;
         }
+        if (ctx->rank != 0) {
+            run->n = ann.restart ? 0 : run->n + (ann.valid ? 1 : 0);
+        }
+        decision = (enum bench_decision)ann.decision;
+    }
+    if (ctx->rank == 0) {
+        run->t1_s = MPI_Wtime() - start;
+        run->window_ns = win;
+        run->clock_age_s = ctx->clock.synced ? MPI_Wtime() - ctx->clock.synced_at : NAN;
     }
     free(local);
     free(global);
@@ -940,7 +1164,6 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
     run->stop = bench_stop_name(decision);
     return 0;
 }
-
 /* Generated points: the schedule's ranged parameters for the calls to come
  * (bench_params.c). The same on every rank: a failure needs no agreement. */
 static int set_params(const struct bench_point *pt, struct point_run *run)
@@ -1210,6 +1433,28 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
     r.tag_infos = (pt->baseline && run->algo != NULL) ? bench_baseline_tag_infos(run->algo) : NULL;
     r.tag_n = run->n; /* the timed repetitions carry the tags */
     r.tag_times = run->tag_times;
+    r.window = (ctx->job->timing.sync == BENCH_SYNC_WINDOW);
+    r.span_times = run->span_times;
+    r.invalid = run->invalid;
+    r.late_starts = run->late_starts;
+    r.window_ns = run->window_ns;
+    r.clocked = ctx->clock.synced;
+    r.clock_error_ns = ctx->clock.err_ns;
+    r.clock_age_s = run->clock_age_s;
+    r.validity_known = 1;
+    r.latency_floor_ns = ctx->lat.measured ? ctx->lat.floor_ns : NAN;
+    r.oversubscribed = ctx->oversubscribed;
+    r.host_ranks = ctx->host_ranks;
+    r.host_cores = ctx->host_cores;
+    if (run->mode == LOOP_NREP) {
+        r.nrep = 1;
+        r.nrep_t1_s = run->nrep.t1_s;
+        r.nrep_t1_launches = run->nrep_t1_launches;
+        r.nrep_tmin_ns = run->nrep.tmin_ns;
+        r.nrep_batch = run->nrep.batch;
+        r.nrep_target = run->nrep.target;
+        r.nrep_capped = run->nrep.capped;
+    }
     rc = bench_record_write(ctx->job, &r, msg, msglen);
     cJSON_Delete(req);
     cJSON_Delete(effb);
@@ -1217,20 +1462,162 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
     return rc;
 }
 
-/* ---- main ------------------------------------------------------------------------ */
 
 static void free_run(struct point_run *run)
 {
     free(run->times);
     free(run->all_times);
     free(run->tag_times);
+    free(run->span_times);
     memset(run, 0, sizeof(*run));
 }
+
+/* ---- policy nrep: t1 per group (bench_nrep.c) -------------------------------------- */
+
+struct t1_entry {
+    char group[320];      /* bench_nrep_group */
+    double t1_s;          /* rank 0: its t1 */
+    int nfiles;           /* estimation launches it is the longest of; 0: this launch's */
+};
+
+struct t1_cache {
+    struct t1_entry *e;   /* groups seen in this launch */
+    int n;                /* entries */
+    int cap;              /* allocated */
+};
+
+/* Collective: the t1 of pt's group. Cached per launch; else, on rank 0,
+ * the longest in the estimation launches' files; else (or in an
+ * estimation launch, `estimate`) measured here: 1-element repetitions of
+ * the same implementation until their RSE is below t1_rse, timed from the
+ * first to the last (LOOP_T1). NaN when it could not be measured (the
+ * point then runs max_reps, and says so). */
+static double group_t1(const struct bench_ctx *ctx, struct t1_cache *cache,
+                       const struct bench_point *pt, int estimate, int *nfiles)
+{
+    char group[320];
+    double t1 = NAN;
+    int nf = 0;
+    int need = 1;
+
+    bench_nrep_group(pt, group, sizeof(group));
+    for (int i = 0; i < cache->n; i++) {
+        if (strcmp(cache->e[i].group, group) == 0) {
+            *nfiles = cache->e[i].nfiles;
+            return cache->e[i].t1_s;
+        }
+    }
+    if (ctx->rank == 0 && !estimate) {
+        t1 = bench_nrep_t1_from(ctx->job, group, &nf);
+        need = isnan(t1);
+    }
+    if (hx_bcast(ctx, &need, (int)sizeof(need), 0) != MPI_SUCCESS) {
+        need = 0;
+    }
+    if (need) {
+        struct bench_point p1 = *pt;
+        struct point_run r1;
+        memset(&r1, 0, sizeof(r1));
+        p1.count = (pt->coll == CG_COLL_BARRIER) ? 0
+                   : (pt->kind == BENCH_MICRO)    ? (size_t)pt->lanes
+                                                  : 1;
+        r1.mode = LOOP_T1;
+        run_point(ctx, &p1, &r1);
+        t1 = (ctx->rank == 0 && strcmp(r1.status, "ok") == 0) ? r1.t1_s : NAN;
+        nf = 0;
+        free_run(&r1);
+    }
+    if (cache->n == cache->cap) {
+        int cap = (cache->cap > 0) ? 2 * cache->cap : 16;
+        struct t1_entry *e = realloc(cache->e, (size_t)cap * sizeof(*e));
+        if (e == NULL) {
+            *nfiles = nf;
+            return t1;
+        }
+        cache->e = e;
+        cache->cap = cap;
+    }
+    snprintf(cache->e[cache->n].group, sizeof(cache->e[cache->n].group), "%s", group);
+    cache->e[cache->n].t1_s = t1;
+    cache->e[cache->n].nfiles = nf;
+    cache->n++;
+    *nfiles = nf;
+    return t1;
+}
+
+/* An estimation launch (timing.nrep.estimate_out): t1 of every group of
+ * the job, written by rank 0 to estimate_out ({"t1_s": {group: seconds}},
+ * cJSON); no record. The runner names these files in the measurement
+ * launches' timing.nrep.t1_from. Returns bench's exit status. */
+static int estimate_t1(const struct bench_ctx *ctx, char *msg, size_t msglen)
+{
+    const struct bench_job *job = ctx->job;
+    struct t1_cache cache = {NULL, 0, 0};
+    cJSON *doc = (ctx->rank == 0) ? cJSON_CreateObject() : NULL;
+    cJSON *t1s = cJSON_CreateObject();
+    int ok = 1;
+
+    for (int i = 0; i < job->npoints; i++) {
+        char group[320];
+        int nf = 0;
+        double t1 = group_t1(ctx, &cache, &job->points[i], 1, &nf);
+        bench_nrep_group(&job->points[i], group, sizeof(group));
+        if (ctx->rank == 0 && isfinite(t1) &&
+            cJSON_GetObjectItemCaseSensitive(t1s, group) == NULL) {
+            cJSON_AddItemToObject(t1s, group, cJSON_CreateNumber(t1));
+        }
+    }
+    if (ctx->rank == 0) {
+        char *text;
+        cJSON_AddItemToObject(doc, "schema_version", cJSON_CreateNumber(1));
+        cJSON_AddItemToObject(doc, "campaign", cJSON_CreateString(job->campaign));
+        cJSON_AddItemToObject(doc, "run_id", cJSON_CreateNumber((double)job->run_id));
+        cJSON_AddItemToObject(doc, "launch", cJSON_CreateNumber(job->launch));
+        cJSON_AddItemToObject(doc, "t1_rse", cJSON_CreateNumber(job->timing.nrep.t1_rse));
+        cJSON_AddItemToObject(doc, "t1_s", t1s);
+        t1s = NULL;
+        text = cJSON_Print(doc);
+        ok = (text != NULL &&
+              bench_write_atomic(job->timing.nrep.estimate_out, text, strlen(text)) == 0);
+        if (!ok) {
+            bench_fmt(msg, msglen, "%s: %s", job->timing.nrep.estimate_out,
+                      (text == NULL) ? "out of memory" : strerror(errno));
+            fprintf(stderr, "bench: %s\n", msg);
+        }
+        cJSON_free(text);
+    }
+    cJSON_Delete(t1s);
+    cJSON_Delete(doc);
+    free(cache.e);
+    if (hx_bcast(ctx, &ok, (int)sizeof(ok), 0) != MPI_SUCCESS) {
+        ok = 0;
+    }
+    return ok ? 0 : EXIT_OUTPUT;
+}
+
+/* Collective, before each point: syncs the clocks again once
+ * timing.clock.resync_s has passed since the last sync (rank 0 decides). */
+static void resync_if_due(struct bench_ctx *ctx)
+{
+    int again = 0;
+
+    if (ctx->rank == 0) {
+        again = ctx->clock.synced &&
+                MPI_Wtime() - ctx->clock.synced_at > ctx->job->timing.clock.resync_s;
+    }
+    if (hx_bcast(ctx, &again, (int)sizeof(again), 0) == MPI_SUCCESS && again &&
+        bench_clock_sync(ctx) != MPI_SUCCESS) {
+        ctx->clock.synced = 0;
+    }
+}
+
+/* ---- main ------------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
 {
     struct bench_job job;
     struct bench_ctx ctx;
+    struct t1_cache t1s = {NULL, 0, 0};
     char msg[1024];
     char version[MPI_MAX_LIBRARY_VERSION_STRING + 1];
     int vlen = 0;
@@ -1279,6 +1666,18 @@ int main(int argc, char **argv)
     ctx.rank = world_rank;
     ctx.p = world_size;
     ctx.ranks_per_node = 1;
+    ctx.late_rank = -1;
+    if (getenv("CG_BENCH_LATE") != NULL &&
+        (sscanf(getenv("CG_BENCH_LATE"), "%d:%d", &ctx.late_rank, &ctx.late_every) != 2 ||
+         ctx.late_rank < 0 || ctx.late_every < 1)) {
+        if (world_rank == 0) {
+            fprintf(stderr, "bench: CG_BENCH_LATE=\"%s\" is not RANK:EVERY (a rank, a count >= 1)\n",
+                    getenv("CG_BENCH_LATE"));
+        }
+        bench_job_free(&job);
+        MPI_Finalize();
+        return EXIT_USAGE;
+    }
     ctx.corrupt = getenv("CG_BENCH_CORRUPT");
     if (ctx.corrupt != NULL && ctx.corrupt[0] == '\0') {
         ctx.corrupt = NULL;
@@ -1324,6 +1723,31 @@ int main(int argc, char **argv)
         return EXIT_LAUNCH;
     }
     bench_mpit_init(&ctx);
+    if (bench_clock_init(&ctx, msg, sizeof(msg)) != 0) {
+        if (world_rank == 0) {
+            fprintf(stderr, "bench: %s\n", msg);
+        }
+        bench_mpit_fini(&ctx);
+        bench_job_free(&job);
+        MPI_Finalize();
+        return EXIT_USAGE;
+    }
+    /* The global clock and the latency floor, once per launch before any
+     * point (the clock again when resync_s has passed: resync_if_due). A
+     * failure of either is an MPI error of the harness's own messages: the
+     * records then say the clock or the floor is unknown. */
+    if (bench_clock_sync(&ctx) != MPI_SUCCESS) {
+        ctx.clock.synced = 0;
+        if (world_rank == 0) {
+            fprintf(stderr, "bench: the clock sync failed; window points will be errors\n");
+        }
+    }
+    if (bench_latency_measure(&ctx) != MPI_SUCCESS) {
+        ctx.lat.measured = 0;
+        if (world_rank == 0) {
+            fprintf(stderr, "bench: the latency ping-pong failed; the floor is unknown\n");
+        }
+    }
 
     {
         int ok = (bench_write_run_meta(&ctx, msg, sizeof(msg)) == 0);
@@ -1357,10 +1781,19 @@ int main(int argc, char **argv)
         }
     }
 
-    for (int i = 0; i < job.npoints && status == 0; i++) {
+    if (status == 0 && job.timing.nrep.estimate_out != NULL) {
+        /* An estimation launch of policy nrep: t1 per group, no record. */
+        status = estimate_t1(&ctx, msg, sizeof(msg));
+    }
+    for (int i = 0; i < job.npoints && status == 0 && job.timing.nrep.estimate_out == NULL; i++) {
         struct point_run run;
         int ok = 1;
         memset(&run, 0, sizeof(run));
+        resync_if_due(&ctx);
+        if (job.timing.policy == BENCH_POLICY_NREP) {
+            run.mode = LOOP_NREP;
+            run.nrep.t1_s = group_t1(&ctx, &t1s, &job.points[i], 0, &run.nrep_t1_launches);
+        }
         run_point(&ctx, &job.points[i], &run);
         if (ctx.rank == 0 && write_record(&ctx, &job.points[i], &run, msg, sizeof(msg)) != 0) {
             fprintf(stderr, "bench: %s\n", msg);
@@ -1374,6 +1807,8 @@ int main(int argc, char **argv)
         }
     }
 
+    free(t1s.e);
+    bench_clock_free(&ctx);
     bench_mpit_fini(&ctx);
     MPI_Comm_free(&ctx.comm);
     MPI_Comm_free(&ctx.sync_comm);

@@ -8,6 +8,8 @@
  *   bench_json.c   a small JSON writer, atomic file writes, FNV-1a
  *   bench_data.c   inputs, the exact expected results, comparison
  *   bench_time.c   synchronisation, the timed loop and its statistics
+ *   bench_clock.c  the global clock (HCA), the latency floor, the window wait
+ *   bench_nrep.c   PGMPITuneLib's NREP estimation (timing.policy "nrep")
  *   bench_mpit.c   what the library says it runs (MPI_T), known fallbacks
  *   bench_meta.c   run-<n>.json
  *   bench_micro.c  the micro-benchmarks (micro:lane_pattern, micro:multi_collective)
@@ -35,7 +37,13 @@
 enum bench_dtype { BENCH_INT32, BENCH_INT64, BENCH_FLOAT, BENCH_DOUBLE, BENCH_FLOAT16,
                    BENCH_BFLOAT16 };
 enum bench_op { BENCH_SUM, BENCH_PROD, BENCH_MIN, BENCH_MAX };
-enum bench_sync { BENCH_SYNC_BARRIER, BENCH_SYNC_DISSEMINATION };
+/* How repetitions are started together (harness/README.md, "Timing"):
+ * MPI_Barrier, the harness's dissemination barrier, or ReproMPI's window:
+ * rank 0 announces a start instant in the global clock (bench_clock.c). */
+enum bench_sync { BENCH_SYNC_BARRIER, BENCH_SYNC_DISSEMINATION, BENCH_SYNC_WINDOW };
+/* When the repetitions of a point stop: the RSE rule (bench_decide), or
+ * PGMPITuneLib's NREP estimation (bench_nrep.c). */
+enum bench_policy { BENCH_POLICY_RSE, BENCH_POLICY_NREP };
 /* native:<algorithm>, generated:<schedule>, bound:sendrecv_reduce (the
  * transport bound of allreduce at p = 2, the harness's own code: bench.c),
  * or micro:<benchmark>(k=<lanes>) (bench_micro.c). */
@@ -59,6 +67,26 @@ struct bench_param {
     int value;            /* its value */
 };
 
+/* PGMPITuneLib's NREP estimation (seed 002; bench_nrep.c). */
+struct bench_nrep_params {
+    double t1_rse;        /* t1: 1-element repetitions until their RSE is below this */
+    long b1;              /* per size: a first batch of b1 repetitions, */
+    long b2;              /*   and b2 more when the RSE of the first is above rse_b */
+    double rse_b;
+    long k;               /* nrep = max(ceil(t1 / t_min), k) */
+    const cJSON *t1_from; /* the estimation launches' files (an array of paths), or NULL */
+    const char *estimate_out; /* an estimation launch: where t1 per group goes; NULL:
+                           * a measurement launch */
+};
+
+/* The global clock's sync (bench_clock.c). */
+struct bench_clock_params {
+    long fitpoints;       /* offset measurements per fit */
+    long exchanges;       /* ping-pongs per measurement (the fastest one counts) */
+    double spacing_us;    /* pause between measurements (a longer fit sees drift) */
+    double resync_s;      /* sync again before a point once this much has passed */
+};
+
 struct bench_timing {
     enum bench_sync sync; /* how repetitions are started together */
     long warmup;          /* untimed calls before the first repetition */
@@ -66,6 +94,11 @@ struct bench_timing {
     long max_reps;        /* repetitions never exceeded */
     double rse_target;    /* stop when the RSE of the median is below this */
     double budget_s;      /* stop when the timed loop has run this long */
+    double window_us;     /* window: the first window of a point (it doubles after a
+                           * late rank, and halves back after 16 valid repetitions) */
+    enum bench_policy policy; /* rse or nrep */
+    struct bench_nrep_params nrep; /* policy nrep */
+    struct bench_clock_params clock; /* the clock sync */
 };
 
 struct bench_point {
@@ -111,6 +144,8 @@ struct bench_job {
     const char *knobs_algorithm; /* knobs.algorithm, NULL when none */
     const char *knobs_forced_by; /* knobs.forced_by, NULL when none */
     struct bench_timing timing; /* repetition policy */
+    int launch;           /* this job's launch of its points, 1-based (1 when absent) */
+    int launches;         /* how many launches the test runs (1 when absent) */
     int verbosity_full;   /* 1: "full", 0: "minimal" */
     struct bench_point *points; /* in the file's order */
     int npoints;          /* entries in points */
@@ -131,6 +166,43 @@ int bench_size_ok(const struct bench_job *job, int rank, int p, const char *prog
 
 struct cg_topo; /* runtime/cg.h */
 
+/* The global clock (bench_clock.c): every rank's CLOCK_MONOTONIC mapped
+ * onto rank 0's by a linear model, global = x + a + b x with x = local -
+ * epoch, fitted by ReproMPI's HCA scheme (Hunold and Carpen-Amarie). */
+struct bench_clock {
+    int synced;           /* a model is in force (always at p = 1) */
+    int64_t epoch;        /* rank 0's clock when the last sync began (every rank) */
+    double a, b;          /* this rank's model (rank 0: 0, 0) */
+    int nsyncs;           /* syncs so far in this job */
+    /* rank 0, for the run metadata and the records: */
+    double synced_at;     /* MPI_Wtime when the last sync ended */
+    double err_ns;        /* the check after the fit: max over ranks of |offset measured
+                           * directly against rank 0 - offset the model gives| */
+    double rtt_ns;        /*   the largest round trip of those direct measurements */
+    double drifted_ns;    /* the same check of the previous model, just before this
+                           * sync replaced it (NaN at the first sync) */
+    double fit_rms_ns;    /* the largest rms residual of a fit */
+    double seconds;       /* how long the last sync took */
+    int drift_ranks;      /* ranks whose fit kept a slope (significant drift) */
+    int fitted_ranks;     /* ranks not on rank 0's host: fitted and checked (the others
+                           * read rank 0's clock: the identity, exactly) */
+    double *rank_a, *rank_b; /* every rank's model (p entries), for the metadata */
+    /* The test hook CG_BENCH_CLOCK_SKEW (every rank; bench_clock_init): */
+    int skewed;           /* the hook is set (0 also where bench_clock_init never ran) */
+    int skew_rank;        /* the rank whose clock is skewed */
+    double skew_offset_ns; /*   by this offset */
+    double skew_drift;    /*   and this drift */
+    int64_t skew_raw0;    /*   from this rank's raw clock at init */
+};
+
+/* The one-way latency between ranks (bench_clock.c; rank 0). */
+struct bench_latency {
+    int measured;         /* 1 once measured (p > 1) */
+    double floor_ns;      /* min over the pairs (0, r) of the fastest one-way time */
+    double *median_ns;    /* per r = 1..p-1 (index r): median of RTT / 2 */
+    double *min_ns;       /* and the fastest */
+};
+
 struct bench_ctx {
     const struct bench_job *job; /* the job */
     MPI_Comm comm;        /* dup of MPI_COMM_WORLD, MPI_ERRORS_RETURN: the collectives */
@@ -142,9 +214,19 @@ struct bench_ctx {
     int is_mpich;         /* from MPI_Get_library_version */
     int mpit_ok;          /* MPI_T initialised (rank 0) */
     const char *corrupt;  /* CG_BENCH_CORRUPT, NULL when unset */
+    int late_rank;        /* CG_BENCH_LATE=RANK:EVERY: this rank reaches every EVERY-th
+                           * window late on purpose (tests); -1 when unset */
+    int late_every;
     const struct cg_topo *topo; /* comm's node and lane structure (cg_topo_of), NULL
                            * when it could not be found (topo_error says why) */
     char topo_error[BENCH_REASON_LEN]; /* why topo is NULL */
+    struct bench_clock clock; /* the global clock (bench_clock.c) */
+    struct bench_latency lat; /* the latency floor (rank 0) */
+    int oversubscribed;   /* every rank: 1 some host has more ranks than cores it may run
+                           * on, 0 none, -1 unknown (bench_meta.c) */
+    int host_ranks;       /* rank 0: the most crowded host's ranks, */
+    int host_cores;       /*   and the cores they may run on */
+    char host_name[64];   /*   and its name */
 };
 
 /* ---- the harness's own collectives (bench_comm.c) ------------------------ */
@@ -155,6 +237,9 @@ enum hx_op { HX_SUM, HX_MIN, HX_MAX };
 /* Point-to-point on ctx->sync_comm, whatever the job's knobs force (see
  * bench_comm.c). Each returns an MPI error code. */
 int hx_allreduce(const struct bench_ctx *ctx, void *buf, int n, enum hx_type t, enum hx_op op);
+/* The same to rank 0 only (buf is the result there; elsewhere it is left
+ * partly combined). */
+int hx_reduce(const struct bench_ctx *ctx, void *buf, int n, enum hx_type t, enum hx_op op);
 int hx_bcast(const struct bench_ctx *ctx, void *buf, int bytes, int root);
 /* Gathers `bytes` from every rank to rank 0's out (p * bytes; ignored
  * elsewhere). */
@@ -187,6 +272,9 @@ void jw_bool(struct jw *w, int v);
 void jw_null(struct jw *w);
 void jw_json(struct jw *w, const cJSON *item); /* a cJSON value, or null */
 
+/* The whole file at path, NUL-terminated (malloc'd; *len its bytes, NUL
+ * excluded), or NULL with errno set. */
+char *bench_read_file(const char *path, size_t *len);
 /* Writes data to path through path.tmp, fsync and rename. 0 or -1 (errno). */
 int bench_write_atomic(const char *path, const char *data, size_t len);
 /* Appends data (one whole line) to path with O_APPEND and fsyncs. 0 or -1. */
@@ -201,6 +289,10 @@ void bench_fmt(char *dst, size_t len, const char *fmt, ...) __attribute__((forma
 int bench_fnv1a64_file(const char *path, char hex[17]);
 
 /* ---- the record of a point (bench_record.c, rank 0) --------------------- */
+
+/* The records' schema_version (FORMATS.md): 2 added the timing figure,
+ * span, window and clock fields, "validity" and "launch". */
+#define BENCH_RECORD_SCHEMA 2
 
 /* What a bench program measured at one point, and how it describes it; the
  * rest of the record (statistics, bandwidth, tag medians, the raw file) is
@@ -239,6 +331,30 @@ struct bench_record {
     int share_of_call_tag;     /* 0: share = tag median / the call's median time; 1:
                                 * of the call tag's (tag 0) median, in the same
                                 * repetitions (bench_cuda: tags timed apart) */
+    /* Schema 2 (FORMATS.md, "Timing figures"); zero is what bench_cuda,
+     * which knows none of it, leaves: */
+    int window;                /* 1: times are the window figure (latest end - the
+                                * announced start), 0: the slowest rank's own time */
+    const uint64_t *span_times;/* n: the global span (latest end - earliest start) per
+                                * repetition, or NULL (window, or no clock) */
+    long invalid;              /* window: repetitions dropped, a rank was late */
+    long late_starts;          /* window: kept although a rank left the wait more than
+                                * 2 us after the start (waiting for a core) */
+    double window_ns;          /* window: the last window's length */
+    int clocked;               /* the clock fields below are known */
+    double clock_error_ns;     /*   the model's check error (bench_clock err_ns) */
+    double clock_age_s;        /*   seconds since that sync, when the point ended */
+    int validity_known;        /* the validity fields below were measured */
+    double latency_floor_ns;   /*   the job's one-way latency floor (NaN at p = 1) */
+    int oversubscribed;        /*   1, 0, or -1 unknown */
+    int host_ranks, host_cores;/*   the most crowded host's */
+    int nrep;                  /* policy nrep: the fields below are known */
+    double nrep_t1_s;          /*   t1 (the longest of the estimation launches) */
+    int nrep_t1_launches;      /*   how many launches it is the longest of */
+    double nrep_tmin_ns;       /*   the fastest of the batches */
+    long nrep_batch;           /*   repetitions in the batches (b1 or b1 + b2) */
+    long nrep_target;          /*   nrep */
+    int nrep_capped;           /*   nrep was above max_reps */
 };
 
 /* Writes raw/<id>.txt when timed, then appends the record line to
@@ -317,8 +433,12 @@ void bench_compare(enum bench_dtype t, const void *got, const void *want, size_t
 
 /* ---- timing (bench_time.c) ---------------------------------------------- */
 
-/* Synchronises the ranks of ctx->sync_comm as the job asks. MPI code. */
+/* Synchronises the ranks of ctx->sync_comm as the job asks (barrier or
+ * dissemination; window sync is bench.c's loop, and here a dissemination
+ * barrier). MPI code. */
 int bench_sync(const struct bench_ctx *ctx);
+/* "barrier", "dissemination" or "window". */
+const char *bench_sync_name(enum bench_sync s);
 
 struct bench_stats {
     long n;               /* repetitions */
@@ -348,11 +468,66 @@ double bench_online_rse(const struct bench_online *o);
 /* The stopping rule (rank 0, after each repetition): go on, or stop because
  * the RSE of the median is under the target (after min_reps), the budget is
  * spent (after min_reps), or max_reps is reached. */
-enum bench_decision { BENCH_GO_ON = 0, BENCH_STOP_RSE, BENCH_STOP_BUDGET, BENCH_STOP_MAX };
+enum bench_decision { BENCH_GO_ON = 0, BENCH_STOP_RSE, BENCH_STOP_BUDGET, BENCH_STOP_MAX,
+                      BENCH_STOP_NREP };
 enum bench_decision bench_decide(const struct bench_timing *tm, const struct bench_online *o,
                                  double elapsed);
 /* The record's timing.stop for a decision that stopped. */
 const char *bench_stop_name(enum bench_decision d);
+
+/* ---- the global clock and the latency floor (bench_clock.c) ------------ */
+
+/* Reads the test hook CG_BENCH_CLOCK_SKEW=RANK:OFFSET_NS:DRIFT (this
+ * rank's clock then reads raw + OFFSET_NS + DRIFT (raw - raw0)). 0, or -1
+ * with msg. */
+int bench_clock_init(struct bench_ctx *ctx, char *msg, size_t msglen);
+/* This rank's clock in ns (CLOCK_MONOTONIC, and the test hook's skew). */
+int64_t bench_clock_now(void);
+/* Collective: fits every rank's model against rank 0 (HCA: log2 p rounds
+ * of pairs, ping-pongs, a least-squares line, composed down the tree),
+ * then checks it against a direct measurement; at a resync, checks the old
+ * model first (drifted_ns). An MPI error code. */
+int bench_clock_sync(struct bench_ctx *ctx);
+/* Local time -> global ns since the epoch (rank 0's clock), and back. */
+double bench_clock_global(const struct bench_ctx *ctx, int64_t local);
+int64_t bench_clock_local_at(const struct bench_ctx *ctx, double global);
+/* Waits until this rank's clock reaches local_start (yielding the core
+ * until shortly before). 0 on time; 1 when it was already past it (the
+ * announcement came late: the window is too short; the repetition is
+ * invalid); 2 when it left the wait more than 2 us after the start (its
+ * core was taken: counted as a late start). */
+int bench_clock_wait(const struct bench_ctx *ctx, int64_t local_start);
+/* Collective: the one-way latency floor (ping-pongs of rank 0 with every
+ * other rank). An MPI error code. */
+int bench_latency_measure(struct bench_ctx *ctx);
+void bench_clock_free(struct bench_ctx *ctx);
+
+/* ---- NREP estimation (bench_nrep.c) -------------------------------------- */
+
+/* The group of points a t1 is estimated for: the same collective,
+ * implementation, datatype, op, root and in-place ("allreduce native:ring
+ * double sum r0 ip0"). */
+void bench_nrep_group(const struct bench_point *pt, char *out, size_t len);
+/* Rank 0: the longest t1 of the group over the estimation launches' files
+ * (timing.nrep.t1_from); NaN when none has it. *nfiles: how many had it. */
+double bench_nrep_t1_from(const struct bench_job *job, const char *group, int *nfiles);
+/* Rank 0: the per-point state of the NREP rule. */
+struct bench_nrep_state {
+    double t1_s;          /* the t1 in force */
+    int phase;            /* 0: the batches, 1: the nrep repetitions */
+    double tmin_ns;       /* the fastest repetition of the batches */
+    long batch;           /* repetitions of the batches */
+    long target;          /* nrep */
+    int capped;           /* nrep was cut to max_reps */
+};
+/* After each repetition: go on, or stop (BENCH_STOP_NREP); *restart is set
+ * when the batches end and the counted repetitions begin afresh. */
+enum bench_decision bench_nrep_decide(struct bench_nrep_state *s, const struct bench_timing *tm,
+                                      const struct bench_online *o, int *restart);
+/* The t1 loop: stop once the RSE is below t1_rse (after min_reps and at
+ * least 2), or at max_reps. */
+enum bench_decision bench_nrep_t1_decide(const struct bench_timing *tm,
+                                         const struct bench_online *o);
 
 /* ---- what the library runs (bench_mpit.c) ------------------------------- */
 

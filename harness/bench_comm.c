@@ -99,7 +99,7 @@ int hx_bcast(const struct bench_ctx *ctx, void *buf, int bytes, int root)
     return MPI_SUCCESS;
 }
 
-int hx_allreduce(const struct bench_ctx *ctx, void *buf, int n, enum hx_type t, enum hx_op op)
+int hx_reduce(const struct bench_ctx *ctx, void *buf, int n, enum hx_type t, enum hx_op op)
 {
     size_t bytes = (size_t)n * type_size(t);
     void *tmp = malloc((bytes > 0) ? bytes : 1);
@@ -125,10 +125,17 @@ int hx_allreduce(const struct bench_ctx *ctx, void *buf, int n, enum hx_type t, 
         }
     }
     free(tmp);
+    return rc;
+}
+
+int hx_allreduce(const struct bench_ctx *ctx, void *buf, int n, enum hx_type t, enum hx_op op)
+{
+    int rc = hx_reduce(ctx, buf, n, t, op);
+
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    return hx_bcast(ctx, buf, (int)bytes, 0);
+    return hx_bcast(ctx, buf, (int)((size_t)n * type_size(t)), 0);
 }
 
 int hx_gather(const struct bench_ctx *ctx, const void *mine, int bytes, void *out)

@@ -18,15 +18,30 @@
  * 8 B..4 MiB, native default and every generated schedule) took 5.9 s under
  * Open MPI and 9.1 s under MPICH with them, most points stopping on the RSE
  * target; the budget bounds the slowest at about a quarter of a second.
- * Why dissemination: with MPI_Barrier, Open MPI's small bcasts measured
- * 0.14 us at 4 ranks, the time the root leaves the barrier ahead of the
- * others, not the bcast; with the dissemination barrier, 6.5 us. */
-#define DEFAULT_SYNC BENCH_SYNC_DISSEMINATION
+ * Why window (the runner's default too): with MPI_Barrier, Open MPI's
+ * small bcasts measured 0.14 us at 4 ranks, the time the root leaves the
+ * barrier ahead of the others, not the bcast; the window figure is on one
+ * time line and cannot fall below a message's latency
+ * (harness/measurements/2026-12-02-timing.md). */
+#define DEFAULT_SYNC BENCH_SYNC_WINDOW
+#define DEFAULT_WINDOW_US 100.0
 #define DEFAULT_WARMUP 3
 #define DEFAULT_MIN_REPS 10
 #define DEFAULT_MAX_REPS 1000
 #define DEFAULT_RSE 0.01
 #define DEFAULT_BUDGET_S 0.25
+/* PGMPITuneLib's values (seed 002): RSE 1% for t1, batches of 5 and 5. */
+#define DEFAULT_NREP_T1_RSE 0.01
+#define DEFAULT_NREP_B1 5
+#define DEFAULT_NREP_B2 5
+#define DEFAULT_NREP_RSE_B 0.05
+#define DEFAULT_NREP_K 5
+/* The clock sync (bench_clock.c): 16 offsets, each the fastest of 8
+ * ping-pongs, back to back; again before a point after 1 s. */
+#define DEFAULT_FITPOINTS 16
+#define DEFAULT_EXCHANGES 8
+#define DEFAULT_SPACING_US 0.0
+#define DEFAULT_RESYNC_S 1.0
 
 struct loader {
     char *msg;            /* where the error goes */
@@ -358,12 +373,99 @@ static int load_point(struct loader *ld, const cJSON *it, int index, struct benc
     return 0;
 }
 
+static int load_nrep(struct loader *ld, const cJSON *n, struct bench_nrep_params *np)
+{
+    static const char *const keys[] = {"t1_rse", "b1", "b2", "rse_b", "k", "t1_from",
+                                       "estimate_out", NULL};
+    const char *where = "timing: nrep: ";
+    long long v;
+
+    if (n == NULL) {
+        return 0;
+    }
+    if (!cJSON_IsObject(n)) {
+        return fail(ld, "timing: \"nrep\" must be an object");
+    }
+    if (only_keys(ld, n, where, keys) != 0 || get_double(ld, n, where, "t1_rse", &np->t1_rse) != 0 ||
+        get_double(ld, n, where, "rse_b", &np->rse_b) != 0 ||
+        get_string(ld, n, where, "estimate_out", 0, &np->estimate_out) != 0) {
+        return -1;
+    }
+    v = np->b1;
+    if (get_int(ld, n, where, "b1", 0, 1, 1000000, &v) != 0) {
+        return -1;
+    }
+    np->b1 = (long)v;
+    v = np->b2;
+    if (get_int(ld, n, where, "b2", 0, 0, 1000000, &v) != 0) {
+        return -1;
+    }
+    np->b2 = (long)v;
+    v = np->k;
+    if (get_int(ld, n, where, "k", 0, 1, 10000000, &v) != 0) {
+        return -1;
+    }
+    np->k = (long)v;
+    np->t1_from = cJSON_GetObjectItemCaseSensitive(n, "t1_from");
+    if (np->t1_from != NULL) {
+        if (!cJSON_IsArray(np->t1_from)) {
+            return fail(ld, "%s\"t1_from\" must be an array of file names", where);
+        }
+        for (const cJSON *it = np->t1_from->child; it != NULL; it = it->next) {
+            if (!cJSON_IsString(it)) {
+                return fail(ld, "%s\"t1_from\" must be an array of file names", where);
+            }
+        }
+    }
+    return 0;
+}
+
+static int load_clock(struct loader *ld, const cJSON *c, struct bench_clock_params *cp)
+{
+    static const char *const keys[] = {"fitpoints", "exchanges", "spacing_us", "resync_s", NULL};
+    const char *where = "timing: clock: ";
+    const cJSON *sp;
+    long long v;
+
+    if (c == NULL) {
+        return 0;
+    }
+    if (!cJSON_IsObject(c)) {
+        return fail(ld, "timing: \"clock\" must be an object");
+    }
+    if (only_keys(ld, c, where, keys) != 0 ||
+        get_double(ld, c, where, "resync_s", &cp->resync_s) != 0) {
+        return -1;
+    }
+    v = cp->fitpoints;
+    if (get_int(ld, c, where, "fitpoints", 0, 1, 100000, &v) != 0) {
+        return -1;
+    }
+    cp->fitpoints = (long)v;
+    v = cp->exchanges;
+    if (get_int(ld, c, where, "exchanges", 0, 1, 100000, &v) != 0) {
+        return -1;
+    }
+    cp->exchanges = (long)v;
+    /* 0 is allowed here (back to back), which get_double refuses. */
+    sp = cJSON_GetObjectItemCaseSensitive(c, "spacing_us");
+    if (sp != NULL) {
+        if (!cJSON_IsNumber(sp) || !(sp->valuedouble >= 0.0) || sp->valuedouble > 1e7) {
+            return fail(ld, "%s\"spacing_us\" must be a number in 0..1e7", where);
+        }
+        cp->spacing_us = sp->valuedouble;
+    }
+    return 0;
+}
+
 static int load_timing(struct loader *ld, const cJSON *t, struct bench_timing *tm)
 {
-    static const char *const keys[] = {"sync",       "warmup",   "min_reps", "max_reps",
-                                       "rse_target", "budget_s", NULL};
+    static const char *const keys[] = {"sync",     "warmup", "min_reps",  "max_reps", "rse_target",
+                                       "budget_s", "window_us", "policy", "nrep",     "clock",
+                                       NULL};
     const char *where = "timing: ";
     const char *sync = NULL;
+    const char *policy = NULL;
     long long v;
 
     tm->sync = DEFAULT_SYNC;
@@ -372,13 +474,25 @@ static int load_timing(struct loader *ld, const cJSON *t, struct bench_timing *t
     tm->max_reps = DEFAULT_MAX_REPS;
     tm->rse_target = DEFAULT_RSE;
     tm->budget_s = DEFAULT_BUDGET_S;
+    tm->window_us = DEFAULT_WINDOW_US;
+    tm->policy = BENCH_POLICY_RSE;
+    tm->nrep.t1_rse = DEFAULT_NREP_T1_RSE;
+    tm->nrep.b1 = DEFAULT_NREP_B1;
+    tm->nrep.b2 = DEFAULT_NREP_B2;
+    tm->nrep.rse_b = DEFAULT_NREP_RSE_B;
+    tm->nrep.k = DEFAULT_NREP_K;
+    tm->clock.fitpoints = DEFAULT_FITPOINTS;
+    tm->clock.exchanges = DEFAULT_EXCHANGES;
+    tm->clock.spacing_us = DEFAULT_SPACING_US;
+    tm->clock.resync_s = DEFAULT_RESYNC_S;
     if (t == NULL) {
         return 0;
     }
     if (!cJSON_IsObject(t)) {
         return fail(ld, "\"timing\" must be an object");
     }
-    if (only_keys(ld, t, where, keys) != 0 || get_string(ld, t, where, "sync", 0, &sync) != 0) {
+    if (only_keys(ld, t, where, keys) != 0 || get_string(ld, t, where, "sync", 0, &sync) != 0 ||
+        get_string(ld, t, where, "policy", 0, &policy) != 0) {
         return -1;
     }
     if (sync != NULL) {
@@ -386,8 +500,19 @@ static int load_timing(struct loader *ld, const cJSON *t, struct bench_timing *t
             tm->sync = BENCH_SYNC_BARRIER;
         } else if (strcmp(sync, "dissemination") == 0) {
             tm->sync = BENCH_SYNC_DISSEMINATION;
+        } else if (strcmp(sync, "window") == 0) {
+            tm->sync = BENCH_SYNC_WINDOW;
         } else {
-            return fail(ld, "%ssync \"%s\" is not barrier or dissemination", where, sync);
+            return fail(ld, "%ssync \"%s\" is not barrier, dissemination or window", where, sync);
+        }
+    }
+    if (policy != NULL) {
+        if (strcmp(policy, "rse") == 0) {
+            tm->policy = BENCH_POLICY_RSE;
+        } else if (strcmp(policy, "nrep") == 0) {
+            tm->policy = BENCH_POLICY_NREP;
+        } else {
+            return fail(ld, "%spolicy \"%s\" is not rse or nrep", where, policy);
         }
     }
     v = tm->warmup;
@@ -410,7 +535,10 @@ static int load_timing(struct loader *ld, const cJSON *t, struct bench_timing *t
                     tm->min_reps);
     }
     if (get_double(ld, t, where, "rse_target", &tm->rse_target) != 0 ||
-        get_double(ld, t, where, "budget_s", &tm->budget_s) != 0) {
+        get_double(ld, t, where, "budget_s", &tm->budget_s) != 0 ||
+        get_double(ld, t, where, "window_us", &tm->window_us) != 0 ||
+        load_nrep(ld, cJSON_GetObjectItemCaseSensitive(t, "nrep"), &tm->nrep) != 0 ||
+        load_clock(ld, cJSON_GetObjectItemCaseSensitive(t, "clock"), &tm->clock) != 0) {
         return -1;
     }
     return 0;
@@ -450,13 +578,11 @@ int bench_job_load(const char *path, struct bench_job *job, char *msg, size_t ms
     static const char *const keys[] = {"schema_version", "campaign",  "run_id", "library",
                                        "ranks",          "ranks_per_node", "knobs", "timing",
                                        "verbosity",      "points",    "out",
-                                       "virtual_ranks_per_node", NULL};
+                                       "virtual_ranks_per_node", "launch", NULL};
     static const char *const out_keys[] = {"points", "raw_dir", "run_meta", NULL};
     struct loader ld = {msg, msglen, path};
-    FILE *f;
     char *text = NULL;
     size_t len = 0;
-    size_t cap = 0;
     const cJSON *pts;
     const cJSON *out;
     const char *verbosity = NULL;
@@ -465,36 +591,13 @@ int bench_job_load(const char *path, struct bench_job *job, char *msg, size_t ms
 
     memset(job, 0, sizeof(*job));
     job->path = path;
-    f = fopen(path, "rb");
-    if (f == NULL) {
+    text = bench_read_file(path, &len);
+    if (text == NULL) {
+        if (errno == ENOMEM || errno == EIO) {
+            return fail(&ld, "%s", (errno == ENOMEM) ? "out of memory reading it" : "read error");
+        }
         return fail(&ld, "cannot open: %s", strerror(errno));
     }
-    for (;;) {
-        size_t n;
-        if (len + 4096 + 1 > cap) {
-            char *nt;
-            cap = (cap > 0) ? cap * 2 : 65536;
-            nt = realloc(text, cap);
-            if (nt == NULL) {
-                free(text);
-                fclose(f);
-                return fail(&ld, "out of memory reading it");
-            }
-            text = nt;
-        }
-        n = fread(text + len, 1, cap - len - 1, f);
-        len += n;
-        if (n == 0) {
-            break;
-        }
-    }
-    if (ferror(f)) {
-        free(text);
-        fclose(f);
-        return fail(&ld, "read error");
-    }
-    fclose(f);
-    text[len] = '\0';
     if (strlen(text) != len) {
         free(text);
         return fail(&ld, "not valid JSON (a NUL byte inside)");
@@ -551,6 +654,27 @@ int bench_job_load(const char *path, struct bench_job *job, char *msg, size_t ms
         return -1;
     }
     job->virtual_ranks_per_node = (int)v;
+    job->launch = 1;
+    job->launches = 1;
+    {
+        /* Repeated launches (the test's "launches"): this one's index. */
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(job->doc, "launch");
+        static const char *const lkeys[] = {"index", "of", NULL};
+        if (l != NULL && !cJSON_IsNull(l)) {
+            long long of = 1;
+            long long index = 1;
+            if (!cJSON_IsObject(l)) {
+                return fail(&ld, "\"launch\" must be an object {\"index\", \"of\"}");
+            }
+            if (only_keys(&ld, l, "launch: ", lkeys) != 0 ||
+                get_int(&ld, l, "launch: ", "of", 1, 1, 100000, &of) != 0 ||
+                get_int(&ld, l, "launch: ", "index", 1, 1, of, &index) != 0) {
+                return -1;
+            }
+            job->launch = (int)index;
+            job->launches = (int)of;
+        }
+    }
     job->knobs = cJSON_GetObjectItemCaseSensitive(job->doc, "knobs");
     if (load_knobs(&ld, job) != 0 ||
         load_timing(&ld, cJSON_GetObjectItemCaseSensitive(job->doc, "timing"), &job->timing) != 0 ||

@@ -19,6 +19,46 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+char *bench_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    size_t cap = 0;
+    int err = 0;
+
+    *len = 0;
+    if (f == NULL) {
+        return NULL;
+    }
+    for (;;) {
+        size_t n;
+        if (*len + 4096 + 1 > cap) {
+            char *nt;
+            cap = (cap > 0) ? cap * 2 : 65536;
+            nt = realloc(text, cap);
+            if (nt == NULL) {
+                err = ENOMEM;
+                break;
+            }
+            text = nt;
+        }
+        n = fread(text + *len, 1, cap - *len - 1, f);
+        *len += n;
+        if (n == 0) {
+            err = ferror(f) ? EIO : 0;
+            break;
+        }
+    }
+    fclose(f);
+    if (err != 0) {
+        free(text);
+        errno = err;
+        return NULL;
+    }
+    text[*len] = '\0';
+    return text;
+}
+
 void jw_init(struct jw *w)
 {
     memset(w, 0, sizeof(*w));

@@ -39,7 +39,10 @@ struct placement {
     int local_rank;       /* rank in the node's shared-memory communicator */
     int local_size;       /* ranks on this node */
     int core;             /* sched_getcpu() at start, -1 if unknown */
-    int affinity_cpus;    /* CPUs this rank may run on */
+    int affinity_cpus;    /* CPUs this rank may run on, -1 if unknown */
+    int online_cpus;      /* sysconf(_SC_NPROCESSORS_ONLN) on its host */
+    cpu_set_t allowed;    /* the CPUs it may run on (sched_getaffinity) */
+    int64_t skew_raw0;    /* the clock hook's raw0 on this rank (bench_clock.c) */
 };
 
 /* First value of "key<spaces>: value" in a /proc file, trimmed. */
@@ -151,9 +154,154 @@ static void write_nics(struct jw *w)
     jw_arr_end(w);
 }
 
-static const char *sync_name(enum bench_sync s)
+/* Rank 0: per host, its ranks against the cores they may run on (the
+ * union of their affinity masks, at most the host's online CPUs); sets
+ * ctx->oversubscribed and the most crowded host (ranks / cores). */
+static void find_crowding(struct bench_ctx *ctx, const char *hosts, size_t hlen,
+                          const struct placement *pl)
 {
-    return (s == BENCH_SYNC_DISSEMINATION) ? "dissemination" : "barrier";
+    double worst = -1.0;
+
+    ctx->oversubscribed = 0;
+    for (int r = 0; r < ctx->p; r++) {
+        const char *h = hosts + ((size_t)r * hlen);
+        int seen = 0;
+        int ranks = 0;
+        int unknown = 0;
+        int cores;
+        cpu_set_t all;
+        for (int q = 0; q < r && !seen; q++) {
+            seen = strcmp(h, hosts + ((size_t)q * hlen)) == 0;
+        }
+        if (seen) {
+            continue;
+        }
+        CPU_ZERO(&all);
+        for (int q = r; q < ctx->p; q++) {
+            if (strcmp(h, hosts + ((size_t)q * hlen)) == 0) {
+                ranks++;
+                unknown |= (pl[q].affinity_cpus < 0);
+                CPU_OR(&all, &all, &pl[q].allowed);
+            }
+        }
+        cores = CPU_COUNT(&all);
+        if (unknown || (pl[r].online_cpus > 0 && pl[r].online_cpus < cores)) {
+            cores = (pl[r].online_cpus > 0) ? pl[r].online_cpus : cores;
+        }
+        if (cores <= 0) {
+            ctx->oversubscribed = -1;
+            continue;
+        }
+        if (ranks > cores && ctx->oversubscribed >= 0) {
+            ctx->oversubscribed = 1;
+        }
+        if ((double)ranks / (double)cores > worst) {
+            worst = (double)ranks / (double)cores;
+            ctx->host_ranks = ranks;
+            ctx->host_cores = cores;
+            snprintf(ctx->host_name, sizeof(ctx->host_name), "%s", h);
+        }
+    }
+}
+
+/* The global clock (bench_clock.c) and the latency floor, as measured at
+ * the start of this launch. */
+static void write_clock(struct jw *w, const struct bench_ctx *ctx, const struct placement *pl)
+{
+    const struct bench_clock *c = &ctx->clock;
+    const struct bench_clock_params *cp = &ctx->job->timing.clock;
+
+    jw_key(w, "clock");
+    if (!c->synced) {
+        jw_null(w);
+    } else {
+        jw_obj(w);
+        jw_key(w, "method");
+        jw_str(w, "hca");
+        jw_key(w, "reference");
+        jw_str(w, "rank 0's CLOCK_MONOTONIC");
+        jw_key(w, "fitpoints");
+        jw_int(w, cp->fitpoints);
+        jw_key(w, "exchanges");
+        jw_int(w, cp->exchanges);
+        jw_key(w, "spacing_us");
+        jw_num(w, cp->spacing_us);
+        jw_key(w, "resync_s");
+        jw_num(w, cp->resync_s);
+        jw_key(w, "sync_s");
+        jw_num(w, c->seconds);
+        jw_key(w, "error_ns");
+        jw_num(w, c->err_ns);
+        jw_key(w, "check_rtt_ns");
+        jw_num(w, c->rtt_ns);
+        jw_key(w, "fit_rms_ns");
+        jw_num(w, c->fit_rms_ns);
+        jw_key(w, "drift_ranks");
+        jw_int(w, c->drift_ranks);
+        jw_key(w, "fitted_ranks");
+        jw_int(w, c->fitted_ranks);
+        jw_key(w, "note");
+        jw_str(w, "ranks on rank 0's host read its CLOCK_MONOTONIC: identity models, neither "
+                  "fitted nor checked; error_ns is the check of the fitted ones (0 when none)");
+        jw_key(w, "epoch_ns");
+        jw_int(w, c->epoch);
+        jw_key(w, "ranks");
+        jw_arr(w);
+        for (int r = 0; r < ctx->p && c->rank_a != NULL && c->rank_b != NULL; r++) {
+            jw_obj(w);
+            jw_key(w, "rank");
+            jw_int(w, r);
+            jw_key(w, "offset_ns");
+            jw_num(w, c->rank_a[r]);
+            jw_key(w, "drift");
+            jw_num(w, c->rank_b[r]);
+            jw_obj_end(w);
+        }
+        jw_arr_end(w);
+        jw_obj_end(w);
+    }
+    if (c->skewed) {
+        /* Test hook: said, so that such numbers are never taken for real. */
+        jw_key(w, "test_skew");
+        jw_obj(w);
+        jw_key(w, "rank");
+        jw_int(w, c->skew_rank);
+        jw_key(w, "offset_ns");
+        jw_num(w, c->skew_offset_ns);
+        jw_key(w, "drift");
+        jw_num(w, c->skew_drift);
+        jw_key(w, "raw0_ns");
+        jw_int(w, (c->skew_rank < ctx->p) ? pl[c->skew_rank].skew_raw0 : 0);
+        jw_obj_end(w);
+    }
+    jw_key(w, "latency");
+    if (!ctx->lat.measured) {
+        jw_null(w);
+    } else {
+        jw_obj(w);
+        jw_key(w, "method");
+        jw_str(w, "ping-pong of 0 bytes between rank 0 and each rank, 40 round trips after 4; "
+                  "one-way = round trip / 2; floor_ns: the fastest one-way time of any pair");
+        jw_key(w, "floor_ns");
+        jw_num(w, ctx->lat.floor_ns);
+        jw_key(w, "pairs");
+        jw_arr(w);
+        for (int r = 1; r < ctx->p; r++) {
+            jw_obj(w);
+            jw_key(w, "ranks");
+            jw_arr(w);
+            jw_int(w, 0);
+            jw_int(w, r);
+            jw_arr_end(w);
+            jw_key(w, "median_ns");
+            jw_num(w, ctx->lat.median_ns[r]);
+            jw_key(w, "min_ns");
+            jw_num(w, ctx->lat.min_ns[r]);
+            jw_obj_end(w);
+        }
+        jw_arr_end(w);
+        jw_obj_end(w);
+    }
 }
 
 int bench_write_run_meta(struct bench_ctx *ctx, char *msg, size_t msglen)
@@ -185,7 +333,11 @@ int bench_write_run_meta(struct bench_ctx *ctx, char *msg, size_t msglen)
         me.local_size = 1;
     }
     me.core = sched_getcpu();
+    CPU_ZERO(&set);
     me.affinity_cpus = (sched_getaffinity(0, sizeof(set), &set) == 0) ? CPU_COUNT(&set) : -1;
+    me.allowed = set;
+    me.online_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    me.skew_raw0 = ctx->clock.skew_raw0;
     ctx->ranks_per_node = me.local_size;
     rc = hx_allreduce(ctx, &ctx->ranks_per_node, 1, HX_INT, HX_MAX);
     if (rc != MPI_SUCCESS) {
@@ -203,6 +355,16 @@ int bench_write_run_meta(struct bench_ctx *ctx, char *msg, size_t msglen)
     rc = hx_gather(ctx, host, (int)sizeof(host), failed ? NULL : hosts);
     if (rc == MPI_SUCCESS) {
         rc = hx_gather(ctx, &me, (int)sizeof(me), failed ? NULL : places);
+    }
+    /* Every rank learns whether the job is oversubscribed (the records
+     * say so; the same value on every rank keeps any later use of it
+     * collective-safe). */
+    ctx->oversubscribed = -1;
+    if (ctx->rank == 0 && !failed && rc == MPI_SUCCESS) {
+        find_crowding(ctx, hosts, sizeof(host), (const struct placement *)places);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = hx_bcast(ctx, &ctx->oversubscribed, (int)sizeof(int), 0);
     }
     if (ctx->rank != 0) {
         return 0;
@@ -357,10 +519,10 @@ int bench_write_run_meta(struct bench_ctx *ctx, char *msg, size_t msglen)
         jw_key(&w, "timer");
         jw_obj(&w);
         jw_key(&w, "name");
-        jw_str(&w, "MPI_Wtime");
-        jw_key(&w, "tick_s");
+        jw_str(&w, "CLOCK_MONOTONIC");
+        jw_key(&w, "mpi_wtick_s");
         jw_num(&w, MPI_Wtick());
-        jw_key(&w, "is_global");
+        jw_key(&w, "mpi_wtime_is_global");
         if (flag && is_global != NULL) {
             jw_bool(&w, *is_global);
         } else {
@@ -368,7 +530,45 @@ int bench_write_run_meta(struct bench_ctx *ctx, char *msg, size_t msglen)
         }
         jw_obj_end(&w);
         jw_key(&w, "sync");
-        jw_str(&w, sync_name(job->timing.sync));
+        jw_str(&w, bench_sync_name(job->timing.sync));
+        write_clock(&w, ctx, (const struct placement *)places);
+        jw_key(&w, "oversubscription");
+        jw_obj(&w);
+        jw_key(&w, "oversubscribed");
+        if (ctx->oversubscribed >= 0) {
+            jw_bool(&w, ctx->oversubscribed);
+        } else {
+            jw_null(&w);
+        }
+        jw_key(&w, "host");
+        jw_str(&w, ctx->host_name[0] != '\0' ? ctx->host_name : NULL);
+        jw_key(&w, "ranks");
+        jw_int(&w, ctx->host_ranks);
+        jw_key(&w, "cores");
+        jw_int(&w, ctx->host_cores);
+        jw_key(&w, "note");
+        jw_str(&w, "per host: its ranks against the cores they may run on (the union of their "
+                   "affinity masks, at most the host's online CPUs); the most crowded host");
+        jw_obj_end(&w);
+        jw_key(&w, "loadavg");
+        {
+            /* How busy the machine was when the launch began (a shared
+             * machine's numbers are noisy; this says how much). */
+            double la[3];
+            FILE *f = fopen("/proc/loadavg", "r");
+            if (f != NULL && fscanf(f, "%lf %lf %lf", &la[0], &la[1], &la[2]) == 3) {
+                jw_arr(&w);
+                for (int i = 0; i < 3; i++) {
+                    jw_num(&w, la[i]);
+                }
+                jw_arr_end(&w);
+            } else {
+                jw_null(&w);
+            }
+            if (f != NULL) {
+                fclose(f);
+            }
+        }
         jw_key(&w, "timing");
         jw_obj(&w);
         jw_key(&w, "warmup");
@@ -381,6 +581,17 @@ int bench_write_run_meta(struct bench_ctx *ctx, char *msg, size_t msglen)
         jw_num(&w, job->timing.rse_target);
         jw_key(&w, "budget_s");
         jw_num(&w, job->timing.budget_s);
+        jw_key(&w, "window_us");
+        jw_num(&w, job->timing.window_us);
+        jw_key(&w, "policy");
+        jw_str(&w, (job->timing.policy == BENCH_POLICY_NREP) ? "nrep" : "rse");
+        jw_obj_end(&w);
+        jw_key(&w, "launch");
+        jw_obj(&w);
+        jw_key(&w, "index");
+        jw_int(&w, job->launch);
+        jw_key(&w, "of");
+        jw_int(&w, job->launches);
         jw_obj_end(&w);
         jw_key(&w, "verbosity");
         jw_str(&w, job->verbosity_full ? "full" : "minimal");

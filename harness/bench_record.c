@@ -183,10 +183,17 @@ static void write_timing(struct jw *w, const struct bench_job *job, const struct
                          const struct bench_stats *st)
 {
     jw_obj(w);
+    /* Which figure the statistics are of (FORMATS.md, "Timing figures"):
+     * the window's latest end less its announced start, or the slowest
+     * rank's own time from its exit of the barrier. */
     jw_key(w, "aggregation");
-    jw_str(w, "max_over_ranks_per_rep");
+    jw_str(w, r->window ? "latest_end_minus_window_start" : "max_over_ranks_per_rep");
+    jw_key(w, "figure");
+    jw_str(w, r->window ? "window" : "max_rank_duration");
     jw_key(w, "sync");
-    jw_str(w, (job->timing.sync == BENCH_SYNC_DISSEMINATION) ? "dissemination" : "barrier");
+    jw_str(w, bench_sync_name(job->timing.sync));
+    jw_key(w, "policy");
+    jw_str(w, r->nrep ? "nrep" : "rse");
     jw_key(w, "n");
     jw_int(w, r->n);
     jw_key(w, "warmup");
@@ -215,9 +222,105 @@ static void write_timing(struct jw *w, const struct bench_job *job, const struct
     jw_num(w, st->ci_hi_ns);
     jw_key(w, "rse");
     jw_num(w, st->rse);
+    /* The other figure of the same repetitions: the global span (barrier
+     * and dissemination with a clock), null otherwise. */
+    jw_key(w, "span");
+    if (r->span_times != NULL && r->n > 0) {
+        struct bench_stats sp;
+        uint64_t *sorted = malloc((size_t)r->n * sizeof(uint64_t));
+        if (sorted == NULL) {
+            w->oom = 1;
+        } else {
+            bench_stats_compute(r->span_times, r->n, sorted, &sp);
+            free(sorted);
+            jw_obj(w);
+            jw_key(w, "figure");
+            jw_str(w, "global_span");
+            jw_key(w, "min_ns");
+            jw_num(w, sp.min_ns);
+            jw_key(w, "median_ns");
+            jw_num(w, sp.median_ns);
+            jw_key(w, "p25_ns");
+            jw_num(w, sp.p25_ns);
+            jw_key(w, "p75_ns");
+            jw_num(w, sp.p75_ns);
+            jw_obj_end(w);
+        }
+    } else {
+        jw_null(w);
+    }
+    jw_key(w, "invalid");
+    if (r->window) {
+        jw_int(w, r->invalid);
+    } else {
+        jw_null(w);
+    }
+    jw_key(w, "late_starts");
+    if (r->window) {
+        jw_int(w, r->late_starts);
+    } else {
+        jw_null(w);
+    }
+    jw_key(w, "window_ns");
+    jw_num(w, r->window ? r->window_ns : NAN);
+    jw_key(w, "clock_error_ns");
+    jw_num(w, r->clocked ? r->clock_error_ns : NAN);
+    jw_key(w, "clock_age_s");
+    jw_num(w, r->clocked ? r->clock_age_s : NAN);
+    if (r->nrep) {
+        jw_key(w, "nrep");
+        jw_obj(w);
+        jw_key(w, "t1_s");
+        jw_num(w, r->nrep_t1_s);
+        jw_key(w, "t1_launches");
+        jw_int(w, r->nrep_t1_launches);
+        jw_key(w, "t_min_ns");
+        jw_num(w, r->nrep_tmin_ns);
+        jw_key(w, "batch");
+        jw_int(w, r->nrep_batch);
+        jw_key(w, "nrep");
+        jw_int(w, r->nrep_target);
+        jw_key(w, "capped");
+        jw_bool(w, r->nrep_capped);
+        jw_obj_end(w);
+    }
     if (r->timer != NULL) {
         jw_key(w, "timer");
         jw_str(w, r->timer);
+    }
+    jw_obj_end(w);
+}
+
+/* The checks of a timed point (harness/README.md, "Validity"): its median
+ * against the job's one-way latency floor (p > 1), and whether the ranks
+ * shared cores. */
+static void write_validity(struct jw *w, const struct bench_record *r, const struct bench_stats *st)
+{
+    int below = r->validity_known && r->p > 1 && isfinite(r->latency_floor_ns) &&
+                st->median_ns < r->latency_floor_ns;
+
+    jw_obj(w);
+    jw_key(w, "latency_floor_ns");
+    jw_num(w, r->validity_known ? r->latency_floor_ns : NAN);
+    jw_key(w, "below_latency_floor");
+    jw_bool(w, below);
+    jw_key(w, "oversubscribed");
+    if (r->validity_known && r->oversubscribed >= 0) {
+        jw_bool(w, r->oversubscribed);
+    } else {
+        jw_null(w);
+    }
+    jw_key(w, "host_ranks");
+    if (r->validity_known && r->host_ranks > 0) {
+        jw_int(w, r->host_ranks);
+    } else {
+        jw_null(w);
+    }
+    jw_key(w, "host_cores");
+    if (r->validity_known && r->host_cores > 0) {
+        jw_int(w, r->host_cores);
+    } else {
+        jw_null(w);
     }
     jw_obj_end(w);
 }
@@ -341,7 +444,7 @@ int bench_record_write(const struct bench_job *job, const struct bench_record *r
     jw_init(&w);
     jw_obj(&w);
     jw_key(&w, "schema_version");
-    jw_int(&w, 1);
+    jw_int(&w, BENCH_RECORD_SCHEMA);
     jw_key(&w, "campaign");
     jw_str(&w, job->campaign);
     jw_key(&w, "run_id");
@@ -350,6 +453,30 @@ int bench_record_write(const struct bench_job *job, const struct bench_record *r
     jw_str(&w, pt->id);
     jw_key(&w, "seq");
     jw_int(&w, pt->seq);
+    /* Repeated launches: which one this is, and the id of the point the
+     * launches share (the id less "-L<k>"). */
+    jw_key(&w, "launch");
+    jw_obj(&w);
+    jw_key(&w, "index");
+    jw_int(&w, job->launch);
+    jw_key(&w, "of");
+    jw_int(&w, job->launches);
+    jw_key(&w, "point_id");
+    {
+        char base[256];
+        size_t n = strlen(pt->id);
+        char suffix[32];
+        snprintf(suffix, sizeof(suffix), "-L%d", job->launch);
+        if (job->launches > 1 && n > strlen(suffix) && n < sizeof(base) &&
+            strcmp(pt->id + n - strlen(suffix), suffix) == 0) {
+            memcpy(base, pt->id, n - strlen(suffix));
+            base[n - strlen(suffix)] = '\0';
+            jw_str(&w, base);
+        } else {
+            jw_str(&w, pt->id);
+        }
+    }
+    jw_obj_end(&w);
     jw_key(&w, "status");
     jw_str(&w, r->status);
     jw_key(&w, "reason");
@@ -397,6 +524,12 @@ int bench_record_write(const struct bench_job *job, const struct bench_record *r
     jw_key(&w, "timing");
     if (timed) {
         write_timing(&w, job, r, &st);
+    } else {
+        jw_null(&w);
+    }
+    jw_key(&w, "validity");
+    if (timed) {
+        write_validity(&w, r, &st);
     } else {
         jw_null(&w);
     }

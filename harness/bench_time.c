@@ -36,10 +36,20 @@ static int dissemination_barrier(MPI_Comm comm, int rank, int p)
 
 int bench_sync(const struct bench_ctx *ctx)
 {
-    if (ctx->job->timing.sync == BENCH_SYNC_DISSEMINATION) {
+    /* Window sync is bench.c's own loop; anything else that asks (the
+     * barrier's check, bench_cuda, which has no window) gets the
+     * dissemination barrier. */
+    if (ctx->job->timing.sync != BENCH_SYNC_BARRIER) {
         return dissemination_barrier(ctx->sync_comm, ctx->rank, ctx->p);
     }
     return MPI_Barrier(ctx->sync_comm);
+}
+
+const char *bench_sync_name(enum bench_sync s)
+{
+    return (s == BENCH_SYNC_WINDOW)          ? "window"
+           : (s == BENCH_SYNC_DISSEMINATION) ? "dissemination"
+                                             : "barrier";
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -182,5 +192,8 @@ enum bench_decision bench_decide(const struct bench_timing *tm, const struct ben
 
 const char *bench_stop_name(enum bench_decision d)
 {
-    return (d == BENCH_STOP_RSE) ? "rse" : (d == BENCH_STOP_BUDGET) ? "budget" : "max_reps";
+    return (d == BENCH_STOP_RSE)      ? "rse"
+           : (d == BENCH_STOP_BUDGET) ? "budget"
+           : (d == BENCH_STOP_NREP)   ? "nrep"
+                                      : "max_reps";
 }

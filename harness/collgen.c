@@ -15,6 +15,9 @@ static const struct cg_command harness_commands[] = {
       "--help')" },
     { "report", cg_report_main, "report CAMPAIGN",
       "remake a campaign's table, CSV and plots from its records" },
+    { "compare", cg_compare_main, "compare BASE NEW",
+      "regression check of two campaigns: NEW/BASE per point,\n"
+      "significance, metadata differences; exit 3 on a slowdown" },
 };
 
 int main(int argc, char **argv)

@@ -242,13 +242,25 @@ struct cg_micro_req {
     int colls[CG_C_COUNT_]; /* multi_collective: 1 for each collective it runs */
 };
 
+/* PGMPITuneLib's NREP estimation (timing.policy "nrep", harness/bench_nrep.c). */
+struct cg_nrep {
+    double t1_rse; /* t1: 1-element repetitions until their RSE is below this */
+    int b1;        /* per size: a batch of b1 repetitions, */
+    int b2;        /*   b2 more when their RSE is above rse_b */
+    double rse_b;
+    int k;         /* nrep = max(ceil(t1 / t_min), k) */
+};
+
 struct cg_timing {
-    const char *sync;  /* "barrier" or "dissemination" */
+    const char *sync;  /* "barrier", "dissemination" or "window" */
     int warmup;        /* calls before timing */
     int min_reps;      /* at least this many repetitions */
     int max_reps;      /* at most this many */
     double rse_target; /* stop once the median's relative standard error is below */
     double budget_s;   /* or once this much time went into the point */
+    double window_us;  /* window: the first window of a point */
+    const char *policy; /* "rse" or "nrep" */
+    struct cg_nrep nrep; /* policy nrep */
 };
 
 struct cg_test {
@@ -267,6 +279,8 @@ struct cg_test {
     int nranks;                     /* entries in ranks */
     int ranks_per_node;             /* 0: every rank on one node */
     struct cg_timing timing;        /* repetition policy */
+    int launches;                   /* each job runs this many times, in launches of
+                                     * their own (PGMPITuneLib's nmpiruns) */
     const char *check;              /* "always" or "never" */
     const char *verbosity;          /* "minimal" or "full" */
     int timeout_s;                  /* per job */

@@ -8,4 +8,8 @@ int cg_run_main(int argc, char **argv);
 /* collgen report CAMPAIGN_DIR ...: argv[0] is "report". */
 int cg_report_main(int argc, char **argv);
 
+/* collgen compare BASE NEW [--threshold PCT] ...: argv[0] is "compare"
+ * (harness/compare.c). */
+int cg_compare_main(int argc, char **argv);
+
 #endif

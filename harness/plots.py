@@ -43,6 +43,20 @@ and a campaign that ran one process count under two node shapes
 ("real", "vppn2" for CG_PPN=2) in every name, so that the shapes' lines
 never mix.
 
+A point measured in several launches (the test's "launches") is the
+median of its launch medians, with an error bar from the smallest to the
+largest launch median (as PGMPITuneLib plots its nmpiruns). A point whose
+median is below its job's one-way latency floor (validity.
+below_latency_floor: a timing artefact) is circled in red and never a
+winner; the latency plots draw the floor as a dashed grey line.
+
+    /usr/bin/python3 harness/plots.py OUT --compare [--quiet]
+
+reads OUT/compare.json (collgen compare) and writes OUT/plots/ratio_<coll>
+_<lib>_p<P>.png: NEW's median over BASE's against size, one line per
+implementation, the threshold as a band; significant slowdowns beyond it
+filled red, significant speed-ups filled green, the rest hollow.
+
 Why a temporary directory: figures go to DIR/plots.tmp, which replaces
 DIR/plots only when every figure is written, so a failure never leaves a
 mixture of old and new plots.
@@ -121,6 +135,11 @@ class Point:
             self.micro, self.k = m.group(1), int(m.group(2))
         self.tags = [t for t in get(rec, "tags", []) if t.get("kind") == "phase"]
         self.raw = raw
+        self.below_floor = get(rec, "validity.below_latency_floor", False) is True
+        floor = get(rec, "validity.latency_floor_ns")
+        self.floor = float(floor) if isinstance(floor, (int, float)) else None
+        # Repeated launches (merge_launches): the launch medians' range.
+        self.nlaunch, self.lo, self.hi = 1, self.median, self.median
         prefix = self.coll + "_"
         if self.kind == "generated":
             short = self.name[len(prefix):] if self.name.startswith(prefix) and \
@@ -155,8 +174,33 @@ class BadInput(Exception):
     pass
 
 
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
+
+
+def merge_launches(launches):
+    """One Point for a point's ok launches: the median of their medians,
+    lo..hi their range, the repetitions pooled (as the report does)."""
+    q = launches[0]
+    if len(launches) == 1:
+        return q
+    meds = [x.median for x in launches]
+    q.nlaunch, q.median, q.lo, q.hi = len(meds), median(meds), min(meds), max(meds)
+    if q.raw is not None:
+        q.raw = [t for x in launches for t in (x.raw or [])]
+    floors = [x.floor for x in launches if x.floor is not None]
+    if floors:
+        q.floor = median(floors)
+        q.below_floor = q.p > 1 and q.median < q.floor
+    if isinstance(q.busbw, (int, float)) and launches[0].median > 0:
+        q.busbw = q.busbw * meds[0] / q.median if q.median > 0 else q.busbw
+    return q
+
+
 def load(d):
-    points, seen = [], set()
+    by_point, order, seen = {}, [], set()
     path = os.path.join(d, "points.jsonl")
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
@@ -176,8 +220,12 @@ def load(d):
                         raw = [float(x.split()[0]) for x in r if x.strip()]
                 except FileNotFoundError:
                     raw = None
-            points.append(Point(rec, raw))
-    return points
+            base = get(rec, "launch.point_id", rec.get("point_id"))
+            if base not in by_point:
+                by_point[base] = []
+                order.append(base)
+            by_point[base].append(Point(rec, raw))
+    return [merge_launches(by_point[b]) for b in order]
 
 
 def label_order(labels):
@@ -236,6 +284,19 @@ def cross_fallbacks(ax, points, y):
                    zorder=5, label="ran another algorithm")
 
 
+def mark_below_floor(ax, points):
+    """Circles medians below the job's latency floor, and draws the floor."""
+    qs = [q for q in points if q.below_floor]
+    if qs:
+        ax.scatter([q.size for q in qs], [q.median / 1e3 for q in qs], marker="o", s=90,
+                   facecolors="none", edgecolors="red", linewidths=1.5, zorder=6,
+                   label="below latency floor")
+    floors = [q.floor for q in points if q.floor is not None and q.p > 1]
+    if floors:
+        ax.axhline(median(floors) / 1e3, color="grey", linestyle="--", linewidth=1,
+                   label="one-way latency floor")
+
+
 def legend_outside(ax, **kw):
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False, **kw)
 
@@ -248,9 +309,12 @@ def save(fig, out, name, written):
 def winner(cell):
     """(label, ratio) of one size/p cell: PICO's t_best / t_default."""
     default = [q for q in cell if q.label == "default"]
-    # A transport bound is a reference line, never a winner.
-    others = [q for q in cell if q.label != "default" and q.kind != "bound"]
-    if not default or not others:
+    # A transport bound is a reference line, never a winner; a median below
+    # the latency floor is a timing artefact, never a winner, and a default
+    # below it leaves nothing to compare with.
+    others = [q for q in cell if q.label != "default" and q.kind != "bound" and
+              not q.below_floor]
+    if not default or not others or any(q.below_floor for q in default):
         return None
     d = min(default, key=Point.rank)
     b = min(others, key=Point.rank)
@@ -294,11 +358,21 @@ def plot_group(plt, np, pts, title, stem, out, written):
             ax.plot(x, [q.median / 1e3 for q in qs], label=s, **style.line(s))
             ax.fill_between(x, [q.p25 / 1e3 for q in qs], [q.p75 / 1e3 for q in qs],
                             color=style.colour[s], alpha=0.15, linewidth=0)
+            multi = [q for q in qs if q.nlaunch > 1]
+            if multi:  # the launch medians' range, PGMPITuneLib's error bars
+                ax.errorbar([q.size for q in multi], [q.median / 1e3 for q in multi],
+                            yerr=[[(q.median - q.lo) / 1e3 for q in multi],
+                                  [(q.hi - q.median) / 1e3 for q in multi]],
+                            fmt="none", ecolor=style.colour[s], capsize=3, linewidth=1)
         cross_fallbacks(ax, pts, lambda q: q.median / 1e3)
+        mark_below_floor(ax, pts)
         size_axis(ax, sizes)
         plain_log_y(ax)
         ax.set_ylabel("time per call (us, median of the slowest rank)")
-        ax.set_title("%s: latency (band: p25..p75)" % title)
+        launches = max(q.nlaunch for q in pts)
+        ax.set_title("%s: latency (band: p25..p75%s)" %
+                     (title, "; bars: range of %d launch medians" % launches
+                      if launches > 1 else ""))
         ax.grid(True, which="major", alpha=0.3)
         legend_outside(ax, title="implementation")
         save(fig, out, "latency_%s.png" % stem, written)
@@ -586,11 +660,59 @@ def make_all(plt, np, points, out):
     return written
 
 
+def make_compare(plt, np, doc, out):
+    """ratio_<coll>_<lib>_p<P>.png from collgen compare's compare.json."""
+    written = []
+    thr = float(doc.get("threshold", 0.1))
+    groups = {}
+    for e in doc.get("points", []):
+        if not isinstance(e.get("ratio"), (int, float)) or e.get("size_B", 0) <= 0:
+            continue
+        key = (e["collective"], e["library"], int(e["ranks"]), e.get("datatype", ""),
+               e.get("op", ""), e.get("root", 0), bool(e.get("in_place", False)))
+        groups.setdefault(key, []).append(e)
+    variants = {}
+    for key in groups:
+        variants.setdefault(key[:3], set()).add(key[3:])
+    for key, pts in sorted(groups.items()):
+        coll, lib, p = key[:3]
+        extra = variant_text(key[3:], coll) if len(variants[key[:3]]) > 1 else []
+        stem = "_".join(["ratio", slug(coll), slug(lib), "p%d" % p] + [slug(x) for x in extra])
+        fig, ax = plt.subplots(figsize=(8, 5))
+        cmap = plt.get_cmap("tab10")
+        impls = sorted({e["implementation"] for e in pts})
+        for i, impl in enumerate(impls):
+            es = sorted((e for e in pts if e["implementation"] == impl), key=lambda e: e["size_B"])
+            colour = cmap(i % 10)
+            ax.plot([e["size_B"] for e in es], [e["ratio"] for e in es], color=colour,
+                    marker="o", markerfacecolor="none", label=impl.replace("generated:", "g:"))
+            for e in es:
+                if e["verdict"] == "SLOWER":
+                    ax.scatter([e["size_B"]], [e["ratio"]], color="red", zorder=5, s=40)
+                elif e["verdict"] == "faster":
+                    ax.scatter([e["size_B"]], [e["ratio"]], color="green", zorder=5, s=40)
+        ax.axhspan(1.0 / (1.0 + thr), 1.0 + thr, color="grey", alpha=0.15, linewidth=0)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        size_axis(ax, sorted({e["size_B"] for e in pts}))
+        plain_log_y(ax)
+        ax.set_ylabel("NEW median / BASE median")
+        ax.set_title("%s: NEW against BASE (band: +-%.0f%%; red: significantly slower beyond "
+                     "it, green: significantly faster)" %
+                     (", ".join([coll, lib, "p=%d" % p] + extra), 100 * thr), fontsize=9)
+        ax.grid(True, which="major", alpha=0.3)
+        legend_outside(ax, title="implementation")
+        save(fig, out, "%s.png" % stem, written)
+        plt.close(fig)
+    return written
+
+
 def main(argv):
     quiet = "--quiet" in argv[1:]
-    args = [a for a in argv[1:] if a != "--quiet"]
+    compare = "--compare" in argv[1:]
+    args = [a for a in argv[1:] if a not in ("--quiet", "--compare")]
     if len(args) != 1 or args[0].startswith("-"):
-        print("usage: /usr/bin/python3 harness/plots.py DIR [--quiet]", file=sys.stderr)
+        print("usage: /usr/bin/python3 harness/plots.py DIR [--compare] [--quiet]",
+              file=sys.stderr)
         return 2
     d = args[0]
     try:
@@ -609,8 +731,17 @@ def main(argv):
         print("plots.py: %s: the table of collectives is unreadable (%s); run ninja "
               "(collgen emit writes it)" % (COLLECTIVES, e), file=sys.stderr)
         return 2
+    doc, points = None, None
     try:
-        points = load(d)
+        if compare:
+            with open(os.path.join(d, "compare.json"), encoding="utf-8") as f:
+                doc = json.load(f)
+    except (OSError, ValueError) as e:
+        print("plots.py: %s/compare.json: %s" % (d, e), file=sys.stderr)
+        return 2
+    try:
+        if not compare:
+            points = load(d)
     except (OSError, BadInput) as e:
         print("plots.py: %s" % e, file=sys.stderr)
         return 2
@@ -625,7 +756,7 @@ def main(argv):
         shutil.rmtree(stale, ignore_errors=True)
     os.makedirs(tmp)
     plt.rcParams.update({"font.size": 9})
-    written = make_all(plt, np, points, tmp)
+    written = make_compare(plt, np, doc, tmp) if compare else make_all(plt, np, points, tmp)
     if os.path.isdir(final):
         os.rename(final, old)
     os.rename(tmp, final)

@@ -52,16 +52,8 @@ static const char report_usage[] =
     "  --quiet      print nothing but errors and warnings\n"
     "\n"
     "Plots need /usr/bin/python3 with matplotlib and numpy (harness/setup.sh);\n"
-    "CG_PYTHON and CG_PLOTS_PY override the interpreter and the script.\n";
+    "CG_PYTHON and CG_CG_REP_PLOTS_PY override the interpreter and the script.\n";
 
-/* What became of the plots. */
-enum plots_result {
-    PLOTS_MADE,          /* plots.py succeeded */
-    PLOTS_NOT_ASKED,     /* --no-plots */
-    PLOTS_NO_PYTHON,     /* the interpreter or plots.py is missing */
-    PLOTS_NO_MATPLOTLIB, /* plots.py exited 3: matplotlib or numpy missing */
-    PLOTS_FAILED         /* plots.py failed otherwise */
-};
 
 struct report_opts {
     const char *dir; /* the campaign directory */
@@ -116,97 +108,6 @@ static void discard(struct output *outs, size_t n)
         outs[i].tmp = NULL;
         outs[i].path = NULL;
     }
-}
-
-/* Where harness/plots.py is: beside the build directory of this binary
- * (build/collgen -> harness/plots.py), else relative to the working
- * directory. Returns a malloc'd path, or NULL when out of memory. */
-static char *plots_script(void)
-{
-    const char *env = getenv("CG_PLOTS_PY");
-    if (env != NULL && env[0] != '\0') {
-        return strdup(env);
-    }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        for (int up = 0; up < 2; up++) {
-            char *slash = strrchr(exe, '/');
-            if (slash != NULL) {
-                *slash = '\0';
-            }
-        }
-        char *p = cg_rep_strf("%s/harness/plots.py", exe);
-        if (p == NULL || access(p, R_OK) == 0) {
-            return p;
-        }
-        free(p);
-    }
-    return strdup("harness/plots.py");
-}
-
-/* Runs plots.py on dir; *why says what went wrong, for anything but MADE. */
-static enum plots_result make_plots(const char *dir, char *why, size_t nwhy)
-{
-    const char *python = getenv("CG_PYTHON");
-    if (python == NULL || python[0] == '\0') {
-        python = "/usr/bin/python3";
-    }
-    char *script = plots_script();
-    if (script == NULL) {
-        snprintf(why, nwhy, "out of memory");
-        return PLOTS_FAILED;
-    }
-    if (access(python, X_OK) != 0) {
-        snprintf(why, nwhy, "%s is not there (%s); install python3 and python3-matplotlib "
-                 "(harness/setup.sh), then rerun collgen report", python, strerror(errno));
-        free(script);
-        return PLOTS_NO_PYTHON;
-    }
-    if (access(script, R_OK) != 0) {
-        snprintf(why, nwhy, "%s is not there (%s)", script, strerror(errno));
-        free(script);
-        return PLOTS_NO_PYTHON;
-    }
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(why, nwhy, "cannot start %s: %s", python, strerror(errno));
-        free(script);
-        return PLOTS_FAILED;
-    }
-    if (pid == 0) {
-        char *argv[] = {(char *)python, script, (char *)dir, "--quiet", NULL};
-        execv(python, argv);
-        fprintf(stderr, "collgen: report: cannot run %s: %s\n", python, strerror(errno));
-        _exit(127);
-    }
-    free(script);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            snprintf(why, nwhy, "waiting for plots.py: %s", strerror(errno));
-            return PLOTS_FAILED;
-        }
-    }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        return PLOTS_MADE;
-    }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
-        snprintf(why, nwhy, "%s has no matplotlib or numpy; install python3-matplotlib "
-                 "(harness/setup.sh), then rerun collgen report", python);
-        return PLOTS_NO_MATPLOTLIB;
-    }
-    if (WIFEXITED(status)) {
-        snprintf(why, nwhy, "plots.py exited with status %d (its messages are above)",
-                 WEXITSTATUS(status));
-    } else {
-        snprintf(why, nwhy, "plots.py was killed by signal %d",
-                 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    }
-    return PLOTS_FAILED;
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -404,7 +305,7 @@ int cg_report_main(int argc, char **argv)
     char *gl_title = NULL;
     size_t nviolations = 0;
     char why[512] = "";
-    enum plots_result plots = PLOTS_NOT_ASKED;
+    enum cg_rep_plots plots = CG_REP_PLOTS_NOT_ASKED;
     int nplots = 0;
     rc = 1;
 
@@ -439,8 +340,8 @@ int cg_report_main(int argc, char **argv)
 
     /* 4. The plots (plots.py replaces DIR/plots/ as a whole when it is done). */
     if (!o.no_plots) {
-        plots = make_plots(o.dir, why, sizeof why);
-        if (plots != PLOTS_MADE) {
+        plots = cg_rep_make_plots(o.dir, NULL, why, sizeof why);
+        if (plots != CG_REP_PLOTS_MADE) {
             fprintf(stderr, "collgen: report: plots not made: %s\n", why);
         }
     }
@@ -457,7 +358,7 @@ int cg_report_main(int argc, char **argv)
         goto oom;
     }
     cg_rep_doc_add(&md_doc, CG_REP_HEADING, 2, "Plots");
-    if (plots == PLOTS_MADE) {
+    if (plots == CG_REP_PLOTS_MADE) {
         nplots = plots_section(&md_doc, o.dir);
         if (nplots < 0) {
             goto oom;
@@ -465,7 +366,7 @@ int cg_report_main(int argc, char **argv)
         if (nplots == 0) {
             cg_rep_doc_add(&md_doc, CG_REP_PARA, 0, "plots.py found nothing to plot.");
         }
-    } else if (plots == PLOTS_NOT_ASKED) {
+    } else if (plots == CG_REP_PLOTS_NOT_ASKED) {
         cg_rep_doc_add(&md_doc, CG_REP_PARA, 0,
                        "Not made (collgen report --no-plots); rerun without it to make them.");
     } else {
@@ -501,12 +402,12 @@ int cg_report_main(int argc, char **argv)
         printf("collgen report: wrote %s/table.txt, %s/report.md, %s/points.csv, "
                "%s/guidelines.txt, %s/profile.json",
                o.dir, o.dir, o.dir, o.dir, o.dir);
-        if (plots == PLOTS_MADE) {
+        if (plots == CG_REP_PLOTS_MADE) {
             printf(" and %d plot%s in %s/plots/", nplots, (nplots == 1) ? "" : "s", o.dir);
         }
         printf("\n");
     }
-    rc = (plots == PLOTS_FAILED) ? 1 : 0;
+    rc = (plots == CG_REP_PLOTS_FAILED) ? 1 : 0;
     goto out;
 
 oom:

@@ -113,7 +113,11 @@ static char *one_line(const char *s)
 /* Walks one run file, adding its scalar fields (and arrays of scalars). */
 static int walk_run(struct seen_list *l, const cJSON *obj, const char *prefix, int run)
 {
-    static const char *const skipped[] = {"schema_version", "run_id", "env", "placement", NULL};
+    /* clock, latency and loadavg differ in every launch: summed up apart
+     * (timing_summary). */
+    static const char *const skipped[] = {"schema_version", "run_id", "env",      "placement",
+                                          "clock",          "latency", "loadavg", "test_skew",
+                                          "launch",         NULL};
     const cJSON *it;
     cJSON_ArrayForEach(it, obj)
     {
@@ -237,6 +241,57 @@ static char *command_line(const struct cg_rep_campaign *c)
     return cg_rep_buf_take(&b);
 }
 
+/* min and max of a number at `key.sub` over the runs; 0 when none has it. */
+static int run_range(const struct cg_rep_campaign *c, const char *key, const char *sub, double *lo,
+                     double *hi)
+{
+    int n = 0;
+    for (size_t i = 0; i < c->nruns; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(c->runs[i].json, key), sub);
+        if (cJSON_IsNumber(v)) {
+            *lo = (n == 0 || v->valuedouble < *lo) ? v->valuedouble : *lo;
+            *hi = (n == 0 || v->valuedouble > *hi) ? v->valuedouble : *hi;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* One paragraph on what every launch measured before its points: the
+ * global clock's check error, the latency floor and the load. */
+static void timing_summary(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
+{
+    double elo = 0, ehi = 0, flo = 0, fhi = 0, llo = 0, lhi = 0;
+    int ne = run_range(c, "clock", "error_ns", &elo, &ehi);
+    int nf = run_range(c, "latency", "floor_ns", &flo, &fhi);
+    int nl = 0;
+    for (size_t i = 0; i < c->nruns; i++) {
+        const cJSON *la = cJSON_GetObjectItemCaseSensitive(c->runs[i].json, "loadavg");
+        const cJSON *one = cJSON_IsArray(la) ? cJSON_GetArrayItem(la, 0) : NULL;
+        if (cJSON_IsNumber(one)) {
+            llo = (nl == 0 || one->valuedouble < llo) ? one->valuedouble : llo;
+            lhi = (nl == 0 || one->valuedouble > lhi) ? one->valuedouble : lhi;
+            nl++;
+        }
+    }
+    if (ne + nf + nl == 0) {
+        return;
+    }
+    char *text = cg_rep_strf(
+        "Timing checks of the %zu launches: the global clock's check error %.3g to %.3g us "
+        "(%d launches; rank 0's clock, HCA-style sync, FORMATS.md \"Run metadata\"); the "
+        "one-way latency floor %.3g to %.3g us (%d launches); load average %.2f to %.2f when "
+        "they began (%d launches).",
+        c->nruns, elo / 1e3, ehi / 1e3, ne, flo / 1e3, fhi / 1e3, nf, llo, lhi, nl);
+    if (text == NULL) {
+        d->failed = 1;
+        return;
+    }
+    cg_rep_doc_add(d, CG_REP_PARA, 0, text);
+    free(text);
+}
+
 static const char *const context_heads[] = {"field", "value", "runs"};
 static const char context_align[] = "lll";
 
@@ -307,6 +362,7 @@ void cg_rep_build_context(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
     cg_rep_doc_add(d, CG_REP_PARA, 0, text);
     free(text);
     cg_rep_doc_add_table(d, t);
+    timing_summary(d, c);
 }
 
 void cg_rep_build_reproduce(struct cg_rep_doc *d, const struct cg_rep_campaign *c)

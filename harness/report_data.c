@@ -233,6 +233,66 @@ static int fill_shape(const struct where *w, struct cg_rep_record *r)
     return 0;
 }
 
+/* "launch" (schema 2): which of how many launches, and the id they share. */
+static int fill_launch(const struct where *w, struct cg_rep_record *r)
+{
+    const cJSON *l = at(r->json, "launch");
+    r->base_id = r->point_id;
+    r->launch = 1;
+    r->launches = 1;
+    if (l == NULL || cJSON_IsNull(l)) {
+        return 0;
+    }
+    const cJSON *idx = at(l, "index");
+    const cJSON *of = at(l, "of");
+    const cJSON *id = at(l, "point_id");
+    if (!cJSON_IsObject(l) || !cJSON_IsNumber(idx) || !cJSON_IsNumber(of) ||
+        !cJSON_IsString(id) || id->valuestring[0] == '\0' || of->valuedouble < 1.0 ||
+        of->valuedouble > 1e5 || idx->valuedouble < 1.0 || idx->valuedouble > of->valuedouble ||
+        idx->valuedouble != floor(idx->valuedouble) || of->valuedouble != floor(of->valuedouble)) {
+        bad(w, "'launch' must be {\"index\": k, \"of\": n, \"point_id\": \"...\"} with "
+               "1 <= k <= n");
+        return -1;
+    }
+    r->launch = (int)idx->valuedouble;
+    r->launches = (int)of->valuedouble;
+    r->base_id = id->valuestring;
+    return 0;
+}
+
+/* "validity" and the timing figure (schema 2; ok records). */
+static int fill_validity(const struct where *w, struct cg_rep_record *r)
+{
+    r->figure = opt_string(r->json, "timing.figure", "max_rank_duration");
+    r->sync = opt_string(r->json, "timing.sync", NULL);
+    const cJSON *v = at(r->json, "validity");
+    if (v == NULL || cJSON_IsNull(v)) {
+        return 0;
+    }
+    if (!cJSON_IsObject(v)) {
+        bad(w, "'validity' must be an object or null");
+        return -1;
+    }
+    const cJSON *below = at(v, "below_latency_floor");
+    const cJSON *floor_ns = at(v, "latency_floor_ns");
+    const cJSON *over = at(v, "oversubscribed");
+    const cJSON *hr = at(v, "host_ranks");
+    const cJSON *hc = at(v, "host_cores");
+    if ((below != NULL && !cJSON_IsBool(below)) ||
+        (over != NULL && !cJSON_IsBool(over) && !cJSON_IsNull(over)) ||
+        (floor_ns != NULL && !cJSON_IsNumber(floor_ns) && !cJSON_IsNull(floor_ns))) {
+        bad(w, "'validity' needs below_latency_floor (true or false), oversubscribed (true, "
+               "false or null) and latency_floor_ns (a number or null)");
+        return -1;
+    }
+    r->below_floor = cJSON_IsTrue(below);
+    r->floor_ns = cJSON_IsNumber(floor_ns) ? floor_ns->valuedouble : NAN;
+    r->oversubscribed = cJSON_IsBool(over) ? cJSON_IsTrue(over) : -1;
+    r->host_ranks = cJSON_IsNumber(hr) ? (int)hr->valuedouble : 0;
+    r->host_cores = cJSON_IsNumber(hc) ? (int)hc->valuedouble : 0;
+    return 0;
+}
+
 /* Pulls the fields out of one parsed record; 0 or -1 (reported). */
 static int fill_record(const struct where *w, struct cg_rep_record *r)
 {
@@ -248,12 +308,13 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
         bad(w, "the record has no 'schema_version' (a number)");
         return -1;
     }
-    if (sv->valuedouble != 1.0) {
+    if (sv->valuedouble != 1.0 && sv->valuedouble != 2.0) {
         char num[32];
         cg_rep_fmt_number(num, sizeof num, sv->valuedouble);
-        bad(w, "schema_version %s is not supported (collgen report reads 1)", num);
+        bad(w, "schema_version %s is not supported (collgen report reads 1 and 2)", num);
         return -1;
     }
+    r->schema = (int)sv->valuedouble;
     if (need_string(w, rec, "status", &r->status) != 0 ||
         need_string(w, rec, "point_id", &r->point_id) != 0 ||
         need_string(w, rec, "collective", &r->collective) != 0 ||
@@ -317,8 +378,17 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
     }
     r->algbw_GBps = NAN;
     r->busbw_GBps = NAN;
+    if (fill_launch(w, r) != 0) {
+        return -1;
+    }
+    r->floor_ns = NAN;
+    r->oversubscribed = -1;
+    r->nlaunch = 1;
     if (strcmp(r->status, "ok") != 0) {
         return 0;
+    }
+    if (fill_validity(w, r) != 0) {
+        return -1;
     }
     const char *why = "; a record with status ok needs it";
     if (need_number(w, rec, "timing.median_ns", why, &r->median_ns) != 0 ||
@@ -748,7 +818,7 @@ int cg_rep_load(struct cg_rep_campaign *c, const char *dir, FILE *err)
             return 1;
         }
     }
-    if (mark_duplicates(c) != 0 || mark_shapes(c) != 0) {
+    if (mark_duplicates(c) != 0 || mark_shapes(c) != 0 || cg_rep_merge_launches(c) != 0) {
         return 1;
     }
     char *path = cg_rep_strf("%s/campaign.json", dir);
@@ -770,6 +840,7 @@ void cg_rep_campaign_fini(struct cg_rep_campaign *c)
     for (size_t i = 0; i < c->nrecs; i++) {
         cJSON_Delete(c->recs[i].json);
         free(c->recs[i].raw);
+        free(c->recs[i].launch_median_ns);
     }
     free(c->recs);
     for (size_t i = 0; i < c->nruns; i++) {
@@ -783,6 +854,11 @@ void cg_rep_campaign_fini(struct cg_rep_campaign *c)
 int cg_rep_is_ok(const struct cg_rep_record *r)
 {
     return strcmp(r->status, "ok") == 0;
+}
+
+int cg_rep_is_shown(const struct cg_rep_record *r)
+{
+    return cg_rep_is_ok(r) && r->duplicate_of == 0 && r->merged_into == 0;
 }
 
 const char *cg_rep_campaign_id(const struct cg_rep_campaign *c)

@@ -66,6 +66,26 @@ struct cg_rep_record {
     size_t nraw;                     /* how many */
     const char *raw_path;            /* record's "raw" relative to the directory, or NULL */
     int raw_missing;                 /* an ok record whose raw file is absent */
+    /* Schema 2 (FORMATS.md); what schema 1 records lack reads as below: */
+    int schema;                      /* schema_version: 1 or 2 */
+    const char *figure;              /* timing.figure ("window", "max_rank_duration");
+                                      * "max_rank_duration" when absent */
+    const char *sync;                /* timing.sync, NULL when absent */
+    int below_floor;                 /* validity.below_latency_floor: never a winner,
+                                      * a violation or a profile choice */
+    double floor_ns;                 /* validity.latency_floor_ns, NAN when absent */
+    int oversubscribed;              /* validity.oversubscribed: 1, 0, -1 unknown/absent */
+    int host_ranks, host_cores;      /* validity.host_ranks, host_cores (0: absent) */
+    const char *base_id;             /* launch.point_id: the id the point's launches share
+                                      * (point_id when absent) */
+    int launch, launches;            /* launch.index, launch.of (1, 1 when absent) */
+    /* Repeated launches (report_launch.c, cg_rep_merge_launches): the first
+     * ok record of a point stands for all of its ok launches: */
+    int merged_into;                 /* another launch's line stands for this one, or 0 */
+    int nlaunch;                     /* the representative: its ok launches (1 otherwise) */
+    double *launch_median_ns;        /*   their medians, in launch order (owned) */
+    double launch_lo_ns;             /*   the smallest of them */
+    double launch_hi_ns;             /*   the largest */
 };
 
 /* One run-<n>.json. */
@@ -95,6 +115,27 @@ const char *cg_rep_campaign_id(const struct cg_rep_campaign *c);
 
 /* "ok" records with a usable timing block. */
 int cg_rep_is_ok(const struct cg_rep_record *r);
+/* An ok record the tables show: not a repeated point_id, not a launch
+ * another launch's record stands for. */
+int cg_rep_is_shown(const struct cg_rep_record *r);
+
+/* ---- repeated launches and the significance test (report_launch.c) ------ */
+
+/* Makes the first ok record of each point measured in several launches
+ * stand for all of them: median_ns becomes the median of the launch
+ * medians (launch_median_ns, lo, hi), raw the launches' repetitions
+ * pooled, reps their sum, bandwidth and below_floor recomputed from the
+ * median; the others get merged_into. 0, or -1 out of memory. */
+int cg_rep_merge_launches(struct cg_rep_campaign *c);
+
+/* The launch-aware test of a against b (harness/REPORT.md, "Significance"):
+ * with at least two launches on both sides, the two-sided Mann-Whitney U
+ * test on their launch medians (exact up to 20 launches a side without
+ * ties); otherwise on the raw repetitions (pooled over launches). *p is
+ * NAN when not testable (a raw file missing); *how (may be NULL) says
+ * "launch medians" or "repetitions". 0, or -1 out of memory. */
+int cg_rep_test(const struct cg_rep_record *a, const struct cg_rep_record *b, double *p,
+                const char **how);
 
 /* The node shape of r as titles show it: "real: 1 node x 4", "CG_PPN=2: 2
  * nodes x 2", "CG_PPN=3: irregular" (the ranks do not split into nodes of

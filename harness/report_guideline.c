@@ -364,8 +364,7 @@ static int is_default(const struct cg_rep_record *r)
  * collective). */
 static int usable(const struct cg_rep_record *r)
 {
-    return cg_rep_is_ok(r) && r->duplicate_of == 0 && strcmp(r->kind, "bound") != 0 &&
-           r->micro == NULL;
+    return cg_rep_is_shown(r) && strcmp(r->kind, "bound") != 0 && r->micro == NULL;
 }
 
 /* By group, size, natives first, name, line. */
@@ -408,31 +407,17 @@ static const struct cg_rep_record **sorted_usable(const struct cg_rep_campaign *
     return v;
 }
 
-/* U test of a against b on their raw repetitions: the p-value, NAN when a
- * raw file is missing; -1 out of memory. */
+/* The report's test of a against b (report_launch.c: launch medians with
+ * several launches a side, else the raw repetitions): the p-value, NAN
+ * when a raw file is missing; -1 out of memory. */
 static int u_test(const struct cg_rep_record *a, const struct cg_rep_record *b, double *p)
 {
-    *p = NAN;
-    if (a->raw == NULL || b->raw == NULL || a->nraw == 0 || b->nraw == 0) {
-        return 0;
-    }
-    return cg_rep_mann_whitney(a->raw, a->nraw, b->raw, b->nraw, p);
+    return cg_rep_test(a, b, p, NULL);
 }
 
 static const char *mark(double p)
 {
     return isnan(p) ? "?" : (p < CG_REP_ALPHA) ? "" : "~";
-}
-
-static void fmt_p(char *out, size_t n, double p)
-{
-    if (isnan(p)) {
-        snprintf(out, n, "?");
-    } else if (p < 0.001) {
-        snprintf(out, n, "%.1e", p);
-    } else {
-        snprintf(out, n, "%.3f", p);
-    }
 }
 
 static void fmt_ratio(char *out, size_t n, double num, double den, double p)
@@ -478,11 +463,14 @@ enum verdict {
     V_HOLDS,           /* not at least 10% faster */
     V_NOT_SIGNIFICANT, /* at least 10% faster, but not significantly */
     V_UNTESTED,        /* at least 10% faster, a raw file missing */
-    V_NO_DEFAULT       /* no native default at this point */
+    V_NO_DEFAULT,      /* no native default at this point */
+    V_BELOW_FLOOR      /* the mock-up's or the default's median is below the job's one-way
+                        * latency floor: a timing artefact, never a violation */
 };
 
 static const char *const verdict_words[] = {"VIOLATION", "holds", "not significant",
-                                            "untested (raw missing)", "no native default"};
+                                            "untested (raw missing)", "no native default",
+                                            "below latency floor"};
 
 /* One mock-up at one point. */
 struct cmp {
@@ -547,6 +535,8 @@ static int comparisons(const struct cg_rep_campaign *c, const struct cg_rep_mock
             }
             if (def == NULL) {
                 x->verdict = V_NO_DEFAULT;
+            } else if (v[q]->below_floor || def->below_floor) {
+                x->verdict = V_BELOW_FLOOR;
             } else if (!(v[q]->median_ns <= GUIDELINE_MARGIN * def->median_ns)) {
                 x->verdict = V_HOLDS;
             } else if (isnan(x->p_def)) {
@@ -627,9 +617,15 @@ static int build_profile(struct profile *pr, const struct cg_rep_campaign *c)
         for (size_t q = i; q < j; q++) {
             if (is_default(v[q])) {
                 pk->def = cg_rep_faster(v[q], pk->def) ? v[q] : pk->def;
-            } else {
+            } else if (!v[q]->below_floor) {
+                /* Below the latency floor: a timing artefact, never a choice. */
                 pk->other = cg_rep_faster(v[q], pk->other) ? v[q] : pk->other;
             }
+        }
+        if (pk->def != NULL && pk->def->below_floor) {
+            /* Nothing measured here can be compared with it: the
+             * library's own choice stays. */
+            pk->other = NULL;
         }
         if (pk->def != NULL && pk->other != NULL && u_test(pk->other, pk->def, &pk->p) != 0) {
             free(v);
@@ -987,7 +983,7 @@ static void violations(struct cg_rep_doc *d, const struct cmp *cv, size_t n, siz
         cg_rep_fmt_us(nat, sizeof nat, x->def->median_ns);
         cg_rep_fmt_us(mock, sizeof mock, x->mock->median_ns);
         fmt_ratio(ratio, sizeof ratio, x->mock->median_ns, x->def->median_ns, x->p_def);
-        fmt_p(pv, sizeof pv, x->p_def);
+        cg_rep_fmt_p(pv, sizeof pv, x->p_def);
         const char *row_v[] = {x->mock->collective, x->mock->library, p, var, size,
                                x->guideline, x->mock->name, nat, mock, ratio, pv};
         const char *row[] = {x->mock->collective, x->mock->library, p, size, x->guideline,
@@ -1033,7 +1029,7 @@ static void every_comparison(struct cg_rep_doc *d, const struct cmp *cv, size_t 
             if (x->def != NULL) {
                 cg_rep_fmt_us(nat, sizeof nat, x->def->median_ns);
                 fmt_ratio(ratio, sizeof ratio, x->mock->median_ns, x->def->median_ns, x->p_def);
-                fmt_p(pv, sizeof pv, x->p_def);
+                cg_rep_fmt_p(pv, sizeof pv, x->p_def);
             }
             if (x->forced != NULL) {
                 snprintf(fname, sizeof fname, "%s%s", x->forced->name,
@@ -1226,7 +1222,7 @@ static void profile_section(struct cg_rep_doc *d, const struct cg_rep_campaign *
                 if (pk->def != NULL) {
                     snprintf(ratio, sizeof ratio, "%.3f", pk->use->median_ns / pk->def->median_ns);
                     char pp[32];
-                    fmt_p(pp, sizeof pp, pk->p);
+                    cg_rep_fmt_p(pp, sizeof pp, pk->p);
                     snprintf(pv, sizeof pv, " (%s)", pp);
                 } else {
                     snprintf(ratio, sizeof ratio, "no default");
@@ -1276,13 +1272,16 @@ static void legend(struct cg_rep_doc *d)
         "point (collective, library, p, datatype, op, root, in place, size, and the node shape "
         "when the campaign ran several).\n"
         "mock/native: the mock-up's median over the default's. ~ after a ratio: NOT "
-        "significant (two-sided Mann-Whitney U test on the raw repetitions, alpha = %g, as in "
-        "the main tables); ? a raw file is missing, so it was not tested.\n"
+        "significant (two-sided Mann-Whitney U test on the raw repetitions, or on the launch "
+        "medians where both were measured in several launches; alpha = %g, as in the main "
+        "tables); ? a raw file is missing, so it was not tested.\n"
         "verdict: VIOLATION when the mock-up's median is at most %.1f of the default's (at "
         "least 10%% faster) and the U test is significant; not significant when it is at least "
         "10%% faster without a significant difference; holds when it is not at least 10%% "
         "faster; untested when a raw file is missing; no native default when the default has "
-        "no ok record at that point.\n"
+        "no ok record at that point; below latency floor when the mock-up's or the default's "
+        "median is below the job's one-way latency (a timing artefact, never a violation, and "
+        "never a profile choice).\n"
         "best forced, forced us, mock/forced: the fastest forced native algorithm at that "
         "point and the mock-up over it (information only; ! marks a forced algorithm the "
         "library did not run).\n"

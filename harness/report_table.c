@@ -353,20 +353,36 @@ struct test {
     double p;         /* p-value when tested */
 };
 
-/* Tests a against b on their raw repetitions; 0 or -1 out of memory. */
+/* Tests a against b (cg_rep_test: on the launch medians when both were
+ * measured in several launches, else on the raw repetitions); 0 or -1 out
+ * of memory. */
 static int significance(const struct cg_rep_record *a, const struct cg_rep_record *b,
                         struct test *t)
 {
     t->mark = "?";
-    t->p = NAN;
-    if (a->raw == NULL || b->raw == NULL || a->nraw == 0 || b->nraw == 0) {
-        return 0;
-    }
-    if (cg_rep_mann_whitney(a->raw, a->nraw, b->raw, b->nraw, &t->p) != 0) {
+    if (cg_rep_test(a, b, &t->p, NULL) != 0) {
         return -1;
     }
-    t->mark = (t->p < CG_REP_ALPHA) ? "" : "~";
+    if (!isnan(t->p)) {
+        t->mark = (t->p < CG_REP_ALPHA) ? "" : "~";
+    }
     return 0;
+}
+
+/* A median in us, "<" after it when it is below the latency floor, and
+ * the spread of the launch medians (half their range, in % of the median)
+ * when the point ran in several launches: "4.507 +-3%". */
+static void fmt_median(char *out, size_t n, const struct cg_rep_record *r)
+{
+    char us[24];
+    cg_rep_fmt_us(us, sizeof us, r->median_ns);
+    if (r->nlaunch > 1 && r->median_ns > 0.0) {
+        double spread = 50.0 * (r->launch_hi_ns - r->launch_lo_ns) / r->median_ns;
+        snprintf(out, n, "%.23s%s +-%.0f%%", us, r->below_floor ? "<" : "",
+                 (spread < 999.0) ? spread : 999.0);
+    } else {
+        snprintf(out, n, "%.23s%s", us, r->below_floor ? "<" : "");
+    }
 }
 
 static void fmt_ratio(char *out, size_t n, double num, double den, const struct test *t)
@@ -380,13 +396,7 @@ static void fmt_ratio(char *out, size_t n, double num, double den, const struct 
 
 static void fmt_p(char *out, size_t n, const struct test *t)
 {
-    if (isnan(t->p)) {
-        snprintf(out, n, "?");
-    } else if (t->p < 0.001) {
-        snprintf(out, n, "%.1e", t->p);
-    } else {
-        snprintf(out, n, "%.3f", t->p);
-    }
+    cg_rep_fmt_p(out, n, t->p);
 }
 
 static void fmt_bw(char *out, size_t n, double v)
@@ -449,6 +459,10 @@ static int size_rows(struct cg_rep_table *main_t, struct cg_rep_table *pair_t,
             bnd = faster(r, bnd) ? r : bnd;
         } else if (strcmp(r->kind, "native") == 0 && strcmp(r->name, "default") == 0) {
             def = faster(r, def) ? r : def;
+        } else if (r->below_floor) {
+            /* Below the job's one-way latency: a timing artefact, never a
+             * best or a winner (listed under the table). */
+            continue;
         } else if (strcmp(r->kind, "native") == 0) {
             nat = faster(r, nat) ? r : nat;
         } else if (strcmp(r->kind, "baseline") != 0) { /* baselines: pairs and phases only */
@@ -457,7 +471,8 @@ static int size_rows(struct cg_rep_table *main_t, struct cg_rep_table *pair_t,
     }
     const struct cg_rep_record *best = (gen != NULL && faster(gen, nat)) ? gen : nat;
     const struct cg_rep_record *winner = best;
-    if (def != NULL && (best == NULL || !(best->median_ns < def->median_ns))) {
+    if (def != NULL && !def->below_floor &&
+        (best == NULL || !(best->median_ns < def->median_ns))) {
         winner = def;
     }
 
@@ -467,11 +482,11 @@ static int size_rows(struct cg_rep_table *main_t, struct cg_rep_table *pair_t,
     struct test t;
     cg_rep_fmt_size(size, sizeof size, v[0]->size_B);
     if (def != NULL) {
-        cg_rep_fmt_us(def_us, sizeof def_us, def->median_ns);
+        fmt_median(def_us, sizeof def_us, def);
     }
     if (nat != NULL) {
         label(nat_name, sizeof nat_name, nat);
-        cg_rep_fmt_us(nat_us, sizeof nat_us, nat->median_ns);
+        fmt_median(nat_us, sizeof nat_us, nat);
         if (def != NULL) {
             if (significance(nat, def, &t) != 0) {
                 return -1;
@@ -481,7 +496,7 @@ static int size_rows(struct cg_rep_table *main_t, struct cg_rep_table *pair_t,
     }
     if (gen != NULL) {
         snprintf(gen_name, sizeof gen_name, "%s", short_name(gen));
-        cg_rep_fmt_us(gen_us, sizeof gen_us, gen->median_ns);
+        fmt_median(gen_us, sizeof gen_us, gen);
         if (def != NULL) {
             if (significance(gen, def, &t) != 0) {
                 return -1;
@@ -537,8 +552,8 @@ static int size_rows(struct cg_rep_table *main_t, struct cg_rep_table *pair_t,
             continue;
         }
         char g_us[32], p_us[32], ratio[32], pv[32], p_name[96];
-        cg_rep_fmt_us(g_us, sizeof g_us, g->median_ns);
-        cg_rep_fmt_us(p_us, sizeof p_us, peer->median_ns);
+        fmt_median(g_us, sizeof g_us, g);
+        fmt_median(p_us, sizeof p_us, peer);
         label(p_name, sizeof p_name, peer);
         if (significance(g, peer, &t) != 0) {
             return -1;
@@ -556,10 +571,68 @@ static int size_rows(struct cg_rep_table *main_t, struct cg_rep_table *pair_t,
     return 0;
 }
 
+/* Above a table whose records ran on an oversubscribed host: what that
+ * does to small messages. */
+static void oversubscribed_note(struct cg_rep_doc *d, const struct cg_rep_record *const *v,
+                                size_t n)
+{
+    const struct cg_rep_record *worst = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i]->oversubscribed == 1 &&
+            (worst == NULL || v[i]->host_ranks * (worst->host_cores > 0 ? worst->host_cores : 1) >
+                                  worst->host_ranks * (v[i]->host_cores > 0 ? v[i]->host_cores : 1))) {
+            worst = v[i];
+        }
+    }
+    if (worst == NULL) {
+        return;
+    }
+    doc_add_owned(d, CG_REP_PARA, 0,
+                  cg_rep_strf("Oversubscribed: %d ranks on %d cores of one host: small-message "
+                              "times then reflect the operating system's scheduling (which rank "
+                              "runs when) more than the algorithms.",
+                              worst->host_ranks, worst->host_cores));
+}
+
+/* Under a table: the records below the latency floor, never a best or a
+ * winner. */
+static void below_floor_note(struct cg_rep_doc *d, const struct cg_rep_record *const *v, size_t n)
+{
+    struct cg_rep_buf b;
+    cg_rep_buf_init(&b);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct cg_rep_record *r = v[i];
+        if (!r->below_floor) {
+            continue;
+        }
+        char size[32], us[32], fl[32], name[96];
+        cg_rep_fmt_size(size, sizeof size, r->size_B);
+        cg_rep_fmt_us(us, sizeof us, r->median_ns);
+        cg_rep_fmt_us(fl, sizeof fl, r->floor_ns);
+        label(name, sizeof name, r);
+        cg_rep_buf_printf(&b, "%s%s %s %s us (floor %s us)", (k == 0) ? "" : "; ", size, name, us,
+                          fl);
+        k++;
+    }
+    if (k > 0) {
+        char *t = cg_rep_strf("Below the latency floor (the median is under the fastest one-way "
+                              "message of the job's ping-pong, which no collective at p > 1 can "
+                              "beat: a timing artefact, never a best or a winner): %s.",
+                              b.s);
+        doc_add_owned(d, CG_REP_PARA, 0, t);
+    }
+    if (b.failed) {
+        d->failed = 1;
+    }
+    cg_rep_buf_fini(&b);
+}
+
 /* The tables of one group, records v[0..n) sorted by size. */
 static void group_tables(struct cg_rep_doc *d, const struct cg_rep_record *const *v, size_t n)
 {
     doc_add_owned(d, CG_REP_HEADING, 3, group_title(v[0]));
+    oversubscribed_note(d, v, n);
     int with_bound = 0;
     for (size_t i = 0; i < n; i++) {
         with_bound |= strcmp(v[i]->kind, "bound") == 0;
@@ -586,6 +659,7 @@ static void group_tables(struct cg_rep_doc *d, const struct cg_rep_record *const
         i = j;
     }
     cg_rep_doc_add_table(d, main_t);
+    below_floor_note(d, v, n);
     if (pair_t->nrows > 0) {
         cg_rep_doc_add(d, CG_REP_PARA, 0,
                        "Generated schedules (and baselines) against the native implementation "
@@ -808,13 +882,34 @@ static void notes(struct cg_rep_doc *d, const struct cg_rep_campaign *c,
     doc_add_owned(d, CG_REP_LIST, 0, cg_rep_buf_take(&b));
 }
 
-static void legend(struct cg_rep_doc *d, int micro, int shapes)
+static void legend(struct cg_rep_doc *d, int micro, int shapes, int launches, int window)
 {
     struct cg_rep_buf b;
     cg_rep_buf_init(&b);
+    cg_rep_buf_add(&b, window ? "Times are medians over the repetitions, in microseconds (us), "
+                                "of the window figure (timing.sync window: the latest end of any "
+                                "rank less the start instant rank 0 announced in the global "
+                                "clock; repetitions a rank reached late are dropped).\n"
+                              : "Times are medians over the repetitions of the slowest rank in "
+                                "each repetition, in microseconds (us).\n");
     cg_rep_buf_add(&b,
-                   "Times are medians over the repetitions of the slowest rank in each "
-                   "repetition, in microseconds (us).\n"
+                   "< after a time: its median is below the job's one-way latency floor (the "
+                   "fastest message of a ping-pong between ranks in the same launch); no "
+                   "collective at p > 1 can be faster than one message, so it is a timing "
+                   "artefact and is never a best, a "
+                   "winner, a guideline violation or a profile choice (listed under its "
+                   "table). Tables of jobs with more ranks on a host than cores say so above "
+                   "them.\n");
+    if (launches) {
+        cg_rep_buf_add(&b,
+                       "Repeated launches: a point measured in several launches shows the "
+                       "median of its launch medians, and +-N% half the range of the launch "
+                       "medians in % of it; its ratios are tested on the launch medians "
+                       "(two-sided Mann-Whitney U, exact up to 20 launches a side), not on the "
+                       "pooled repetitions, since a launch, not a repetition, is the unit that "
+                       "was repeated (4 launches a side at least can be significant at 0.05).\n");
+    }
+    cg_rep_buf_add(&b,
                    "nat/def, gen/def: the median of the best forced native algorithm, and of "
                    "the best generated schedule, over the native default's median.\n"
                    "best/def: PICO's best-to-default ratio t_best / t_default, t_best the lowest "
@@ -1320,15 +1415,13 @@ int cg_rep_build_results(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
     size_t n = 0;
     size_t nall = 0;
     for (size_t i = 0; i < c->nrecs; i++) {
-        if (cg_rep_is_ok(&c->recs[i]) && c->recs[i].duplicate_of == 0 &&
-            c->recs[i].micro == NULL) {
+        if (cg_rep_is_shown(&c->recs[i]) && c->recs[i].micro == NULL) {
             v[n++] = &c->recs[i];
         }
     }
     nall = n;
     for (size_t i = 0; i < c->nrecs; i++) {
-        if (cg_rep_is_ok(&c->recs[i]) && c->recs[i].duplicate_of == 0 &&
-            c->recs[i].micro != NULL) {
+        if (cg_rep_is_shown(&c->recs[i]) && c->recs[i].micro != NULL) {
             v[nall++] = &c->recs[i];
         }
     }
@@ -1347,7 +1440,13 @@ int cg_rep_build_results(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
     repetitions(d, v, nall);
     not_measured(d, c);
     notes(d, c, v, n);
-    legend(d, nall > n, c->nrecs > 0 && c->recs[0].shape_shown);
+    int launches = 0;
+    int window = 0;
+    for (size_t i = 0; i < nall; i++) {
+        launches |= v[i]->nlaunch > 1;
+        window |= strcmp(v[i]->figure != NULL ? v[i]->figure : "", "window") == 0;
+    }
+    legend(d, nall > n, c->nrecs > 0 && c->recs[0].shape_shown, launches, window);
     free(v);
     return d->failed ? -1 : 0;
 }

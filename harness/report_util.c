@@ -1,11 +1,16 @@
-/* report_util.c - growable strings and number formatting (report_util.h). */
+/* report_util.c - growable strings, number formatting and the plots.py
+ * runner (report_util.h). */
 #include "report_util.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 void cg_rep_buf_init(struct cg_rep_buf *b)
 {
@@ -159,3 +164,113 @@ void cg_rep_fmt_number(char *out, size_t n, double v)
         }
     }
 }
+
+void cg_rep_fmt_p(char *out, size_t n, double p)
+{
+    if (isnan(p)) {
+        snprintf(out, n, "?");
+    } else if (p < 0.001) {
+        snprintf(out, n, "%.1e", p);
+    } else {
+        snprintf(out, n, "%.3f", p);
+    }
+}
+
+/* ---- plots.py ------------------------------------------------------------ */
+
+/* Where harness/plots.py is: beside the build directory of this binary
+ * (build/collgen -> harness/plots.py), else relative to the working
+ * directory. Returns a malloc'd path, or NULL when out of memory. */
+static char *plots_script(void)
+{
+    const char *env = getenv("CG_CG_REP_PLOTS_PY");
+    if (env != NULL && env[0] != '\0') {
+        return strdup(env);
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        for (int up = 0; up < 2; up++) {
+            char *slash = strrchr(exe, '/');
+            if (slash != NULL) {
+                *slash = '\0';
+            }
+        }
+        char *p = cg_rep_strf("%s/harness/plots.py", exe);
+        if (p == NULL || access(p, R_OK) == 0) {
+            return p;
+        }
+        free(p);
+    }
+    return strdup("harness/plots.py");
+}
+
+/* Runs plots.py on dir (with mode, e.g. "--compare", when given); *why
+ * says what went wrong, for anything but CG_REP_PLOTS_MADE. */
+enum cg_rep_plots cg_rep_make_plots(const char *dir, const char *mode, char *why, size_t nwhy)
+{
+    const char *python = getenv("CG_PYTHON");
+    if (python == NULL || python[0] == '\0') {
+        python = "/usr/bin/python3";
+    }
+    char *script = plots_script();
+    if (script == NULL) {
+        snprintf(why, nwhy, "out of memory");
+        return CG_REP_PLOTS_FAILED;
+    }
+    if (access(python, X_OK) != 0) {
+        snprintf(why, nwhy, "%s is not there (%s); install python3 and python3-matplotlib "
+                 "(harness/setup.sh), then rerun collgen report", python, strerror(errno));
+        free(script);
+        return CG_REP_PLOTS_NO_PYTHON;
+    }
+    if (access(script, R_OK) != 0) {
+        snprintf(why, nwhy, "%s is not there (%s)", script, strerror(errno));
+        free(script);
+        return CG_REP_PLOTS_NO_PYTHON;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(why, nwhy, "cannot start %s: %s", python, strerror(errno));
+        free(script);
+        return CG_REP_PLOTS_FAILED;
+    }
+    if (pid == 0) {
+        char *argv[] = {(char *)python, script, (char *)dir, "--quiet", NULL, NULL};
+        if (mode != NULL) {
+            argv[3] = (char *)mode;
+            argv[4] = "--quiet";
+        }
+        execv(python, argv);
+        fprintf(stderr, "collgen: cannot run %s: %s\n", python, strerror(errno));
+        _exit(127);
+    }
+    free(script);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            snprintf(why, nwhy, "waiting for plots.py: %s", strerror(errno));
+            return CG_REP_PLOTS_FAILED;
+        }
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        return CG_REP_PLOTS_MADE;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+        snprintf(why, nwhy, "%s has no matplotlib or numpy; install python3-matplotlib "
+                 "(harness/setup.sh), then rerun collgen report", python);
+        return CG_REP_PLOTS_NO_MATPLOTLIB;
+    }
+    if (WIFEXITED(status)) {
+        snprintf(why, nwhy, "plots.py exited with status %d (its messages are above)",
+                 WEXITSTATUS(status));
+    } else {
+        snprintf(why, nwhy, "plots.py was killed by signal %d",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    }
+    return CG_REP_PLOTS_FAILED;
+}
+

@@ -94,6 +94,7 @@ struct cg_campaign {
     struct cg_kv *labels;            /* the test's labels */
     int nlabels;                     /* entries */
     struct cg_timing timing;         /* repetition policy */
+    int launches;                    /* launches of every job (the test's "launches") */
     const char *check;               /* check policy */
     const char *verbosity;           /* metadata verbosity */
     int timeout_s;                   /* per job */
@@ -245,18 +246,6 @@ static void write_knobs(struct cg_jw *w, const struct cg_job *job)
     cg_jw_end(w);
 }
 
-static void write_timing(struct cg_jw *w, const struct cg_timing *t)
-{
-    cg_jw_obj(w, "timing", 1);
-    cg_jw_str(w, "sync", t->sync);
-    cg_jw_int(w, "warmup", t->warmup);
-    cg_jw_int(w, "min_reps", t->min_reps);
-    cg_jw_int(w, "max_reps", t->max_reps);
-    cg_jw_num(w, "rse_target", t->rse_target);
-    cg_jw_num(w, "budget_s", t->budget_s);
-    cg_jw_end(w);
-}
-
 static int save_campaign(struct run_ctx *c)
 {
     const struct cg_campaign *cp = &c->cp;
@@ -295,7 +284,8 @@ static int save_campaign(struct run_ctx *c)
     cg_jw_str(&w, "description", cp->description);
     cg_jw_kv(&w, "labels", cp->labels, cp->nlabels, 1);
     cg_jw_str(&w, "launcher", cp->launcher);
-    write_timing(&w, &cp->timing);
+    cg_write_timing(&w, &cp->timing, NULL, NULL, NULL, NULL);
+    cg_jw_int(&w, "launches", cp->launches);
     cg_jw_str(&w, "check", cp->check);
     cg_jw_str(&w, "verbosity", cp->verbosity);
     cg_jw_int(&w, "timeout_s", cp->timeout_s);
@@ -325,6 +315,9 @@ static int save_campaign(struct run_ctx *c)
         }
         cg_jw_str(&w, "forced_collective",
                   job->forced_coll >= 0 ? cg_colls[job->forced_coll].name : NULL);
+        cg_jw_int(&w, "launch", job->launch);
+        cg_jw_int(&w, "launches", job->launches);
+        cg_jw_int(&w, "base_job", job->base);
         write_knobs(&w, job);
         cg_jw_kv(&w, "env", job->env, job->nenv, 0);
         cg_jw_arr(&w, "points", 0);
@@ -494,6 +487,27 @@ static int load_campaign(struct run_ctx *c, const char *dir)
         cp->timing.rse_target = x ? x->num : 0;
         x = need(&r, tm, "budget_s", CG_J_NUMBER);
         cp->timing.budget_s = x ? x->num : 0;
+        /* Optional: campaigns planned before window sync and the NREP
+         * policy have neither. */
+        x = cg_json_get(tm, "window_us");
+        cp->timing.window_us = (x != NULL && x->kind == CG_J_NUMBER) ? x->num : 100.0;
+        x = cg_json_get(tm, "policy");
+        cp->timing.policy = (x != NULL && x->kind == CG_J_STRING) ? x->str : "rse";
+        const struct cg_json *nr = cg_json_get(tm, "nrep");
+        cp->timing.nrep = (struct cg_nrep){ 0.01, 5, 5, 0.05, 5 };
+        if (nr != NULL && nr->kind == CG_J_OBJECT) {
+            const struct cg_json *t1 = need(&r, nr, "t1_rse", CG_J_NUMBER);
+            const struct cg_json *rb = need(&r, nr, "rse_b", CG_J_NUMBER);
+            cp->timing.nrep.t1_rse = t1 != NULL ? t1->num : 0.01;
+            cp->timing.nrep.rse_b = rb != NULL ? rb->num : 0.05;
+            cp->timing.nrep.b1 = (int)need_int(&r, nr, "b1");
+            cp->timing.nrep.b2 = (int)need_int(&r, nr, "b2");
+            cp->timing.nrep.k = (int)need_int(&r, nr, "k");
+        }
+    }
+    {
+        const struct cg_json *ln = cg_json_get(res, "launches");
+        cp->launches = (ln != NULL && ln->kind == CG_J_NUMBER) ? (int)ln->num : 1;
     }
     cp->check = need_str(&r, res, "check");
     cp->verbosity = need_str(&r, res, "verbosity");
@@ -522,6 +536,13 @@ static int load_campaign(struct run_ctx *c, const char *dir)
         /* Optional: campaigns planned before node shapes existed have none. */
         const struct cg_json *vp = cg_json_get(jj, "virtual_ranks_per_node");
         job->vppn = vp != NULL && vp->kind == CG_J_NUMBER ? (int)vp->num : 0;
+        /* Optional too: campaigns planned before repeated launches. */
+        const struct cg_json *lj = cg_json_get(jj, "launch");
+        const struct cg_json *lo = cg_json_get(jj, "launches");
+        const struct cg_json *bj = cg_json_get(jj, "base_job");
+        job->launch = lj != NULL && lj->kind == CG_J_NUMBER ? (int)lj->num : 1;
+        job->launches = lo != NULL && lo->kind == CG_J_NUMBER ? (int)lo->num : 1;
+        job->base = bj != NULL && bj->kind == CG_J_NUMBER ? (int)bj->num : job->index;
         job->forced_coll = index_in(cnames, CG_C_COUNT_, need_str(&r, jj, "forced_collective"));
         const struct cg_json *kn = need(&r, jj, "knobs", CG_J_OBJECT);
         if (kn != NULL) {
@@ -583,7 +604,7 @@ static int load_campaign(struct run_ctx *c, const char *dir)
  * library's plumbing (the whole environment added, the timeout) stays in
  * campaign.json and at the top of the job's log. */
 static int write_job_file(struct run_ctx *c, const struct cg_job *job, const struct cg_launch *l,
-                          const struct cg_point *const *pts, int npts)
+                          const struct cg_point *const *pts, int npts, const char *estimate_out)
 {
     const struct cg_campaign *cp = &c->cp;
     char *text = NULL;
@@ -607,7 +628,11 @@ static int write_job_file(struct run_ctx *c, const struct cg_job *job, const str
         cg_jw_null(&w, "virtual_ranks_per_node");
     }
     write_knobs(&w, job);
-    write_timing(&w, &cp->timing);
+    cg_write_timing(&w, &cp->timing, estimate_out, cp->dir, job, &c->arena);
+    cg_jw_obj(&w, "launch", 1);
+    cg_jw_int(&w, "index", job->launch);
+    cg_jw_int(&w, "of", job->launches);
+    cg_jw_end(&w);
     cg_jw_str(&w, "verbosity", cp->verbosity);
     cg_jw_arr(&w, "points", 0);
     for (int i = 0; i < npts; i++) {
@@ -680,11 +705,16 @@ static int append_record(struct run_ctx *c, const struct cg_job *job, int run_id
     struct cg_jw w;
     cg_jw_init(&w, f);
     cg_jw_obj(&w, NULL, 1);
-    cg_jw_int(&w, "schema_version", CG_CAMPAIGN_SCHEMA);
+    cg_jw_int(&w, "schema_version", CG_RECORD_SCHEMA);
     cg_jw_str(&w, "campaign", c->cp.id);
     cg_jw_int(&w, "run_id", run_id);
     cg_jw_str(&w, "point_id", pt->id);
     cg_jw_int(&w, "seq", pt->seq);
+    cg_jw_obj(&w, "launch", 1);
+    cg_jw_int(&w, "index", job->launch);
+    cg_jw_int(&w, "of", job->launches);
+    cg_jw_str(&w, "point_id", cg_point_base_id(&c->arena, job, pt));
+    cg_jw_end(&w);
     cg_jw_str(&w, "status", status);
     cg_jw_str(&w, "reason", reason);
     cg_jw_str(&w, "collective", cg_point_coll_name(pt->coll));
@@ -974,6 +1004,9 @@ static const char *job_label(struct run_ctx *c, const struct cg_job *job)
     }
     const char *label =
         cg_arena_printf(&c->arena, "%s p=%d%s %s", job->library, job->ranks, nodes, what);
+    if (job->launches > 1) {
+        label = cg_arena_printf(&c->arena, "%s, launch %d/%d", label, job->launch, job->launches);
+    }
     for (int i = 0; i < job->nsettings; i++) {
         label = cg_arena_printf(&c->arena, "%s %s=%s", label, job->settings[i].key.s,
                                 job->settings[i].value.s);
@@ -1007,6 +1040,93 @@ static int pending_stop(struct run_ctx *c)
     return c->interrupted;
 }
 
+/* Runs one launch, its records watched from the end of points.jsonl. */
+static int exec_launch(struct run_ctx *c, const struct cg_launch *l, struct cg_progress *pr,
+                       struct cg_exec *x)
+{
+    struct stat st;
+    pr->offset = stat(c->points_path, &st) == 0 ? (long long)st.st_size : 0;
+    /* Slurm enforces the time limit itself ({time_limit}); the queue wait
+     * must not count against the job. */
+    int limit = c->platform.launcher == CG_LAUNCH_SLURM ? 0 : c->cp.timeout_s;
+    return cg_exec_job(l, &c->orig_mask, limit, pr, x);
+}
+
+/* Policy nrep (PGMPITuneLib's NREP estimation, harness/bench_nrep.c):
+ * before any measurement, `launches` estimation launches of every job
+ * that still has points to measure, each writing t1 per group to
+ * DIR/nrep/job-<job>-L<k>.json (cg_nrep_file) and no record; one already
+ * there (a resumed campaign) is not made again. The measurement launches
+ * take the longest t1 of these files (timing.nrep.t1_from). Returns 0, or
+ * -1 when a launch could not be made (reported). */
+static int estimate_nrep(struct run_ctx *c, int *run_id)
+{
+    struct cg_plan *plan = &c->cp.plan;
+    int tty = isatty(2) && !c->quiet;
+    if (strcmp(c->cp.timing.policy, "nrep") != 0) {
+        return 0;
+    }
+    char *dir = cg_arena_printf(&c->arena, "%s/nrep", c->cp.dir);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fail(c, "cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    for (int j = 0; j < plan->njobs && !pending_stop(c); j++) {
+        const struct cg_job *base = &plan->jobs[j];
+        int todo = 0;
+        for (int q = 0; q < plan->njobs && base->launch == 1; q++) {
+            for (int i = 0; i < plan->jobs[q].npoints && plan->jobs[q].base == base->index; i++) {
+                todo |= !plan->jobs[q].points[i].recorded;
+            }
+        }
+        for (int k = 1; k <= base->launches && todo && !pending_stop(c); k++) {
+            const char *out = cg_nrep_file(&c->arena, c->cp.dir, base->index, k);
+            if (access(out, F_OK) == 0) {
+                continue;
+            }
+            struct cg_job job = *base;
+            job.launch = k;
+            const struct cg_point **pts =
+                cg_arena_alloc(&c->arena, sizeof(*pts) * (size_t)(job.npoints + 1));
+            for (int i = 0; i < job.npoints; i++) {
+                pts[i] = &job.points[i];
+            }
+            struct cg_launch l;
+            if (cg_launch_render(&l, &c->arena, &c->platform, &job, *run_id, c->cp.dir, c->cp.id,
+                                 c->cp.timeout_s) != 0 ||
+                write_job_file(c, &job, &l, pts, job.npoints, out) != 0 ||
+                (l.script_file != NULL &&
+                 cg_write_atomic(l.script_file, l.script_text, strlen(l.script_text)) != 0)) {
+                fail(c, "job %d: cannot prepare its t1 estimation launch: %s", job.index,
+                     strerror(errno));
+                return -1;
+            }
+            struct cg_progress pr = {
+                tty, c->quiet, k, job.launches,
+                cg_arena_printf(&c->arena, "t1 estimation %d/%d: %s", k, job.launches,
+                                job_label(c, &job)),
+                c->recorded, plan->npoints, cg_now_s(), c->points_path, 0 };
+            struct cg_exec x;
+            if (exec_launch(c, &l, &pr, &x) != 0) {
+                return -1;
+            }
+            (*run_id)++;
+            if (x.interrupted) {
+                c->interrupted = 1;
+                return 0;
+            }
+            if (!c->quiet) {
+                fprintf(stderr, "%s%s: %s, %.1f s\n", tty ? "\r\033[K" : "", pr.label,
+                        access(out, F_OK) == 0 ? "t1 written"
+                                               : "no t1 (see its log; the measurement "
+                                                 "launches estimate their own)",
+                        x.seconds);
+            }
+        }
+    }
+    return 0;
+}
+
 /* Launches every job that has points without a record. */
 static int run_jobs(struct run_ctx *c, struct index *ix)
 {
@@ -1023,6 +1143,9 @@ static int run_jobs(struct run_ctx *c, struct index *ix)
     int tty = isatty(2) && !c->quiet;
     double t0 = cg_now_s();
     int run_id = next_run_id(c), job_no = 0;
+    if (estimate_nrep(c, &run_id) != 0) {
+        return -1;
+    }
     ix->counting = 1;
     for (int j = 0; j < plan->njobs && !pending_stop(c); j++) {
         const struct cg_job *job = &plan->jobs[j];
@@ -1045,7 +1168,7 @@ static int run_jobs(struct run_ctx *c, struct index *ix)
                  job->library, c->platform.name);
             return -1;
         }
-        if (write_job_file(c, job, &l, pts, npts) != 0) {
+        if (write_job_file(c, job, &l, pts, npts, NULL) != 0) {
             fail(c, "cannot write %s: %s", l.job_file, strerror(errno));
             return -1;
         }
@@ -1057,13 +1180,8 @@ static int run_jobs(struct run_ctx *c, struct index *ix)
         long long before = c->recorded;
         struct cg_progress pr = { tty,    c->quiet,      job_no, todo,           job_label(c, job),
                                   before, plan->npoints, t0,     c->points_path, 0 };
-        struct stat st;
-        pr.offset = stat(c->points_path, &st) == 0 ? (long long)st.st_size : 0;
         struct cg_exec x;
-        /* Slurm enforces the time limit itself ({time_limit}); the queue
-         * wait must not count against the job. */
-        int limit = c->platform.launcher == CG_LAUNCH_SLURM ? 0 : c->cp.timeout_s;
-        if (cg_exec_job(&l, &c->orig_mask, limit, &pr, &x) != 0) {
+        if (exec_launch(c, &l, &pr, &x) != 0) {
             return -1;
         }
         run_id++;
@@ -1212,6 +1330,16 @@ static void print_plan(struct run_ctx *c)
            plan->njobs, plan->npoints, cp->timing.sync, cp->timing.warmup, cp->timing.min_reps,
            cp->timing.max_reps, cp->timing.rse_target, cp->timing.budget_s, cp->check,
            cp->verbosity, cp->timeout_s);
+    if (cp->launches > 1 || strcmp(cp->timing.policy, "nrep") == 0) {
+        printf("launches: %d of every job%s\n", cp->launches,
+               strcmp(cp->timing.policy, "nrep") == 0
+                   ? cg_arena_printf(a, "; policy nrep: first %d t1 estimation launches of "
+                                        "every job (b1 %d, b2 %d, rse_b %g, k %d, t1_rse %g)",
+                                     cp->launches, cp->timing.nrep.b1, cp->timing.nrep.b2,
+                                     cp->timing.nrep.rse_b, cp->timing.nrep.k,
+                                     cp->timing.nrep.t1_rse)
+                   : "");
+    }
     /* Sizes per collective, ascending, as the test resolved them (the lane
      * pattern's last). */
     for (int coll = 0; coll <= (int)CG_PT_LANE_PATTERN; coll++) {
@@ -1494,6 +1622,7 @@ static int prepare_fresh(struct run_ctx *c)
     cp->labels = t->labels;
     cp->nlabels = t->nlabels;
     cp->timing = t->timing;
+    cp->launches = t->launches;
     cp->check = t->check;
     cp->verbosity = t->verbosity;
     cp->timeout_s = t->timeout_s;

@@ -5,6 +5,7 @@
  *   run_plan.c    test x platform -> plan (jobs, points, ids); templates
  *   run_json.c    JSON writer, FNV-1a, points.jsonl reading
  *   run_exec.c    one job: fork, supervise, time out, collect its records
+ *   run_launch.c  repeated launches of the jobs; the timing block of job files
  *   run_slurm.c   a campaign's batch jobs in the Slurm queue: find, cancel, wait
  *   run.c         the command: options, campaign directory, resume, report
  */
@@ -19,6 +20,9 @@
 #include "descriptor.h"
 
 /* ---- the plan ----------------------------------------------------------- */
+
+/* The records' schema_version (harness/FORMATS.md; bench's BENCH_RECORD_SCHEMA). */
+#define CG_RECORD_SCHEMA 2
 
 /* The collective of a point of micro:lane_pattern, which is no collective:
  * its records' "collective" is "lane_pattern" (cg_point_coll_name). */
@@ -61,6 +65,9 @@ struct cg_job {
     int nenv;                /* entries in env */
     struct cg_point *points; /* in order */
     int npoints;             /* how many */
+    int launch;              /* its launch of these points, 1-based (run_launch.c) */
+    int launches;            /* how many launches the test runs */
+    int base;                /* the index of the same job's launch 1 */
 };
 
 struct cg_plan {
@@ -76,6 +83,13 @@ struct cg_plan {
 int cg_plan_build(struct cg_plan *plan, struct cg_arena *a, struct cg_diag *d,
                   const struct cg_test *t, const struct cg_platform *p,
                   const struct cg_registry *reg);
+
+/* Repeats every job `launches` times, launch-major, each copy's point ids
+ * suffixed "-L<k>" (nothing changes at 1 but launch, launches and base);
+ * run_launch.c. */
+void cg_plan_launches(struct cg_plan *plan, struct cg_arena *a, int launches);
+/* The id a point's launches share: its id less "-L<launch>". */
+const char *cg_point_base_id(struct cg_arena *a, const struct cg_job *job, const struct cg_point *pt);
 
 /* "allreduce", ..., or "lane_pattern" for CG_PT_LANE_PATTERN. */
 const char *cg_point_coll_name(enum cg_coll_kind coll);
@@ -127,6 +141,10 @@ int cg_launch_render(struct cg_launch *l, struct cg_arena *a, const struct cg_pl
                      int timeout_s);
 
 /* ---- launching one job (run_exec.c) -------------------------------------- */
+
+/* DIR/nrep/job-<base>-L<k>.json: what estimation launch k of a job wrote
+ * (policy nrep: t1 per group, bench_nrep.c). */
+const char *cg_nrep_file(struct cg_arena *a, const char *dir, int base_job, int launch);
 
 /* The progress line (or, off a terminal, the per-job line) of a run. */
 struct cg_progress {
@@ -219,6 +237,11 @@ void cg_jw_bool(struct cg_jw *w, const char *key, int v);
 void cg_jw_null(struct cg_jw *w, const char *key);
 void cg_jw_kv(struct cg_jw *w, const char *key, const struct cg_kv *kv, int n, int flat);
 void cg_json_quote(FILE *f, const char *s);
+/* The "timing" object of campaign.json (job NULL) and of a job file: a
+ * measurement launch's names its estimation launches' files (policy nrep),
+ * an estimation launch its own (estimate_out). run_launch.c. */
+void cg_write_timing(struct cg_jw *w, const struct cg_timing *t, const char *estimate_out,
+                     const char *dir, const struct cg_job *job, struct cg_arena *a);
 
 uint64_t cg_fnv1a64(const void *data, size_t len);
 

@@ -686,6 +686,7 @@ int cg_plan_build(struct cg_plan *plan, struct cg_arena *a, struct cg_diag *d,
             }
         }
     }
+    cg_plan_launches(plan, a, t->launches);
     int seq = 0;
     for (int j = 0; j < plan->njobs; j++) {
         for (int i = 0; i < plan->jobs[j].npoints; i++) {

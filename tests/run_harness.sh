@@ -639,9 +639,13 @@ for line in open(d + "/points.jsonl"):
     need(os.path.exists("%s/run-%d.json" % (d, r["run_id"])), "run-%d.json" % r["run_id"])
     for k in ["schema_version", "campaign", "run_id", "point_id", "seq", "status", "reason", "collective",
               "backend", "library", "kind", "name", "schedule_file", "schedule_hash", "requested",
-              "effective", "diff", "size_B", "timing", "bandwidth", "check", "tags", "raw"]:
+              "effective", "diff", "size_B", "timing", "validity", "bandwidth", "check", "tags",
+              "raw", "launch"]:
         need(k in r, "record has no " + k)
-    need(r["schema_version"] == 1 and r["campaign"] == c["campaign"], "identity")
+    need(r["schema_version"] == 2 and r["campaign"] == c["campaign"], "identity")
+    need(r["launch"] == {"index": 1, "of": 1, "point_id": r["point_id"]}, "launch")
+    need(r["timing"]["figure"] == "max_rank_duration" and r["timing"]["sync"] == "barrier" and
+         r["timing"]["span"]["figure"] == "global_span", "timing figure")
     need(r["seq"] == p["seq"] and r["collective"] == p["collective"], "seq/collective")
     need(r["library"] == job["library"] and r["backend"] == "mpi", "library")
     kind, name = p["impl"].split(":")
@@ -731,7 +735,8 @@ for line in open(d + "/points.jsonl"):
     seen.add((r["library"], coll, r["kind"]))
     for k in ["schema_version", "campaign", "run_id", "point_id", "seq", "status", "reason", "collective",
               "backend", "library", "kind", "name", "schedule_file", "schedule_hash", "requested",
-              "effective", "diff", "size_B", "timing", "bandwidth", "check", "tags", "raw"]:
+              "effective", "diff", "size_B", "timing", "validity", "bandwidth", "check", "tags",
+              "raw", "launch"]:
         need(k in r, "%s record has no %s" % (coll, k))
     need(r["status"] == "ok" and r["reason"] is None, "%s %s: %s" % (coll, r["name"], r["reason"]))
     need(r["collective"] == coll and r["seq"] == p["seq"], "collective/seq")
