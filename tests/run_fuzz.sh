@@ -61,7 +61,8 @@ cflags="-std=c11 -Wall -Wextra -Werror -O1 -g $san -D_POSIX_C_SOURCE=200809L -D_
 # which read C with libclang, not schedules), the table of collectives they
 # read, and what the runner plans and renders with.
 gen_src="$(ls gen/*.c | grep -v -e '^gen/main\.c$' -e '^gen/ctag') runtime/colls.c"
-harness_src="harness/descriptor.c harness/run_plan.c harness/run_json.c harness/run_slurm.c harness/run_exec.c harness/run_baseline.c"
+# The runner's files but run.c (the command itself: campaign directories, jobs).
+harness_src="harness/descriptor.c $(ls harness/run_*.c)"
 
 # build TARGET SOURCES...: rebuilds $out/TARGET when a source or header is newer.
 build() {
