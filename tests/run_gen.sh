@@ -30,7 +30,7 @@
 set -u
 cd "$(dirname "$0")/.."
 
-collgen=${CG_COLLGEN:-build/collgen} # CG_COLLGEN: another build to test (tests/run_asan.sh)
+collgen=${CG_COLLGEN:-build/collgen} # CG_COLLGEN: another build to test (tests/run_sanitize.sh runs it on the sanitized tree)
 update=${UPDATE:-0}
 failed=0
 tmp=$(mktemp -d)

@@ -18,7 +18,7 @@
 set -u
 cd "$(dirname "$0")/.."
 
-collgen=${CG_COLLGEN:-build/collgen} # CG_COLLGEN: another build to test (tests/run_asan.sh)
+collgen=${CG_COLLGEN:-build/collgen} # CG_COLLGEN: another build to test (tests/run_sanitize.sh runs it on the sanitized tree)
 list=tests/mutants.equivalent
 p_range=1..24,32,33,64
 failed=0
