@@ -360,7 +360,7 @@ static int scale_ppn(const struct cli *c, const struct cg_schedule *s)
 }
 
 /* A schedule with call steps: their callees' messages are not expanded. */
-__attribute__((unused)) static int refuse_calls(const struct cli *c, const struct cg_schedule *s)
+static int refuse_calls(const struct cli *c, const struct cg_schedule *s)
 {
     if (!cg_has_calls(s)) {
         return 0;
@@ -492,6 +492,38 @@ static int cmd_traffic(int argc, char **argv)
     }
     cg_placement_free(&pl);
     cg_arena_fini(&arena);
+    return finish(&c, rc);
+}
+
+static int cmd_simulate(int argc, char **argv)
+{
+    struct cli c;
+    struct cg_arena arena = { 0 };
+    struct cg_topo t;
+    struct cg_placement pl = { 0 };
+    int rc = start_machine(&c, argc, argv, &arena, &t, &pl);
+    if (rc < 0) {
+        const struct cg_schedule *s = schedule(&c, 0);
+        rc = refuse_calls(&c, s) ? 2
+             : cg_simulate(&c.g, s, &t, &pl, c.root, scale_ppn(&c, s), c.count, c.elem,
+                           c.contention, stdout, NULL) != 0;
+    }
+    cg_placement_free(&pl);
+    cg_arena_fini(&arena);
+    return finish(&c, rc);
+}
+
+static int cmd_goal(int argc, char **argv)
+{
+    struct cli c;
+    int rc = start_one_p(&c, argc, argv);
+    if (rc < 0) {
+        c.opt.sim_max_work = CG_SCALE_MAX_WORK;
+        const struct cg_schedule *s = schedule(&c, 0);
+        rc = refuse_calls(&c, s) ? 2
+             : cg_goal(&c.g, s, c.p, c.root, s->topology ? cg_analyse_ppn(&c.g, s, c.p) : 0,
+                       c.count, c.elem, c.model.gamma_ns_B, stdout) != 0;
+    }
     return finish(&c, rc);
 }
 
@@ -729,6 +761,12 @@ static const struct cg_command commands[] = {
       "bytes per topology domain (intra-node, -switch, -group,\n"
       "inter-group) per step instance and phase, for ranks placed\n"
       "by --placement; the most loaded links per level" },
+    { "simulate", cmd_simulate, "simulate FILE --p N --topology T",
+      "LogGP-style prediction on the topology: time per tag\n"
+      "and total (--contention: max-min shared links)" },
+    { "goal", cmd_goal, "goal FILE --p N",
+      "LogGOPSim's GOAL text: per rank sends, receives and calc\n"
+      "with requires, faithful to the rounds" },
     { "mutate", cmd_mutate, "mutate [FILE...]",
       "mutation testing of the verifier: make mutants, verify\n"
       "them, print the kill rate and the equivalent ones" },
