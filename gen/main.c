@@ -344,9 +344,12 @@ static int start_one_p(struct cli *c, int argc, char **argv)
 }
 
 /* traffic, simulate and goal run one configuration at a large p on purpose:
- * the simulation's budget is raised for them (a ring at p = 65,536 is 4 *
- * 10^9 rank-steps, minutes: the budget still stops what would take hours). */
-#define CG_SCALE_MAX_WORK 20000000000LL
+ * the simulation's budget is raised for them. Blocks dominate it where
+ * messages carry half the vector (rabenseifner at p = 65,536: 3.4 * 10^10
+ * units, 5 s, since a range is resolved, not walked); ranks looked at per
+ * step cost about 6 ns each, so the budget still stops what would take
+ * hours (a ring at p = 10^6). */
+#define CG_SCALE_MAX_WORK 200000000000LL
 
 /* The schedule's node shape for traffic, simulate and goal: --ppn when it
  * divides p, else a topology schedule's default; a flat schedule's placement
