@@ -326,7 +326,11 @@ static int start_one_p(struct cli *c, int argc, char **argv)
     if (rc >= 0) {
         return rc;
     }
-    if (c->opt.ppn > 0 && c->p >= 1 && c->p % c->opt.ppn != 0) {
+    /* A flat schedule's --ppn in traffic and simulate only places ranks: the
+     * last node may hold fewer. */
+    int shaped = strcmp(c->cmd, "explain") == 0 || strcmp(c->cmd, "tags") == 0 ||
+                 (!c->bad && c->set.n > 0 && schedule(c, 0)->topology);
+    if (shaped && c->opt.ppn > 0 && c->p >= 1 && c->p % c->opt.ppn != 0) {
         fprintf(stderr, "collgen: --ppn %d does not divide --p %d: such a communicator is not "
                         "regular, and a topology schedule runs its fallback there (explain the "
                         "fallback instead)\n", c->opt.ppn, c->p);
