@@ -56,12 +56,15 @@ static const char *const options_help =
     "                       p = 64, then roots 0, 1, p/2 and p-1)\n"
     "  --ppn N              explain, tags: ranks per node for topology schedules (a\n"
     "                       divisor of p; default the smallest divisor >= sqrt(p))\n"
-    "  --root R             explain: the root (default 0)\n"
-    "  --count N            explain: elements per rank (default 262144)\n"
-    "  --elem-size S        explain: bytes per element (default 8)\n"
+    "  --root R             explain, traffic, simulate, goal: the root (default 0)\n"
+    "  --count N            explain, traffic, simulate, goal: the collective's count\n"
+    "                       (default 262144)\n"
+    "  --elem-size S        explain, traffic, simulate, goal: bytes per element\n"
+    "                       (default 8)\n"
     "  --alpha US --beta NS --gamma NS\n"
     "                       explain: latency per round in microseconds, and\n"
-    "                       nanoseconds per byte moved and reduced (defaults 1, 0.1, 0.2)\n"
+    "                       nanoseconds per byte moved and reduced (defaults 1, 0.1, 0.2);\n"
+    "                       goal: --gamma for a reduction's calc\n"
     "  --topology FILE      traffic, simulate: the machine (descriptors/topologies/)\n"
     "  --placement SPEC     traffic, simulate: block (default), cyclic, random:SEED,\n"
     "                       list:N0,N1,... (a node per rank) or run:FILE (a run\n"
@@ -764,12 +767,12 @@ static const struct cg_command commands[] = {
     { "tags", cmd_tags, "tags FILE --p N",
       "the timing tags each rank enters in one call, and how\n"
       "often (\"rank path calls\" lines; tests compare them)" },
-    { "traffic", cmd_traffic, "traffic FILE --p N --topology T",
-      "bytes per topology domain (intra-node, -switch, -group,\n"
-      "inter-group) per step instance and phase, for ranks placed\n"
-      "by --placement; the most loaded links per level" },
-    { "simulate", cmd_simulate, "simulate FILE --p N --topology T",
-      "LogGP-style prediction on the topology: time per tag\n"
+    { "traffic", cmd_traffic, "traffic FILE --p N",
+      "on --topology T, bytes per domain (intra-node, -switch,\n"
+      "-group, inter-group) per step instance and phase, for\n"
+      "ranks placed by --placement; the most loaded links per level" },
+    { "simulate", cmd_simulate, "simulate FILE --p N",
+      "LogGP-style prediction on --topology T: time per tag\n"
       "and total (--contention: max-min shared links)" },
     { "goal", cmd_goal, "goal FILE --p N",
       "LogGOPSim's GOAL text: per rank sends, receives and calc\n"
