@@ -66,6 +66,7 @@ run "generator: expressions" build/tests/test_expr
 [ -x build/tests/test_verify ] && run "generator: verifier units" build/tests/test_verify
 [ -x tests/run_gen.sh ] && run "generator: goldens" tests/run_gen.sh
 [ -x tests/run_mutation.sh ] && run "generator: mutation testing" tests/run_mutation.sh
+[ -x tests/run_scale.sh ] && run "generator: traffic, simulate, goal" tests/run_scale.sh
 for f in openmpi mpich; do
     for np in 1 2 3 4; do
         run "runtime $f p=$np" tests/mpirun.sh $f $np build/$f/test_runtime
