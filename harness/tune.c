@@ -71,7 +71,7 @@ static int parse_args(int argc, char **argv, struct tune_opts *o)
     opterr = 0;
     int ch;
     long v;
-    while ((ch = getopt_long(argc, argv, "+qh", longs, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "qh", longs, NULL)) != -1) {
         switch (ch) {
         case 'o':
             o->out = optarg;

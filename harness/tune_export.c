@@ -29,11 +29,21 @@
 
 /* ---- the selection ---------------------------------------------------------- */
 
+/* Why raw text: cJSON prints numbers beyond int with 15 digits when they
+ * read back within its tolerance (2^53 - 1 as 9.00719925474099e+15), and a
+ * range's end must be exact. */
+static cJSON *whole(double v)
+{
+    char s[32];
+    snprintf(s, sizeof s, "%.0f", v);
+    return cJSON_CreateRaw(s);
+}
+
 static cJSON *range(double lo, double hi)
 {
     cJSON *a = cJSON_CreateArray();
-    cJSON_AddItemToArray(a, cJSON_CreateNumber(lo));
-    cJSON_AddItemToArray(a, cJSON_CreateNumber(hi));
+    cJSON_AddItemToArray(a, whole(lo));
+    cJSON_AddItemToArray(a, whole(hi));
     return a;
 }
 
