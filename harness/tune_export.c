@@ -329,6 +329,59 @@ static const struct {
     {"allgather", "allgather", "Allgather", "total_msg_size"},
 };
 
+/* Where an algorithm cannot serve every call, the conditions under which
+ * it can, as MPICH's own selection guards it (its comm_type=intra trees):
+ * reduce_scatter_allgather and reduce_scatter_gather need a built-in op and
+ * count >= pof2(p) (MPICH asserts HANDLE_IS_BUILTIN(op) otherwise; seen
+ * with a user op); smp a commutative op. Elsewhere MPICH's own subtree
+ * decides. Why: the campaign measured built-in ops; a file that makes a
+ * user-op call abort is no tuning. */
+static const struct {
+    const char *collective, *algorithm;
+    int builtin_op, pof2_count, commutative;
+} mpich_guards[] = {
+    {"allreduce", "reduce_scatter_allgather", 1, 1, 0},
+    {"reduce", "reduce_scatter_gather", 1, 1, 0},
+    {"allreduce", "smp", 0, 0, 1},
+    {"reduce", "smp", 0, 0, 1},
+    {"bcast", "smp", 0, 0, 0},
+};
+
+/* {"algorithm=...": {}} under the algorithm's guards, intra elsewhere. */
+static cJSON *mpich_leaf(const char *collective, const char *key, const cJSON *intra)
+{
+    const char *alg = strstr(key, "_intra_");
+    alg = (alg != NULL) ? alg + 7 : "";
+    cJSON *leaf = cJSON_CreateObject();
+    cJSON_AddObjectToObject(leaf, key);
+    for (size_t i = 0; i < sizeof mpich_guards / sizeof mpich_guards[0]; i++) {
+        if (strcmp(mpich_guards[i].collective, collective) != 0 ||
+            strcmp(mpich_guards[i].algorithm, alg) != 0) {
+            continue;
+        }
+        /* Innermost first: each guard wraps what is inside it. */
+        if (mpich_guards[i].pof2_count) {
+            cJSON *g = cJSON_CreateObject();
+            cJSON_AddItemToObject(g, "count<pow2", cJSON_Duplicate(intra, 1));
+            cJSON_AddItemToObject(g, "count=any", leaf);
+            leaf = g;
+        }
+        if (mpich_guards[i].builtin_op) {
+            cJSON *g = cJSON_CreateObject();
+            cJSON_AddItemToObject(g, "is_op_built_in=yes", leaf);
+            cJSON_AddItemToObject(g, "is_op_built_in=no", cJSON_Duplicate(intra, 1));
+            leaf = g;
+        }
+        if (mpich_guards[i].commutative) {
+            cJSON *g = cJSON_CreateObject();
+            cJSON_AddItemToObject(g, "is_commutative=yes", leaf);
+            cJSON_AddItemToObject(g, "is_commutative=no", cJSON_Duplicate(intra, 1));
+            leaf = g;
+        }
+    }
+    return leaf;
+}
+
 /* The base (MPICH's own selection, tune.c finds it) must name the
  * function, or MPICH would reject the file. */
 static const cJSON *mpich_base;
@@ -432,8 +485,8 @@ char *cg_tune_mpich_csel(const struct cg_tune *t, const char *base_text, int ppn
                         snprintf(mk, sizeof mk, "%s=any", mpich_colls[c].msgsize);
                     }
                     if (e[k].m[m].name != NULL) {
-                        cJSON *leaf = cJSON_AddObjectToObject(byp, mk);
-                        cJSON_AddObjectToObject(leaf, e[k].m[m].name);
+                        cJSON_AddItemToObject(
+                            byp, mk, mpich_leaf(g->collective, e[k].m[m].name, intra));
                     } else {
                         cJSON_AddItemToObject(byp, mk, cJSON_Duplicate(intra, 1));
                     }
