@@ -27,6 +27,7 @@ static const char tune_usage[] =
     "  --out DIR          where to write (created; one level)\n"
     "  --seed N           the held-out split's seed (default 20261203)\n"
     "  --max-depth N      of each tree (default 4)\n"
+    "  --min-leaf N       training cells a leaf holds at least (default 1)\n"
     "  --min-gain X       a split must lower the summed log regret by more (default 0.05)\n"
     "  --ppn-node N       ranks per node of the machine the Open MPI and MPICH exports\n"
     "                     are for (default: the campaign's largest ranks per node)\n"
@@ -60,12 +61,14 @@ static int parse_args(int argc, char **argv, struct tune_opts *o)
     static const struct option longs[] = {
         {"out", required_argument, NULL, 'o'},      {"seed", required_argument, NULL, 's'},
         {"max-depth", required_argument, NULL, 'd'}, {"min-gain", required_argument, NULL, 'g'},
+        {"min-leaf", required_argument, NULL, 'l'},
         {"ppn-node", required_argument, NULL, 'n'}, {"mpich-base", required_argument, NULL, 'b'},
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->t.seed = 20261203;
     o->t.max_depth = 4;
+    o->t.min_leaf = 1;
     o->t.min_gain = 0.05;
     optind = 0;
     opterr = 0;
@@ -93,6 +96,12 @@ static int parse_args(int argc, char **argv, struct tune_opts *o)
                 return -1;
             }
             o->t.max_depth = (int)v;
+            break;
+        case 'l':
+            if (parse_int("--min-leaf", optarg, 1, 1000000, &v) != 0) {
+                return -1;
+            }
+            o->t.min_leaf = (int)v;
             break;
         case 'g': {
             char *end = NULL;

@@ -111,6 +111,7 @@ struct cg_tune_group {
 struct cg_tune_opts {
     uint64_t seed;   /* the split's seed */
     int max_depth;   /* of each tree */
+    int min_leaf;    /* training cells a leaf holds at least */
     double min_gain; /* smallest decrease of summed log regret a split must bring */
 };
 

@@ -339,7 +339,8 @@ static int grow(struct grower *gr, const struct cg_tune_cell **v, size_t n, int 
                 left[k] += log_regret(v[i], (int)k);
             }
             double a = feature(v[i], f), b = feature(v[i + 1], f);
-            if (a == b) {
+            if (a == b || i + 1 < (size_t)gr->o->min_leaf ||
+                n - (i + 1) < (size_t)gr->o->min_leaf) {
                 continue;
             }
             for (size_t k = 0; k < K; k++) {
@@ -798,10 +799,10 @@ int cg_tune_build_doc(struct cg_rep_doc *d, const struct cg_tune *t)
         "%zu records considered, %zu valid candidates; never winners: %zu not ok (failed "
         "check, error, timeout, skipped), %zu below the latency floor, %zu ran another "
         "algorithm than requested.\nSplit: seed %llu, (n + 2) / 5 of each library's and "
-        "collective's cells held out. Tree: depth <= %d, a split must lower the summed log "
-        "regret by more than %g.",
+        "collective's cells held out. Tree: depth <= %d, leaves of >= %d training cells, a "
+        "split must lower the summed log regret by more than %g.",
         t->nrecords, t->nvalid, t->excl_status, t->excl_floor, t->excl_ran_other,
-        (unsigned long long)t->o.seed, t->o.max_depth, t->o.min_gain);
+        (unsigned long long)t->o.seed, t->o.max_depth, t->o.min_leaf, t->o.min_gain);
     if (s == NULL) {
         return -1;
     }
