@@ -269,9 +269,10 @@ int cg_tune_main(int argc, char **argv)
         dir[n - 1] = '\0';
     }
     struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    int st_rc = stat(dir, &st);
+    if (st_rc != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "%s: error: not a campaign directory: %s\n", dir,
-                (errno != 0) ? strerror(errno) : "not a directory");
+                (st_rc != 0) ? strerror(errno) : "not a directory");
         free(dir);
         return 2;
     }
