@@ -469,6 +469,24 @@ int cg_tune_main(int argc, char **argv)
             goto done;
         }
     }
+    /* An export not made this time must not be left from an earlier run:
+     * it would no longer be this campaign's. */
+    static const char *const optional[] = {"openmpi-coll_tuned.rules", "mpich-csel.json",
+                                           "nccl-tuner.csv"};
+    for (size_t k = 0; k < sizeof optional / sizeof optional[0]; k++) {
+        int made = 0;
+        for (size_t i = 0; i < nouts; i++) {
+            const char *b = strrchr(outs[i].path, '/');
+            made |= (strcmp(b != NULL ? b + 1 : outs[i].path, optional[k]) == 0);
+        }
+        if (!made) {
+            char *stale = cg_rep_strf("%s/%s", out, optional[k]);
+            if (stale != NULL) {
+                remove(stale);
+            }
+            free(stale);
+        }
+    }
     if (!o.quiet) {
         fputs(outs[1].text, stdout);
         printf("\ncollgen tune: wrote");
