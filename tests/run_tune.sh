@@ -11,6 +11,7 @@
 #               hash, ranges that cover every call once and agree with the
 #               tree), the split (same seed same split, another seed another)
 #   profile     profile.json is collgen report's, byte for byte
+#   schema 1    collgen report's fixture (records of schema 1): the selections
 #   Open MPI    the rules file's algorithm numbers are ompi_info's; a run of
 #               tests/tune/probe.c under the file with the spy
 #               build/openmpi/tune_spy.so at 5792 and 5800 B (the two sides
@@ -98,6 +99,15 @@ cp -r "$syn" "$tmp/rep"
 rm -rf "$tmp/rep/tune"
 "$collgen" report --no-plots --quiet "$tmp/rep" >/dev/null 2>&1
 check "profile_is_the_reports" cmp -s "$syn/tune/profile.json" "$tmp/rep/profile.json"
+
+# Records of schema 1 (tests/report/campaign, collgen report's fixture).
+cp -r tests/report/campaign "$tmp/schema1"
+if "$collgen" tune -q "$tmp/schema1" 2>"$tmp/s1.err"; then
+    pass "schema1_runs"
+    pyrun selection "$tmp/schema1" "$tmp/schema1/tune"
+else
+    fail "schema1_runs" "$(head -2 "$tmp/s1.err")"
+fi
 
 # ---- Open MPI: the rules file -------------------------------------------------
 rules=$syn/tune/openmpi-coll_tuned.rules
