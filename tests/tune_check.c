@@ -380,6 +380,17 @@ int main(int argc, char **argv)
     if (inter != MPI_COMM_NULL) {
         MPI_Comm_free(&inter);
     }
+    MPI_Type_free(&t_vec);
+    MPI_Type_free(&t_pair);
+    MPI_Type_free(&t_shift);
+    MPI_Op_free(&op_affine);
+    MPI_Op_free(&op_pairsum);
+    MPI_Op_free(&op_shiftsum);
+    free(in_a);
+    free(out_a);
+    free(out_b);
+    free(io_a);
+    free(io_b);
     MPI_Finalize();
     return 0;
 }

@@ -103,8 +103,9 @@ int cgt_selection_load(const char *path, const char *flavour, cgt_find_fn find, 
 void cgt_selection_free(struct cgt_selection *s);
 
 /* The rule for a call, or NULL: the first rule of `coll` whose ranges hold
- * p, ppn (0: irregular or not detected; matches only rules without a ppn
- * range) and bytes. Rules of one collective never overlap (load checks),
+ * p, ppn (0: irregular or not detected, which matches only rules without a
+ * ppn range; -1: not asked, an intercommunicator's, which matches any) and
+ * bytes. Rules of one collective never overlap (load checks),
  * so "first" is "the". */
 static inline struct cgt_rule *cgt_lookup(const struct cgt_selection *s, int coll, int p,
                                           int ppn, unsigned long long bytes)
@@ -116,7 +117,7 @@ static inline struct cgt_rule *cgt_lookup(const struct cgt_selection *s, int col
         if ((bytes < r->b_lo) || (bytes > r->b_hi) || (p < r->p_lo) || (p > r->p_hi)) {
             continue;
         }
-        if (r->has_ppn && ((ppn < r->ppn_lo) || (ppn > r->ppn_hi))) {
+        if (r->has_ppn && (ppn >= 0) && ((ppn < r->ppn_lo) || (ppn > r->ppn_hi))) {
             continue;
         }
         return r;

@@ -214,7 +214,9 @@ static struct cgt_rule *decide(int coll, MPI_Comm comm, struct cgt_comm *cc,
                                unsigned long long bytes, MPI_Datatype t1, MPI_Datatype t2,
                                MPI_Op op)
 {
-    int ppn = sel.needs_ppn[coll] && !cc->inter ? comm_ppn(comm, cc) : 0;
+    /* Why -1 for an intercommunicator: it has no node structure here, and
+     * its call passes through under whichever rule its sizes pick. */
+    int ppn = cc->inter ? -1 : sel.needs_ppn[coll] ? comm_ppn(comm, cc) : 0;
     struct cgt_rule *r = cgt_lookup(&sel, coll, cc->p, ppn, bytes);
     int why = -1;
 
@@ -226,10 +228,10 @@ static struct cgt_rule *decide(int coll, MPI_Comm comm, struct cgt_comm *cc,
         r->served++;
         return NULL;
     }
-    if (cc->inter) {
-        why = CGT_R_INTER;
-    } else if (r->kind == CGT_NATIVE_ALG) {
+    if (r->kind == CGT_NATIVE_ALG) {
         why = CGT_R_NATIVE_ALG;
+    } else if (cc->inter) {
+        why = CGT_R_INTER;
     } else if (bytes > max_bytes) {
         why = CGT_R_COUNT;
     } else if (((why = type_reason(r->algo, t1)) < 0) && ((why = type_reason(r->algo, t2)) < 0) &&
