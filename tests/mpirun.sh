@@ -17,6 +17,9 @@
 #                      launcher), e.g. build/openmpi/libcgtune.so; CG_TUNE,
 #                      CG_TUNE_LOG, CG_TUNE_STRICT and CG_TUNE_MAX_BYTES are
 #                      passed on to the ranks when set (runtime/tune/)
+#   CG_TUNED           a directory: preload build/FLAVOUR/libcgtune.so with
+#                      CG_TUNE=CG_TUNED/FLAVOUR.json (descriptors/tests/tuned.json:
+#                      a campaign run through the tuning library)
 #
 # Timings below: 2-core VM, Debian 12, 1000 x MPI_Allreduce of one double.
 set -eu
@@ -85,6 +88,12 @@ mpich_yield_shim() {
     mv -f "$tmp" "$so"
     echo "$so"
 }
+
+if [ -n "${CG_TUNED:-}" ]; then
+    CG_PRELOAD=$root/build/$flavour/libcgtune.so
+    CG_TUNE=$(cd "$CG_TUNED" && pwd)/$flavour.json
+    export CG_PRELOAD CG_TUNE
+fi
 
 # The tuning library's variables, for the ranks (empty ones too: an empty
 # CG_TUNE is a test of its own).
