@@ -4,8 +4,9 @@
  *   tune_bench [ITERATIONS]
  *
  * Times MPI_Allreduce of one int on MPI_COMM_WORLD, ITERATIONS times
- * (default 2,000,000), as the best of 7 trials, and prints nanoseconds per
- * call. Run it once plainly and once with LD_PRELOAD=libcgtune.so and a
+ * (default 20,000, a few milliseconds: shorter than a scheduler's time
+ * slice, so that on a shared machine some trials run undisturbed), as the
+ * best of 300 trials, and prints nanoseconds per call. Run it once plainly and once with LD_PRELOAD=libcgtune.so and a
  * selection whose rule for the call is native:default (the call is then
  * the lookup plus the same PMPI_Allreduce): the difference is the lookup's
  * cost. At p = 1 the library's own call is a copy, so the difference is
@@ -17,13 +18,13 @@
 
 int main(int argc, char **argv)
 {
-    long iters = argc > 1 ? atol(argv[1]) : 2000000;
+    long iters = argc > 1 ? atol(argv[1]) : 20000;
     double best = 1e30;
     int rank = 0, x = 1, y = 0;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    for (int t = 0; t < 7; t++) {
+    for (int t = 0; t < 300; t++) {
         double t0 = MPI_Wtime();
         for (long i = 0; i < iters; i++) {
             MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -34,7 +35,7 @@ int main(int argc, char **argv)
         }
     }
     if (rank == 0) {
-        printf("tune_bench: MPI_Allreduce(1 int): %.1f ns per call (best of 7 x %ld)\n",
+        printf("tune_bench: MPI_Allreduce(1 int): %.1f ns per call (best of 300 x %ld)\n",
                best * 1e9, iters);
     }
     MPI_Finalize();
