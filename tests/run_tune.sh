@@ -23,6 +23,8 @@
 #    USED, all calls unmatched); CG_TUNE_STRICT=1 aborts.
 # 3. native:default and native:<alg> rules pass through, counted as such;
 #    CG_TUNE_MAX_BYTES sends larger calls through with reason "count".
+# 4. baseline:<name> rules run the baseline (p = 3), non-contiguous
+#    datatypes passed through for them.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -269,5 +271,49 @@ EOF
         pass "tune_native_rules_and_max_bytes_$f"
     else
         fail "tune_native_rules_and_max_bytes_$f" "exit $rc $why $(head -c 300 "$d/err")"
+    fi
+done
+
+# ---- 4. baselines: run, and non-contiguous datatypes passed through ----------------
+
+for f in openmpi mpich; do
+    d=$tmp/baseline-$f
+    mkdir -p "$d"
+    cat >"$d/sel.json" <<EOF
+{ "schema": 1, "kind": "collgen-selection", "library": "$f", "rules": [
+  { "collective": "allreduce", "bytes": [0, 1099511627776], "implementation": "baseline:allreduce_recursive_doubling" },
+  { "collective": "bcast", "bytes": [0, 1099511627776], "implementation": "baseline:bcast_binomial" },
+  { "collective": "allgather", "bytes": [0, 1099511627776], "implementation": "baseline:allgather_bruck" } ] }
+EOF
+    CG_PRELOAD=$PWD/build/$f/libcgtune.so CG_TUNE=$d/sel.json CG_TUNE_LOG="$d/footer.%r" CG_TUNE_STRICT=1 \
+        tests/mpirun.sh "$f" 3 "build/$f/tune_check" "baseline_$f" >"$d/out" 2>"$d/err"
+    rc=$?
+    grep -E '^(PASS|FAIL) ' "$d/out" | grep -E 'allreduce|bcast|allgather'
+    grep '^tune_check:' "$d/err" | head -3
+    why=$(python3 - "$d/out" "$d/footer.0" <<'EOF'
+import sys
+calls = {l.split()[1]: [int(v) for v in l.split()[2:]] for l in open(sys.argv[1]) if l.startswith("CALLS")}
+n = 0
+for l in open(sys.argv[2]):
+    if l.startswith("#"):
+        continue
+    w = l.split()
+    if not w[4].startswith("baseline:"):
+        continue
+    n += 1
+    total, inter, dtype, noncomm, vec = calls[w[0]]
+    want = {"intercommunicator": inter, "datatype": dtype, "non-contiguous": vec}
+    want = {k: v for k, v in want.items() if v}
+    got = dict((kv.split("=")[0], int(kv.split("=")[1])) for kv in w[7].split(",")) if w[7] != "-" else {}
+    if int(w[5]) != total or got != want or int(w[5]) - int(w[6]) <= 0:
+        print(w[0], w[4], "footer", w[5], w[6], got, "made", total, want); break
+if n != 3:
+    print("baseline rows:", n)
+EOF
+)
+    if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$d/out" && [ -z "$why" ]; then
+        pass "tune_baselines_run_and_footer_$f"
+    else
+        fail "tune_baselines_run_and_footer_$f" "exit $rc $why"
     fi
 done

@@ -39,7 +39,7 @@ enum cgt_kind {
 #define CGT_REASON_TABLE(X)                                                              \
     X(INTER, "intercommunicator", "an intercommunicator (generated code is intra only)")  \
     X(DTYPE, "datatype", "a datatype with a non-positive extent or data below its address") \
-    X(NONCONTIG, "non-contiguous", "a non-contiguous datatype for a zero-filling mock-up") \
+    X(NONCONTIG, "non-contiguous", "a non-contiguous datatype for a zero-filling mock-up or a baseline") \
     X(NONCOMMUTATIVE, "non-commutative", "a non-commutative op for a schedule that needs a commutative one") \
     X(COUNT, "count", "a message beyond CG_TUNE_MAX_BYTES (default INT_MAX bytes)")        \
     X(NATIVE_ALG, "native-alg", "a native:<algorithm> rule (not switchable per call: use the rules-file or CSEL export)")

@@ -163,8 +163,12 @@ static unsigned long long type_bytes(MPI_Datatype t, int count)
     return (unsigned long long)count * (unsigned long long)sz;
 }
 
-/* The datatype reasons of one significant datatype (MPI_DATATYPE_NULL: none). */
-static int type_reason(const struct cg_algo *a, MPI_Datatype t)
+/* The datatype reasons of one significant datatype (MPI_DATATYPE_NULL: none).
+ * Why baselines need contiguous datatypes here: they are hand-written
+ * plain MPI (harness/baselines) that stage data by bytes of the extent, so
+ * a vector type's gaps come back overwritten (tests/run_tune.sh saw it in
+ * allgather_bruck in place); the registry has no flag for it. */
+static int type_reason(const struct cgt_rule *r, MPI_Datatype t)
 {
     MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
     int size = 0;
@@ -180,7 +184,7 @@ static int type_reason(const struct cg_algo *a, MPI_Datatype t)
     if ((extent <= 0) || (tlb < 0)) {
         return CGT_R_DTYPE;
     }
-    if (a->contiguous_only) {
+    if (r->algo->contiguous_only || (r->kind == CGT_BASELINE)) {
         if ((PMPI_Type_size(t, &size) != MPI_SUCCESS) || ((MPI_Aint)size != extent) ||
             (lb != 0) || (tlb != 0)) {
             return CGT_R_NONCONTIG;
@@ -234,7 +238,7 @@ static struct cgt_rule *decide(int coll, MPI_Comm comm, struct cgt_comm *cc,
         why = CGT_R_INTER;
     } else if (bytes > max_bytes) {
         why = CGT_R_COUNT;
-    } else if (((why = type_reason(r->algo, t1)) < 0) && ((why = type_reason(r->algo, t2)) < 0) &&
+    } else if (((why = type_reason(r, t1)) < 0) && ((why = type_reason(r, t2)) < 0) &&
                r->algo->commutative_only && (op != MPI_OP_NULL)) {
         int commute = 1;
         if ((PMPI_Op_commutative(op, &commute) != MPI_SUCCESS) || !commute) {
