@@ -572,11 +572,13 @@ static void tune_init(void)
         fclose(msgs);
     }
     if (strict && (errors > 0)) {
-        (void)PMPI_Barrier(MPI_COMM_WORLD); /* rank 0's message first */
+        /* Why the barrier: rank 0's messages are out before any rank's
+         * abort can kill it. */
         if (world_rank == 0) {
             fprintf(stderr, "libcgtune: CG_TUNE_STRICT=1: aborting\n");
             fflush(stderr);
         }
+        (void)PMPI_Barrier(MPI_COMM_WORLD);
         (void)PMPI_Abort(MPI_COMM_WORLD, 3);
     }
     active = 1;
