@@ -25,6 +25,8 @@
 #    CG_TUNE_MAX_BYTES sends larger calls through with reason "count".
 # 4. baseline:<name> rules run the baseline (p = 3), non-contiguous
 #    datatypes passed through for them.
+# 5. A rule with a ppn range holds no call on an irregular communicator
+#    (p = 3, CG_PPN=2); a rule without one holds them all.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -315,5 +317,41 @@ EOF
         pass "tune_baselines_run_and_footer_$f"
     else
         fail "tune_baselines_run_and_footer_$f" "exit $rc $why"
+    fi
+done
+
+# ---- 5. ppn ranges on an irregular communicator ------------------------------------
+# p = 3 with CG_PPN=2: nodes of 2 and 1 ranks, not regular, so a rule with a
+# ppn range holds none of its calls and one without holds them all.
+
+for f in openmpi mpich; do
+    d=$tmp/irregular-$f
+    mkdir -p "$d"
+    cat >"$d/sel.json" <<EOF
+{ "schema": 1, "kind": "collgen-selection", "library": "$f", "rules": [
+  { "collective": "allreduce", "ppn": [1, 64], "bytes": [0, 1099511627776], "implementation": "generated:allreduce_recursive_doubling" },
+  { "collective": "bcast", "bytes": [0, 1099511627776], "implementation": "generated:bcast_binomial_halving" } ] }
+EOF
+    CG_PPN=2 CG_PRELOAD=$PWD/build/$f/libcgtune.so CG_TUNE=$d/sel.json CG_TUNE_LOG="$d/footer.%r" \
+        tests/mpirun.sh "$f" 3 "build/$f/tune_check" "irregular_$f" >"$d/out" 2>"$d/err"
+    rc=$?
+    ar_made=$(awk '$1 == "CALLS" && $2 == "allreduce" { print $3 }' "$d/out")
+    ar_inter=$(awk '$1 == "CALLS" && $2 == "allreduce" { print $4 }' "$d/out")
+    bc_made=$(awk '$1 == "CALLS" && $2 == "bcast" { print $3 }' "$d/out")
+    ok=1
+    for r in 0 1 2; do
+        # the intercommunicator's call matches any ppn (and passes through)
+        ar_rule=$(awk '!/^#/ && $1 == "allreduce" && $5 ~ /^generated:/ { print $6 }' "$d/footer.$r")
+        ar_norule=$(awk '!/^#/ && $1 == "allreduce" && $5 == "native:default(no-rule)" { print $6 }' "$d/footer.$r")
+        bc_rule=$(awk '!/^#/ && $1 == "bcast" && $5 ~ /^generated:/ { print $6 }' "$d/footer.$r")
+        if [ "${ar_rule:-x}" != "${ar_inter:-y}" ] || [ "${ar_norule:-x}" != "$((${ar_made:-0} - ${ar_inter:-0}))" ] ||
+            [ "${bc_rule:-x}" != "${bc_made:-y}" ]; then
+            ok=0
+        fi
+    done
+    if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$d/out" && [ $ok -eq 1 ]; then
+        pass "tune_ppn_rule_holds_no_irregular_call_$f"
+    else
+        fail "tune_ppn_rule_holds_no_irregular_call_$f" "exit $rc; allreduce made $ar_made (inter $ar_inter): rule $ar_rule, no rule $ar_norule; bcast made $bc_made: rule $bc_rule"
     fi
 done
