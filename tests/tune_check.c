@@ -10,7 +10,9 @@
  * dropped or doubly combined element shows. Cases: counts 0, 1, 5, 64 and
  * 1000; MPI_INT; a non-contiguous vector type (the non-reductions); a
  * contiguous pair type with a commutative and a non-commutative user op
- * (the reductions); a type whose data lies below its address (a datatype
+ * (the reductions); a type pair (MPI_INT sent, contiguous(2, int)
+ * received: allgather, alltoall, gather, scatter, every root); a type
+ * whose data lies below its address (a datatype
  * generated code refuses: passed through); in place wherever MPI allows it;
  * every root; an intercommunicator (p >= 2).
  *
@@ -47,6 +49,7 @@ static unsigned salt = 1;
 static MPI_Datatype t_vec;   /* vector(2,1,2) of int, resized to 16 bytes: holes */
 static MPI_Datatype t_pair;  /* contiguous(2, unsigned) */
 static MPI_Datatype t_shift; /* one int 4 bytes below the address: true lb < 0 */
+static MPI_Datatype t_int2;  /* contiguous(2, int): the receive side of a type pair */
 static MPI_Op op_affine;     /* (a, b) o (c, d) = (a c, a d + b): not commutative */
 static MPI_Op op_pairsum;    /* pairwise sum: commutative */
 static MPI_Op op_shiftsum;   /* sum over t_shift's element */
@@ -94,6 +97,8 @@ static void make_types(void)
     MPI_Type_commit(&t_vec);
     MPI_Type_contiguous(2, MPI_UNSIGNED, &t_pair);
     MPI_Type_commit(&t_pair);
+    MPI_Type_contiguous(2, MPI_INT, &t_int2);
+    MPI_Type_commit(&t_int2);
     MPI_Type_create_struct(1, &bl, &disp, &in, &v);
     MPI_Type_create_resized(v, -4, 4, &t_shift);
     MPI_Type_free(&v);
@@ -146,6 +151,7 @@ struct kase {
     int coll;
     int n;             /* count per block (or of the vector) */
     MPI_Datatype t;    /* the datatype */
+    MPI_Datatype rt;   /* a type pair: the receive datatype (t_int2, count n / 2), or 0 */
     MPI_Op op;         /* reductions */
     int in_place;      /* MPI_IN_PLACE where MPI allows it (rooted: at the root) */
     int root;
@@ -160,6 +166,9 @@ static int run(const struct kase *k, int tuned, unsigned char *out, unsigned cha
     void *sb = in_a + MARGIN, *rb = out + MARGIN, *iob = io + MARGIN;
     const void *s = sb;
     int n = k->n, root = k->inter ? k->inter_root : k->root;
+    /* a type pair: n MPI_INTs sent as every block, n / 2 t_int2 received */
+    MPI_Datatype rt = k->rt ? k->rt : k->t;
+    int rn = k->rt ? n / 2 : n;
     MPI_Comm comm = k->comm;
     int me = rank;
     if (!k->inter) {
@@ -190,21 +199,21 @@ static int run(const struct kase *k, int tuned, unsigned char *out, unsigned cha
         return CALL(Bcast, iob, n, k->t, root, comm);
     case ALLGATHER:
         return k->in_place ? CALL(Allgather, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, iob, n, k->t, comm)
-                           : CALL(Allgather, s, n, k->t, rb, n, k->t, comm);
+                           : CALL(Allgather, s, n, k->t, rb, rn, rt, comm);
     case ALLTOALL:
         return k->in_place ? CALL(Alltoall, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, iob, n, k->t, comm)
-                           : CALL(Alltoall, s, n, k->t, rb, n, k->t, comm);
+                           : CALL(Alltoall, s, n, k->t, rb, rn, rt, comm);
     case GATHER:
         if (k->in_place && at_root) {
             return CALL(Gather, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, iob, n, k->t, root, comm);
         }
-        return CALL(Gather, k->in_place ? iob : s, n, k->t, k->in_place ? iob : rb, n, k->t,
+        return CALL(Gather, k->in_place ? iob : s, n, k->t, k->in_place ? iob : rb, rn, rt,
                     root, comm);
     case SCATTER:
         if (k->in_place && at_root) {
             return CALL(Scatter, iob, n, k->t, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, root, comm);
         }
-        return CALL(Scatter, k->in_place ? iob : s, n, k->t, k->in_place ? iob : rb, n, k->t,
+        return CALL(Scatter, k->in_place ? iob : s, n, k->t, k->in_place ? iob : rb, rn, rt,
                     root, comm);
     case BARRIER:
         return CALL(Barrier, comm);
@@ -232,7 +241,7 @@ static void one(const struct kase *k)
     noncomm_calls[k->coll] += !k->inter && (k->op == op_affine) && (k->t != t_shift);
     vec_calls[k->coll] += !k->inter && (k->t == t_vec);
     snprintf(what, sizeof(what), "%s n=%d type=%s%s root=%d%s", names[k->coll], k->n,
-             k->t == MPI_INT ? "int" : k->t == t_vec ? "vector" : k->t == t_pair ? "pair" : "shifted",
+             k->rt ? "int/int2" : k->t == MPI_INT ? "int" : k->t == t_vec ? "vector" : k->t == t_pair ? "pair" : "shifted",
              k->op == op_affine ? " op=noncommutative" : "", k->root,
              k->inter ? " intercomm" : k->in_place ? " in-place" : "");
     if ((rc1 != MPI_SUCCESS) || (rc2 != MPI_SUCCESS)) {
@@ -331,6 +340,20 @@ int main(int argc, char **argv)
                     }
                 }
             }
+            /* a type pair (MPI_INT sent, contiguous(2, int) received): the
+             * bytes that choose are read from the significant side */
+            if ((c == ALLGATHER) || (c == ALLTOALL) || (c == GATHER) || (c == SCATTER)) {
+                for (int root = 0; root < nroots; root++) {
+                    k.t = MPI_INT;
+                    k.rt = t_int2;
+                    k.op = MPI_OP_NULL;
+                    k.n = 10;
+                    k.root = root;
+                    k.in_place = 0;
+                    one(&k);
+                }
+                k.rt = 0;
+            }
             /* the datatype generated code refuses: passed through */
             k.t = t_shift;
             k.op = reduces[c] ? op_shiftsum : MPI_OP_NULL;
@@ -383,6 +406,7 @@ int main(int argc, char **argv)
     MPI_Type_free(&t_vec);
     MPI_Type_free(&t_pair);
     MPI_Type_free(&t_shift);
+    MPI_Type_free(&t_int2);
     MPI_Op_free(&op_affine);
     MPI_Op_free(&op_pairsum);
     MPI_Op_free(&op_shiftsum);
