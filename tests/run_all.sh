@@ -84,6 +84,7 @@ for f in openmpi mpich; do
 done
 [ -x tests/run_emitted.sh ] && run "emitted vs native" tests/run_emitted.sh
 [ -x tests/run_tag.sh ] && run "collgen tag and the baselines" tests/run_tag.sh
+[ -x tests/run_cgtune.sh ] && run "libcgtune.so, the PMPI tuning library (p = 1, 2, 3, 4, 8)" tests/run_cgtune.sh --quick
 [ -x tests/run_report.sh ] && run "harness: report" tests/run_report.sh
 [ -x tests/run_harness.sh ] && run "harness: runner" tests/run_harness.sh
 [ -x tests/run_timing.sh ] && run "harness: timing" tests/run_timing.sh
