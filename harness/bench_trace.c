@@ -163,8 +163,27 @@ static int64_t rel_ns(double g, double origin)
     return (int64_t)llround(g - origin);
 }
 
-static void add_x(cJSON *events, const char *name, const char *cat, long pid, int tid,
-                  int64_t b, int64_t e, cJSON *args)
+/* One region of a rank's repetition, before sorting. */
+struct slice {
+    int64_t b, e;  /* ns from the origin */
+    cJSON *o;      /* its "X" event */
+};
+
+/* Why sorted, begin first and the longer first at a tie: a parent then
+ * comes before its children in the file, which is the order readers that
+ * nest slices as they meet them (and people reading the file) expect. */
+static int cmp_slice(const void *x, const void *y)
+{
+    const struct slice *a = x, *b = y;
+    if (a->b != b->b) {
+        return (a->b < b->b) ? -1 : 1;
+    }
+    return (a->e > b->e) ? -1 : (a->e < b->e);
+}
+
+/* Appends an "X" event to v (room for it is the caller's). */
+static void add_x(struct slice *v, size_t *nv, const char *name, const char *cat, long pid,
+                  int tid, int64_t b, int64_t e, cJSON *args)
 {
     cJSON *o = cJSON_CreateObject();
     if (o == NULL) {
@@ -179,7 +198,10 @@ static void add_x(cJSON *events, const char *name, const char *cat, long pid, in
     cJSON_AddNumberToObject(o, "ts", (double)b / 1e3);
     cJSON_AddNumberToObject(o, "dur", (double)(e - b) / 1e3);
     cJSON_AddItemToObject(o, "args", args);
-    cJSON_AddItemToArray(events, o);
+    v[*nv].b = b;
+    v[*nv].e = e;
+    v[*nv].o = o;
+    (*nv)++;
 }
 
 static void add_meta(cJSON *events, const char *what, long pid, int tid, const char *key,
@@ -211,9 +233,10 @@ struct frame {
     int round;        /* the round it is in, -1 none */
 };
 
-/* One rank's repetition as "X" events: begins and ends paired by id on a
- * stack. An end whose id is not open, and a begin never ended (an error
- * left the call, or the buffer was full), is counted in *unmatched. */
+/* One rank's repetition as "X" events: the repetition's own, and its
+ * regions, begins and ends paired by id on a stack. An end whose id is not
+ * open, and a begin never ended (an error left the call, or the buffer was
+ * full), is counted in *unmatched. */
 static void rank_rep_events(cJSON *events, const struct rank_part *rp, const struct wire_rep *w,
                             int rank, int k, long pid, double origin, const struct cg_algo *algo,
                             const struct cg_tag_info *own, long *unmatched)
@@ -221,6 +244,24 @@ static void rank_rep_events(cJSON *events, const struct rank_part *rp, const str
     struct frame st[STACK_MAX];
     int n = 0;
     int deep = 0; /* begins above STACK_MAX, not kept */
+    size_t nv = 0;
+    /* At most one region per begin, and the repetition. */
+    struct slice *v = calloc((size_t)w->n / 2 + 2, sizeof(*v));
+    char rname[32];
+    cJSON *rargs = cJSON_CreateObject();
+
+    if (v == NULL) {
+        cJSON_Delete(rargs);
+        return;
+    }
+    snprintf(rname, sizeof rname, "repetition %d", k);
+    if (rargs != NULL) {
+        cJSON_AddNumberToObject(rargs, "rep", k);
+        cJSON_AddNumberToObject(rargs, "attempt", (double)w->attempt);
+        cJSON_AddBoolToObject(rargs, "valid", w->valid != 0);
+    }
+    add_x(v, &nv, rname, "repetition", pid, rank, rel_ns(w->t0, origin), rel_ns(w->t1, origin),
+          rargs);
 
     for (int64_t i = w->first; i < w->first + w->n; i++) {
         const struct wire_ev *e = &rp->ev[i];
@@ -288,10 +329,15 @@ static void rank_rep_events(cJSON *events, const struct rank_part *rp, const str
         if (in == NULL) {
             snprintf(name, sizeof name, "tag %d", e->id);
         }
-        add_x(events, (in != NULL) ? in->name : name, kind_name(in), pid, rank, st[j].begin, t,
+        add_x(v, &nv, (in != NULL) ? in->name : name, kind_name(in), pid, rank, st[j].begin, t,
               args);
     }
     *unmatched += n;
+    qsort(v, nv, sizeof(*v), cmp_slice);
+    for (size_t i = 0; i < nv; i++) {
+        cJSON_AddItemToArray(events, v[i].o);
+    }
+    free(v);
 }
 
 static cJSON *build_doc(const struct bench_ctx *ctx, const struct bench_point *pt,
@@ -338,16 +384,6 @@ static cJSON *build_doc(const struct bench_ctx *ctx, const struct bench_point *p
         double lo = INFINITY, hi = -INFINITY;
         for (int r = 0; r < p; r++) {
             const struct wire_rep *w = &parts[r].reps[k];
-            char rname[32];
-            cJSON *args = cJSON_CreateObject();
-            snprintf(rname, sizeof rname, "repetition %d", k);
-            if (args != NULL) {
-                cJSON_AddNumberToObject(args, "rep", k);
-                cJSON_AddNumberToObject(args, "attempt", (double)w->attempt);
-                cJSON_AddBoolToObject(args, "valid", w->valid != 0);
-            }
-            add_x(events, rname, "repetition", pid, r, rel_ns(w->t0, origin),
-                  rel_ns(w->t1, origin), args);
             rank_rep_events(events, &parts[r], w, r, k, pid, origin, algo, own, unmatched);
             lo = (w->t0 < lo) ? w->t0 : lo;
             hi = (w->t1 > hi) ? w->t1 : hi;
