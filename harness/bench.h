@@ -601,7 +601,8 @@ struct bench_trace_rep {
 struct bench_trace {
     int on;               /* verbosity trace: this point is traced */
     int nobuf;            /* the buffer could not be allocated (nothing recorded) */
-    struct cg_tag_event *ev; /* BENCH_TRACE_EVENTS events */
+    struct cg_tag_event *ev; /* cap events */
+    size_t cap;           /* BENCH_TRACE_EVENTS (CG_BENCH_TRACE_EVENTS: fewer, a test hook) */
     size_t n;             /* events kept */
     uint64_t dropped;     /* events the full buffer did not keep */
     struct bench_trace_rep reps[BENCH_TRACE_REPS];

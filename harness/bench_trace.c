@@ -62,7 +62,13 @@ int bench_trace_start(const struct bench_ctx *ctx, struct bench_trace *t)
         return 0;
     }
     t->on = 1;
-    t->ev = malloc(BENCH_TRACE_EVENTS * sizeof(*t->ev));
+    t->cap = BENCH_TRACE_EVENTS;
+    /* Test hook: a smaller buffer, to see what a full one does. */
+    const char *hook = getenv("CG_BENCH_TRACE_EVENTS");
+    if (hook != NULL && atol(hook) > 0 && atol(hook) < BENCH_TRACE_EVENTS) {
+        t->cap = (size_t)atol(hook);
+    }
+    t->ev = malloc(t->cap * sizeof(*t->ev));
     t->nobuf = (t->ev == NULL);
     return t->nobuf ? -1 : 0;
 }
@@ -76,7 +82,7 @@ void bench_trace_rep_begin(struct bench_trace *t, long attempt)
     r->first = t->n;
     r->attempt = attempt;
     r->open = 1;
-    cg_tag_trace_on(t->ev, BENCH_TRACE_EVENTS, t->n);
+    cg_tag_trace_on(t->ev, t->cap, t->n);
 }
 
 void bench_trace_rep_end(struct bench_trace *t, int64_t t0, int64_t t1)
@@ -233,10 +239,62 @@ struct frame {
     int round;        /* the round it is in, -1 none */
 };
 
+/* What a rank's repetition is turned into. */
+struct rep_out {
+    struct slice *v;          /* the regions, room for every begin and the repetition */
+    size_t nv;
+    long pid;
+    int rank, k;
+    const struct cg_algo *algo;
+    const struct cg_tag_info *own;
+};
+
+/* The region of frame st[j], ended at t; cut: its end was not recorded (a
+ * full buffer, or an error left the call), t is the enclosing end. */
+static void add_region(struct rep_out *o, const struct frame *st, int j, int64_t t, int cut)
+{
+    const struct cg_tag_info *in = info_of(o->algo, o->own, st[j].id);
+    char name[32];
+    char part[128];
+    cJSON *args = cJSON_CreateObject();
+    if (args == NULL) {
+        return;
+    }
+    cJSON_AddNumberToObject(args, "rep", o->k);
+    cJSON_AddNumberToObject(args, "tag", st[j].id);
+    cJSON_AddStringToObject(args, "kind", kind_name(in));
+    cJSON_AddNumberToObject(args, "depth", j);
+    if (in != NULL) {
+        path_part(in->name, 0, part, sizeof part);
+        cJSON_AddStringToObject(args, "schedule", part);
+    }
+    if (in != NULL && in->kind != CG_TAG_KIND_CALL) {
+        path_part(in->name, 1, part, sizeof part);
+        cJSON_AddStringToObject(args, "phase", part);
+    }
+    if (st[j].round >= 0) {
+        cJSON_AddNumberToObject(args, "round", st[j].round);
+    }
+    if (in != NULL && (in->kind == CG_TAG_KIND_COMM || in->kind == CG_TAG_KIND_REDUCE ||
+                       in->kind == CG_TAG_KIND_COPY)) {
+        const char *leaf = strrchr(in->name, '/');
+        cJSON_AddStringToObject(args, "step", (leaf != NULL) ? leaf + 1 : in->name);
+    }
+    if (cut) {
+        cJSON_AddBoolToObject(args, "cut", 1);
+    }
+    if (in == NULL) {
+        snprintf(name, sizeof name, "tag %d", st[j].id);
+    }
+    add_x(o->v, &o->nv, (in != NULL) ? in->name : name, kind_name(in), o->pid, o->rank,
+          st[j].begin, t, args);
+}
+
 /* One rank's repetition as "X" events: the repetition's own, and its
- * regions, begins and ends paired by id on a stack. An end whose id is not
- * open, and a begin never ended (an error left the call, or the buffer was
- * full), is counted in *unmatched. */
+ * regions, begins and ends paired by id on a stack. A begin whose end was
+ * not recorded (the buffer was full, or an error left the call) is a
+ * region "cut" at the end of what encloses it (the repetition's end at the
+ * outermost) and counted in *unmatched, as an end whose begin is not open. */
 static void rank_rep_events(cJSON *events, const struct rank_part *rp, const struct wire_rep *w,
                             int rank, int k, long pid, double origin, const struct cg_algo *algo,
                             const struct cg_tag_info *own, long *unmatched)
@@ -244,13 +302,13 @@ static void rank_rep_events(cJSON *events, const struct rank_part *rp, const str
     struct frame st[STACK_MAX];
     int n = 0;
     int deep = 0; /* begins above STACK_MAX, not kept */
-    size_t nv = 0;
-    /* At most one region per begin, and the repetition. */
-    struct slice *v = calloc((size_t)w->n / 2 + 2, sizeof(*v));
+    struct rep_out o = {NULL, 0, pid, rank, k, algo, own};
     char rname[32];
     cJSON *rargs = cJSON_CreateObject();
+    int64_t t1 = rel_ns(w->t1, origin);
 
-    if (v == NULL) {
+    o.v = calloc((size_t)w->n + 2, sizeof(*o.v));
+    if (o.v == NULL) {
         cJSON_Delete(rargs);
         return;
     }
@@ -260,8 +318,7 @@ static void rank_rep_events(cJSON *events, const struct rank_part *rp, const str
         cJSON_AddNumberToObject(rargs, "attempt", (double)w->attempt);
         cJSON_AddBoolToObject(rargs, "valid", w->valid != 0);
     }
-    add_x(v, &nv, rname, "repetition", pid, rank, rel_ns(w->t0, origin), rel_ns(w->t1, origin),
-          rargs);
+    add_x(o.v, &o.nv, rname, "repetition", pid, rank, rel_ns(w->t0, origin), t1, rargs);
 
     for (int64_t i = w->first; i < w->first + w->n; i++) {
         const struct wire_ev *e = &rp->ev[i];
@@ -279,7 +336,8 @@ static void rank_rep_events(cJSON *events, const struct rank_part *rp, const str
             f->round = (n > 0) ? st[n - 1].round : -1;
             if (in != NULL && in->kind == CG_TAG_KIND_ROUND && n > 0) {
                 f->round = st[n - 1].rounds++;
-            } else if (in != NULL && (in->kind == CG_TAG_KIND_CALL || in->kind == CG_TAG_KIND_PHASE)) {
+            } else if (in != NULL &&
+                       (in->kind == CG_TAG_KIND_CALL || in->kind == CG_TAG_KIND_PHASE)) {
                 f->round = -1;
             }
             n++;
@@ -297,51 +355,26 @@ static void rank_rep_events(cJSON *events, const struct rank_part *rp, const str
             (*unmatched)++;
             continue;
         }
-        *unmatched += n - 1 - j; /* begins inside it that never ended */
+        for (int c = n - 1; c > j; c--) {
+            add_region(&o, st, c, t, 1);
+            (*unmatched)++;
+        }
+        add_region(&o, st, j, t, 0);
         n = j;
-        const struct cg_tag_info *in = info_of(algo, own, e->id);
-        char name[32];
-        char phase[128];
-        cJSON *args = cJSON_CreateObject();
-        if (args == NULL) {
-            continue;
-        }
-        cJSON_AddNumberToObject(args, "rep", k);
-        cJSON_AddNumberToObject(args, "tag", e->id);
-        cJSON_AddStringToObject(args, "kind", kind_name(in));
-        cJSON_AddNumberToObject(args, "depth", j);
-        if (in != NULL) {
-            path_part(in->name, 0, phase, sizeof phase);
-            cJSON_AddStringToObject(args, "schedule", phase);
-        }
-        if (in != NULL && in->kind != CG_TAG_KIND_CALL) {
-            path_part(in->name, 1, phase, sizeof phase);
-            cJSON_AddStringToObject(args, "phase", phase);
-        }
-        if (st[j].round >= 0) {
-            cJSON_AddNumberToObject(args, "round", st[j].round);
-        }
-        if (in != NULL && (in->kind == CG_TAG_KIND_COMM || in->kind == CG_TAG_KIND_REDUCE ||
-                           in->kind == CG_TAG_KIND_COPY)) {
-            const char *leaf = strrchr(in->name, '/');
-            cJSON_AddStringToObject(args, "step", (leaf != NULL) ? leaf + 1 : in->name);
-        }
-        if (in == NULL) {
-            snprintf(name, sizeof name, "tag %d", e->id);
-        }
-        add_x(v, &nv, (in != NULL) ? in->name : name, kind_name(in), pid, rank, st[j].begin, t,
-              args);
     }
-    *unmatched += n;
-    qsort(v, nv, sizeof(*v), cmp_slice);
-    for (size_t i = 0; i < nv; i++) {
-        cJSON_AddItemToArray(events, v[i].o);
+    for (int c = n - 1; c >= 0; c--) {
+        add_region(&o, st, c, t1, 1);
+        (*unmatched)++;
     }
-    free(v);
+    qsort(o.v, o.nv, sizeof(*o.v), cmp_slice);
+    for (size_t i = 0; i < o.nv; i++) {
+        cJSON_AddItemToArray(events, o.v[i].o);
+    }
+    free(o.v);
 }
 
 static cJSON *build_doc(const struct bench_ctx *ctx, const struct bench_point *pt,
-                        const struct cg_algo *algo, const struct rank_part *parts,
+                        const struct cg_algo *algo, const struct rank_part *parts, size_t cap,
                         long *unmatched, long *dropped)
 {
     const struct cg_tag_info *own = NULL;
@@ -414,7 +447,7 @@ static cJSON *build_doc(const struct bench_ctx *ctx, const struct bench_point *p
     cJSON_AddStringToObject(other, "clock", "global: rank 0's CLOCK_MONOTONIC (bench_clock.c)");
     cJSON_AddNumberToObject(other, "origin_global_ns", origin);
     cJSON_AddNumberToObject(other, "reps_traced", nreps);
-    cJSON_AddNumberToObject(other, "events_per_rank_max", BENCH_TRACE_EVENTS);
+    cJSON_AddNumberToObject(other, "events_per_rank_max", (double)cap);
     cJSON_AddNumberToObject(other, "dropped_events", (double)*dropped);
     cJSON_AddNumberToObject(other, "unmatched_events", (double)*unmatched);
     cJSON_AddItemToObject(other, "repetitions", reps);
@@ -541,7 +574,7 @@ int bench_trace_write(const struct bench_ctx *ctx, const struct bench_point *pt,
         out = -1;
     } else {
         long unmatched = 0, dropped = 0;
-        cJSON *doc = build_doc(ctx, pt, algo, parts, &unmatched, &dropped);
+        cJSON *doc = build_doc(ctx, pt, algo, parts, t->cap, &unmatched, &dropped);
         char *text = (doc != NULL) ? cJSON_PrintUnformatted(doc) : NULL;
         char path[4096];
         bench_fmt(path, sizeof path, "%s/%s.json", ctx->job->out_trace_dir, pt->id);
