@@ -128,7 +128,8 @@ struct rank_part {
 };
 
 /* The table entry of tag id: the point's own (baselines have their own
- * table), else the generated one (a call step's generated callee). */
+ * table), else the generated one (a call step's generated callee), else
+ * collgen tag's (a baseline's tagged helper). */
 static const struct cg_tag_info *info_of(const struct cg_algo *algo,
                                          const struct cg_tag_info *own, int id)
 {
@@ -139,7 +140,7 @@ static const struct cg_tag_info *info_of(const struct cg_algo *algo,
     if (id >= 0 && id < cg_ntags && cg_tag_infos[id].name != NULL) {
         return &cg_tag_infos[id];
     }
-    return NULL;
+    return bench_baseline_tag_info(id);
 }
 
 static const char *kind_name(const struct cg_tag_info *in)
@@ -444,7 +445,13 @@ static cJSON *build_doc(const struct bench_ctx *ctx, const struct bench_point *p
     cJSON_AddNumberToObject(other, "size_B", (double)bench_size_B(p, pt));
     cJSON_AddStringToObject(other, "datatype", bench_dtype_name(pt->dtype));
     cJSON_AddStringToObject(other, "sync", bench_sync_name(ctx->job->timing.sync));
-    cJSON_AddStringToObject(other, "clock", "global: rank 0's CLOCK_MONOTONIC (bench_clock.c)");
+    /* Without a model each rank's own clock: on one host the same clock
+     * still, across hosts not comparable. */
+    cJSON_AddStringToObject(other, "clock",
+                            ctx->clock.synced
+                                ? "global: rank 0's CLOCK_MONOTONIC (bench_clock.c)"
+                                : "local: each rank's CLOCK_MONOTONIC (the global clock could "
+                                  "not be synchronised)");
     cJSON_AddNumberToObject(other, "origin_global_ns", origin);
     cJSON_AddNumberToObject(other, "reps_traced", nreps);
     cJSON_AddNumberToObject(other, "events_per_rank_max", (double)cap);

@@ -15,7 +15,9 @@
 #   unknown      an unknown verbosity is refused with file:line:col and the values
 #   skew         one rank's clock 5 s and 0.1 % off (CG_BENCH_CLOCK_SKEW): its
 #                regions still lie inside its repetitions and the repetitions of
-#                the ranks start within a second of each other (the global clock)
+#                the ranks start within a second of each other (the global clock);
+#                in the same job a baseline, whose regions (collgen tag's, its
+#                helper's call among them) are named from their table
 #   full buffer  a buffer of 40 events (CG_BENCH_TRACE_EVENTS): dropped events
 #                counted, regions whose end was dropped marked cut, what was kept
 #                still nested and within the prediction
@@ -130,12 +132,13 @@ EOF
 ring='[{ "id": "ring", "seq": 1, "collective": "allreduce", "impl": "generated:allreduce_ring",
          "count": 96, "datatype": "double", "op": "sum" }]'
 
-# ---- a skewed clock --------------------------------------------------------------
-job skew openmpi "$ring"
+# ---- a skewed clock (and a baseline: collgen tag's tags, its helper's call nested) --
+job skew openmpi "${ring%]}, { \"id\": \"baseline\", \"seq\": 2, \"collective\": \"allreduce\",
+    \"impl\": \"baseline:allreduce_ring\", \"count\": 96, \"datatype\": \"double\", \"op\": \"sum\" }]"
 CG_BENCH_CLOCK_SKEW=2:5000000000:0.001 tests/mpirun.sh openmpi 3 build/openmpi/bench \
     "$tmp/skew.json" >"$tmp/skew.log" 2>&1
 rc=$?
-"$py" "$check" "$tmp/skew.d" "$collgen" "$reg" --expect 1 >"$tmp/skew.out" 2>&1
+"$py" "$check" "$tmp/skew.d" "$collgen" "$reg" --expect 2 >"$tmp/skew.out" 2>&1
 crc=$?
 spread=$("$py" - "$tmp/skew.d/trace/ring.json" <<'EOF' 2>&1
 import json, sys
@@ -151,6 +154,14 @@ if [ $rc -eq 0 ] && [ $crc -eq 0 ] && [ -n "$spread" ] && [ "$spread" -lt 100000
     pass skewed_clock_regions_on_the_global_clock
 else
     fail skewed_clock_regions_on_the_global_clock "bench $rc, checker $crc, start spread $spread us: $(grep FAIL "$tmp/skew.out" | head -1)"
+fi
+# The baseline's helper (collgen tag's "start") is named from its table, not "tag <id>".
+if "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); n={e["name"] for e in d["traceEvents"] if e.get("ph")=="X"}
+sys.exit(0 if "allreduce_ring/rs_step/round" in n and "start/memcpy" in n and not any(x.startswith("tag ") for x in n) else 1)' \
+    "$tmp/skew.d/trace/baseline.json" 2>/dev/null; then
+    pass baseline_regions_named_from_collgen_tags_table
+else
+    fail baseline_regions_named_from_collgen_tags_table "$(ls "$tmp/skew.d/trace" 2>&1 | tr '\n' ' ')"
 fi
 
 # ---- a full buffer ---------------------------------------------------------------
