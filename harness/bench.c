@@ -892,6 +892,7 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
     long calm = 0;
     long attempts = 0;
     int64_t arrived = 0; /* window: when this rank got the announcement */
+    struct bench_trace trace; /* verbosity trace: the first repetitions' tag regions */
     /* Why refresh: in place, a reduction's output is the next call's
      * input, and repeated sums or products would grow into different (for
      * floats, eventually infinite) values; every repetition should compute
@@ -903,6 +904,7 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
         cap = tm->nrep.b1 + tm->nrep.b2;
     }
     run->ntags = ntags;
+    memset(&trace, 0, sizeof(trace));
     memset(&online, 0, sizeof(online));
     memset(&ann, 0, sizeof(ann));
     if (ctx->rank == 0) {
@@ -971,6 +973,10 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
         }
         arrived = bench_clock_now();
     }
+    if (run->mode != LOOP_T1 && bench_trace_start(ctx, &trace) != 0) {
+        fprintf(stderr, "bench: rank %d: no memory for the trace of %s; it is not written\n",
+                ctx->rank, pt->id);
+    }
     start = MPI_Wtime();
     run->n = 0;
     run->invalid = 0;
@@ -1004,8 +1010,10 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
             src = bench_sync(ctx);
             t0 = bench_clock_now();
         }
+        bench_trace_rep_begin(&trace, attempt);
         rc = run_impl(ctx, pt, run, b->send, b->out);
         t1 = bench_clock_now();
+        bench_trace_rep_end(&trace, t0, t1);
         local[V_OWN] = (t1 > t0) ? (uint64_t)(t1 - t0) : 0;
         local[V_END] = ctx->clock.synced ? global_u64(ctx, t1) : 0;
         local[V_NBEGIN] = ctx->clock.synced ? NBEGIN_BASE - global_u64(ctx, t0) : 0;
@@ -1127,6 +1135,7 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
             break;
         }
         arrived = bench_clock_now();
+        bench_trace_rep_valid(&trace, attempt, ann.valid);
         if (ann.decision == -1) {
             if (src != MPI_SUCCESS) {
                 describe_rc(src, "the synchronisation", ctx->rank, 0, reason, sizeof(reason));
@@ -1159,8 +1168,16 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
     free(global);
     free(scratch);
     if (strcmp(run->status, "ok") != 0) {
+        bench_trace_free(&trace);
         return -1;
     }
+    /* The trace is the point's own file: a failure to write it is said,
+     * and the record stays what it is. */
+    if (bench_trace_write(ctx, pt, run->algo, &trace, reason, sizeof(reason)) != 0 &&
+        ctx->rank == 0) {
+        fprintf(stderr, "bench: warning: %s\n", reason);
+    }
+    bench_trace_free(&trace);
     run->stop = bench_stop_name(decision);
     return 0;
 }

@@ -13,6 +13,7 @@
  *   bench_mpit.c   what the library says it runs (MPI_T), known fallbacks
  *   bench_meta.c   run-<n>.json
  *   bench_micro.c  the micro-benchmarks (micro:lane_pattern, micro:multi_collective)
+ *   bench_trace.c  timelines (verbosity "trace"): tag regions per rank, a trace file
  *
  * Every part is called by every rank unless its comment says "rank 0".
  */
@@ -146,12 +147,14 @@ struct bench_job {
     struct bench_timing timing; /* repetition policy */
     int launch;           /* this job's launch of its points, 1-based (1 when absent) */
     int launches;         /* how many launches the test runs (1 when absent) */
-    int verbosity_full;   /* 1: "full", 0: "minimal" */
+    int verbosity_full;   /* 1: "full" or "trace", 0: "minimal" */
+    int verbosity_trace;  /* 1: "trace" (bench_trace.c) */
     struct bench_point *points; /* in the file's order */
     int npoints;          /* entries in points */
     const char *out_points;   /* points.jsonl */
     const char *out_raw_dir;  /* directory of raw/<point_id>.txt */
     const char *out_run_meta; /* run-<n>.json */
+    const char *out_trace_dir; /* directory of trace/<point_id>.json (verbosity trace) */
 };
 
 /* Parses and validates `path`. Returns 0, or -1 with a one-line message
@@ -483,6 +486,8 @@ const char *bench_stop_name(enum bench_decision d);
 int bench_clock_init(struct bench_ctx *ctx, char *msg, size_t msglen);
 /* This rank's clock in ns (CLOCK_MONOTONIC, and the test hook's skew). */
 int64_t bench_clock_now(void);
+/* The same for a CLOCK_MONOTONIC reading taken earlier (cg_tag_now's). */
+int64_t bench_clock_of_raw(int64_t raw);
 /* Collective: fits every rank's model against rank 0 (HCA: log2 p rounds
  * of pairs, ping-pongs, a least-squares line, composed down the tree),
  * then checks it against a direct measurement; at a resync, checks the old
@@ -576,6 +581,53 @@ void bench_lane_input(const struct bench_ctx *ctx, const struct bench_point *pt,
                       const struct bench_micro_run *m, void *dst);
 void bench_lane_expected(const struct bench_ctx *ctx, const struct bench_point *pt,
                          const struct bench_micro_run *m, void *dst);
+
+/* ---- timelines (bench_trace.c) ------------------------------------------ */
+
+#define BENCH_TRACE_REPS 3       /* the first timed repetitions of a point traced */
+#define BENCH_TRACE_EVENTS 65536 /* events kept per rank and point (1 MiB) */
+
+struct cg_tag_event; /* runtime/cg.h */
+
+struct bench_trace_rep {
+    long attempt;         /* its index in the timed loop */
+    int valid;            /* it counted (window: no rank was late) */
+    int open;             /* between begin and end */
+    int64_t t0, t1;       /* the repetition's begin and end, this rank's clock */
+    size_t first, n;      /* its events in ev */
+};
+
+/* One rank's trace of one point. */
+struct bench_trace {
+    int on;               /* verbosity trace: this point is traced */
+    int nobuf;            /* the buffer could not be allocated (nothing recorded) */
+    struct cg_tag_event *ev; /* cap events */
+    size_t cap;           /* BENCH_TRACE_EVENTS (CG_BENCH_TRACE_EVENTS: fewer, a test hook) */
+    size_t n;             /* events kept */
+    uint64_t dropped;     /* events the full buffer did not keep */
+    struct bench_trace_rep reps[BENCH_TRACE_REPS];
+    int nreps;            /* repetitions traced */
+};
+
+/* Every rank, before the timed loop: sets t up (off unless the job's
+ * verbosity is trace). 0, or -1 when the buffer could not be allocated
+ * (the point is then timed as usual and its trace not written). */
+int bench_trace_start(const struct bench_ctx *ctx, struct bench_trace *t);
+/* Around one timed call: records its tag regions when attempt is one of
+ * the first BENCH_TRACE_REPS; t0 and t1 are its begin and end
+ * (bench_clock_now). */
+void bench_trace_rep_begin(struct bench_trace *t, long attempt);
+void bench_trace_rep_end(struct bench_trace *t, int64_t t0, int64_t t1);
+/* After rank 0's verdict: whether that repetition counted. */
+void bench_trace_rep_valid(struct bench_trace *t, long attempt, int valid);
+/* Collective, after the timed loop: rank 0 gathers every rank's events and
+ * writes trace_dir/<point id>.json (FORMATS.md, "Trace file"). algo: the
+ * generated or baseline entry, NULL for other points. 0, or -1 with msg
+ * (on rank 0; the point's record is not affected). */
+int bench_trace_write(const struct bench_ctx *ctx, const struct bench_point *pt,
+                      const struct cg_algo *algo, const struct bench_trace *t, char *msg,
+                      size_t msglen);
+void bench_trace_free(struct bench_trace *t);
 
 /* ---- run metadata (bench_meta.c) ---------------------------------------- */
 

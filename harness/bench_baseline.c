@@ -62,3 +62,11 @@ const struct cg_tag_info *bench_baseline_tag_infos(const struct cg_algo *a)
 {
     return &cg_ctag_infos[a->tag_first - CG_CTAG_BASE];
 }
+
+const struct cg_tag_info *bench_baseline_tag_info(int id)
+{
+    if (id < CG_CTAG_BASE || id - CG_CTAG_BASE >= cg_nctags) {
+        return NULL;
+    }
+    return &cg_ctag_infos[id - CG_CTAG_BASE];
+}

@@ -13,5 +13,8 @@ const struct cg_algo *const *bench_baselines(int *n);
 const struct cg_algo *bench_baseline_find(const char *name);
 /* The table naming a baseline's tags: entry k names tag a->tag_first + k. */
 const struct cg_tag_info *bench_baseline_tag_infos(const struct cg_algo *a);
+/* The entry of tag id in collgen tag's table (any tagged function: a
+ * baseline's helpers have their own call tags), or NULL outside it. */
+const struct cg_tag_info *bench_baseline_tag_info(int id);
 
 #endif

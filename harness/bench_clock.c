@@ -84,14 +84,17 @@ static int64_t raw_ns(void)
     return ((int64_t)ts.tv_sec * 1000000000) + (int64_t)ts.tv_nsec;
 }
 
-int64_t bench_clock_now(void)
+int64_t bench_clock_of_raw(int64_t r)
 {
-    int64_t r = raw_ns();
-
     if (skew.active) {
         r += (int64_t)llround(skew.offset_ns + (skew.drift * (double)(r - skew.raw0)));
     }
     return r;
+}
+
+int64_t bench_clock_now(void)
+{
+    return bench_clock_of_raw(raw_ns());
 }
 
 int bench_clock_init(struct bench_ctx *ctx, char *msg, size_t msglen)

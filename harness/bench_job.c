@@ -579,7 +579,7 @@ int bench_job_load(const char *path, struct bench_job *job, char *msg, size_t ms
                                        "ranks",          "ranks_per_node", "knobs", "timing",
                                        "verbosity",      "points",    "out",
                                        "virtual_ranks_per_node", "launch", NULL};
-    static const char *const out_keys[] = {"points", "raw_dir", "run_meta", NULL};
+    static const char *const out_keys[] = {"points", "raw_dir", "run_meta", "trace_dir", NULL};
     struct loader ld = {msg, msglen, path};
     char *text = NULL;
     size_t len = 0;
@@ -681,10 +681,12 @@ int bench_job_load(const char *path, struct bench_job *job, char *msg, size_t ms
         get_string(&ld, job->doc, "", "verbosity", 0, &verbosity) != 0) {
         return -1;
     }
-    if (verbosity != NULL && strcmp(verbosity, "minimal") != 0 && strcmp(verbosity, "full") != 0) {
-        return fail(&ld, "verbosity \"%s\" is not minimal or full", verbosity);
+    if (verbosity != NULL && strcmp(verbosity, "minimal") != 0 && strcmp(verbosity, "full") != 0 &&
+        strcmp(verbosity, "trace") != 0) {
+        return fail(&ld, "verbosity \"%s\" is not minimal, full or trace", verbosity);
     }
-    job->verbosity_full = (verbosity != NULL && strcmp(verbosity, "full") == 0);
+    job->verbosity_trace = (verbosity != NULL && strcmp(verbosity, "trace") == 0);
+    job->verbosity_full = job->verbosity_trace || (verbosity != NULL && strcmp(verbosity, "full") == 0);
     out = cJSON_GetObjectItemCaseSensitive(job->doc, "out");
     if (!cJSON_IsObject(out)) {
         return fail(&ld, "missing \"out\" (an object with points, raw_dir, run_meta)");
@@ -692,7 +694,8 @@ int bench_job_load(const char *path, struct bench_job *job, char *msg, size_t ms
     if (only_keys(&ld, out, "out: ", out_keys) != 0 ||
         get_string(&ld, out, "out: ", "points", 1, &job->out_points) != 0 ||
         get_string(&ld, out, "out: ", "raw_dir", 1, &job->out_raw_dir) != 0 ||
-        get_string(&ld, out, "out: ", "run_meta", 1, &job->out_run_meta) != 0) {
+        get_string(&ld, out, "out: ", "run_meta", 1, &job->out_run_meta) != 0 ||
+        get_string(&ld, out, "out: ", "trace_dir", job->verbosity_trace, &job->out_trace_dir) != 0) {
         return -1;
     }
     pts = cJSON_GetObjectItemCaseSensitive(job->doc, "points");

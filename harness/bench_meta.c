@@ -595,7 +595,7 @@ int bench_write_run_meta(struct bench_ctx *ctx, char *msg, size_t msglen)
         jw_int(&w, job->launches);
         jw_obj_end(&w);
         jw_key(&w, "verbosity");
-        jw_str(&w, job->verbosity_full ? "full" : "minimal");
+        jw_str(&w, job->verbosity_trace ? "trace" : job->verbosity_full ? "full" : "minimal");
         jw_key(&w, "knobs");
         jw_json(&w, job->knobs);
         jw_obj_end(&w);

@@ -2549,14 +2549,14 @@ int cg_test_load(struct cg_test *t, struct cg_arena *arena, struct cg_diag *d, c
      * field yet, so bench checks every point; a policy it would ignore is
      * refused rather than recorded. */
     static const char *const checks[] = { "always" };
-    static const char *const verbosities[] = { "minimal", "full" };
+    static const char *const verbosities[] = { "minimal", "full", "trace" };
     int k;
     if ((e = cg_json_get(root, "check")) != NULL &&
         (k = get_enum(&v, e, "check policy", checks, 1)) >= 0) {
         t->check = checks[k];
     }
     if ((e = cg_json_get(root, "verbosity")) != NULL &&
-        (k = get_enum(&v, e, "verbosity", verbosities, 2)) >= 0) {
+        (k = get_enum(&v, e, "verbosity", verbosities, 3)) >= 0) {
         t->verbosity = verbosities[k];
     }
     if ((e = cg_json_get(root, "timeout_s")) != NULL &&

@@ -282,7 +282,7 @@ struct cg_test {
     int launches;                   /* each job runs this many times, in launches of
                                      * their own (PGMPITuneLib's nmpiruns) */
     const char *check;              /* "always" or "never" */
-    const char *verbosity;          /* "minimal" or "full" */
+    const char *verbosity;          /* "minimal", "full" or "trace" */
     int timeout_s;                  /* per job */
     struct cg_kv *env;              /* added to every job (transport knobs) */
     int nenv;                       /* entries in env */

@@ -37,6 +37,7 @@
 #include "report_data.h"
 #include "report_guideline.h"
 #include "report_table.h"
+#include "report_trace.h"
 #include "report_util.h"
 
 static const char report_usage[] =
@@ -315,7 +316,7 @@ int cg_report_main(int argc, char **argv)
         goto oom;
     }
     cg_rep_doc_add(&text_doc, CG_REP_HEADING, 1, title);
-    if (cg_rep_build_results(&text_doc, &c) != 0 ||
+    if (cg_rep_build_results(&text_doc, &c) != 0 || cg_rep_traces_section(&text_doc, &c) != 0 ||
         (table = cg_rep_render_text(&text_doc)) == NULL || (csv = cg_rep_csv(&c)) == NULL) {
         goto oom;
     }
@@ -351,6 +352,9 @@ int cg_report_main(int argc, char **argv)
     cg_rep_build_context(&md_doc, &c);
     cg_rep_doc_add(&md_doc, CG_REP_HEADING, 2, "Results");
     if (cg_rep_build_results(&md_doc, &c) != 0) {
+        goto oom;
+    }
+    if (cg_rep_traces_section(&md_doc, &c) != 0) {
         goto oom;
     }
     cg_rep_doc_add(&md_doc, CG_REP_HEADING, 2, "Guideline report (guidelines.txt)");

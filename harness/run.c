@@ -643,6 +643,9 @@ static int write_job_file(struct run_ctx *c, const struct cg_job *job, const str
     cg_jw_str(&w, "points", c->points_path);
     cg_jw_str(&w, "raw_dir", cg_arena_printf(&c->arena, "%s/raw", cp->dir));
     cg_jw_str(&w, "run_meta", cg_arena_printf(&c->arena, "%s/run-%d.json", cp->dir, l->run_id));
+    if (strcmp(cp->verbosity, "trace") == 0) {
+        cg_jw_str(&w, "trace_dir", cg_arena_printf(&c->arena, "%s/trace", cp->dir));
+    }
     cg_jw_end(&w);
     cg_jw_end(&w);
     if (fclose(f) != 0) {

@@ -2,7 +2,9 @@
  *
  * Times N back-to-back CG_TAG_BEGIN/CG_TAG_END pairs on one tag (compiled
  * with -DCG_TAGS) against the same loop without them, and prints the
- * difference per region in nanoseconds: the median of 11 trials.
+ * difference per region in nanoseconds: the median of 11 trials. Then the
+ * same with the trace mode on (runtime/tag_trace.c, verbosity "trace"):
+ * NTRACE regions, every event kept in the buffer.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -13,6 +15,7 @@
 
 #define N 2000000
 #define TRIALS 11
+#define NTRACE 200000 /* regions per trial with the trace on (2 events each) */
 
 static double now_ns(void)
 {
@@ -30,7 +33,12 @@ static int cmp(const void *a, const void *b)
 int main(void)
 {
     volatile int sink = 0;
-    double with[TRIALS], without[TRIALS];
+    double with[TRIALS], without[TRIALS], traced[TRIALS];
+    struct cg_tag_event *buf = malloc(2 * NTRACE * sizeof(*buf));
+    size_t kept = 0;
+    if (buf == NULL) {
+        return 1;
+    }
     for (int t = 0; t < TRIALS; t++) {
         double t0 = now_ns();
         for (int i = 0; i < N; i++) {
@@ -45,12 +53,26 @@ int main(void)
         double t2 = now_ns();
         with[t] = (t1 - t0) / N;
         without[t] = (t2 - t1) / N;
+        cg_tag_trace_on(buf, 2 * NTRACE, 0);
+        double t3 = now_ns();
+        for (int i = 0; i < NTRACE; i++) {
+            CG_TAG_BEGIN(7);
+            sink = sink + 1;
+            CG_TAG_END(7);
+        }
+        double t4 = now_ns();
+        kept += cg_tag_trace_off(NULL);
+        traced[t] = (t4 - t3) / NTRACE;
     }
+    qsort(traced, TRIALS, sizeof(double), cmp);
     qsort(with, TRIALS, sizeof(double), cmp);
     qsort(without, TRIALS, sizeof(double), cmp);
     uint64_t ns = 0, calls = 0;
     cg_tag_read(7, &ns, &calls);
     printf("tag region cost: %.1f ns (median of %d trials of %d regions; loop alone %.1f ns)\n",
            with[TRIALS / 2] - without[TRIALS / 2], TRIALS, N, without[TRIALS / 2]);
-    return calls == (uint64_t)N * TRIALS ? 0 : 1;
+    printf("with the trace on: %.1f ns (median of %d trials of %d regions, every event kept)\n",
+           traced[TRIALS / 2] - without[TRIALS / 2], TRIALS, NTRACE);
+    free(buf);
+    return (calls == ((uint64_t)N + NTRACE) * TRIALS && kept == 2u * NTRACE * TRIALS) ? 0 : 1;
 }

@@ -4,8 +4,8 @@
  * lives in a context cached on the communicator and is freed when the
  * communicator is freed); callers own the buffers they pass in.
  *
- * Modules, one prefix each: cg_tag_* (tag.c, timing tags), cg_geom_* (block
- * geometry, inline below), cg_xchg_* / cg_send / cg_recv (xchg.c, exchanges),
+ * Modules, one prefix each: cg_tag_* (tag.c, timing tags; tag_trace.c, their
+ * trace mode), cg_geom_* (block geometry, inline below), cg_xchg_* / cg_send / cg_recv (xchg.c, exchanges),
  * cg_reduce* (reduce.c, typed kernels), cg_call_* / cg_comm_* (comm.c,
  * cached communicator context and per-call state), cg_begin_* / cg_buffers
  * (prologue.c, every generated function's set-up).
@@ -401,13 +401,40 @@ extern struct cg_tag_acc cg_tag_accs[CG_TAG_CAPACITY];
  * clock_gettime is POSIX, which a -std=c11 file including cg.h cannot see. */
 uint64_t cg_tag_now(void);
 
+/* Trace mode (tag_trace.c): while cg_tag_tracing is set, every BEGIN and
+ * END also appends {time, id, begin or end} to the buffer given to
+ * cg_tag_trace_on, with the same clock reading the accumulator used. Off,
+ * it costs one load and a branch not taken. */
+struct cg_tag_event {
+    uint64_t ns;  /* cg_tag_now() at the begin or end */
+    int32_t id;   /* tag id */
+    int32_t end;  /* 0 begin, 1 end */
+};
+
+extern int cg_tag_tracing; /* 1 between cg_tag_trace_on and cg_tag_trace_off */
+
+/* Appends one event; once the buffer is full, counts it as dropped. */
+void cg_tag_trace_event(int id, int end, uint64_t ns);
+/* Records into buf[n..cap) from now on (buf[0..n) are kept). */
+void cg_tag_trace_on(struct cg_tag_event *buf, size_t cap, size_t n);
+/* Stops recording. Returns the events in the buffer; *dropped (may be
+ * NULL): events not kept since the buffer was full, since the last on. */
+size_t cg_tag_trace_off(uint64_t *dropped);
+
 #ifdef CG_TAGS
-#define CG_TAG_BEGIN(id) (cg_tag_accs[(id)].t0 = cg_tag_now())
+#define CG_TAG_BEGIN(id)                                                          \
+    (cg_tag_accs[(id)].t0 = cg_tag_now(),                                         \
+     __builtin_expect(cg_tag_tracing, 0) ? cg_tag_trace_event((id), 0, cg_tag_accs[(id)].t0) \
+                                         : (void)0)
 #define CG_TAG_END(id)                                                \
     do {                                                              \
         struct cg_tag_acc *cg_a_ = &cg_tag_accs[(id)];                \
-        cg_a_->ns += cg_tag_now() - cg_a_->t0;                        \
+        uint64_t cg_t_ = cg_tag_now();                                \
+        cg_a_->ns += cg_t_ - cg_a_->t0;                               \
         cg_a_->calls++;                                               \
+        if (__builtin_expect(cg_tag_tracing, 0)) {                    \
+            cg_tag_trace_event((id), 1, cg_t_);                       \
+        }                                                             \
     } while (0)
 #else
 #define CG_TAG_BEGIN(id) ((void)0)

@@ -88,6 +88,7 @@ done
 [ -x tests/run_report.sh ] && run "harness: report" tests/run_report.sh
 [ -x tests/run_harness.sh ] && run "harness: runner" tests/run_harness.sh
 [ -x tests/run_timing.sh ] && run "harness: timing" tests/run_timing.sh
+[ -x tests/run_trace.sh ] && run "harness: timelines" tests/run_trace.sh
 [ -x tests/run_tune.sh ] && run "harness: tune and its exports" tests/run_tune.sh
 # Real Slurm (daemons started and stopped by the test), where it can run.
 if [ -x tests/run_slurm.sh ]; then
