@@ -196,6 +196,28 @@ static const struct cg_algo algo_allreduce_rsb_allgather = {
     .fn = { .allreduce = cg_allreduce_rsb_allgather },
 };
 
+static const struct cg_algo algo_allreduce_swing_bandwidth = {
+    .name = "allreduce_swing_bandwidth",
+    .coll = CG_COLL_ALLREDUCE,
+    .summary = "Swing, bandwidth-optimal: reduce-scatter then allgather over the swing peers, blocks laid out by a bit-reversed code so each round moves one span; fold for non-powers of two.",
+    .file = "schedules/allreduce/swing_bandwidth.json",
+    .commutative_only = 1,
+    .tag_first = CG_TAG_BASE(allreduce_swing_bandwidth),
+    .tag_count = CG_TAG_COUNT(allreduce_swing_bandwidth),
+    .fn = { .allreduce = cg_allreduce_swing_bandwidth },
+};
+
+static const struct cg_algo algo_allreduce_swing_latency = {
+    .name = "allreduce_swing_latency",
+    .coll = CG_COLL_ALLREDUCE,
+    .summary = "Swing, latency-optimal: whole vectors with the peer at distance rho(k) = (1 - (-2)^(k+1)) / 3, + for even and - for odd ranks; fold for non-powers of two.",
+    .file = "schedules/allreduce/swing_latency.json",
+    .commutative_only = 1,
+    .tag_first = CG_TAG_BASE(allreduce_swing_latency),
+    .tag_count = CG_TAG_COUNT(allreduce_swing_latency),
+    .fn = { .allreduce = cg_allreduce_swing_latency },
+};
+
 static const struct cg_algo algo_allreduce_two_level_colour = {
     .name = "allreduce_two_level_colour",
     .coll = CG_COLL_ALLREDUCE,
@@ -308,6 +330,17 @@ static const struct cg_algo algo_barrier_recursive_doubling = {
     .tag_first = CG_TAG_BASE(barrier_recursive_doubling),
     .tag_count = CG_TAG_COUNT(barrier_recursive_doubling),
     .fn = { .barrier = cg_barrier_recursive_doubling },
+};
+
+static const struct cg_algo algo_bcast_bine = {
+    .name = "bcast_bine",
+    .coll = CG_COLL_BCAST,
+    .summary = "Bine tree (binomial negabinary): a binomial tree whose round-k partners differ in the k+1 lowest negabinary digits; distances from the root 1, 1, 3, 5, 11, ...",
+    .file = "schedules/bcast/bine.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(bcast_bine),
+    .tag_count = CG_TAG_COUNT(bcast_bine),
+    .fn = { .bcast = cg_bcast_bine },
 };
 
 static const struct cg_algo algo_bcast_binomial_doubling = {
@@ -536,6 +569,17 @@ static const struct cg_algo algo_reduce_allreduce = {
     .tag_first = CG_TAG_BASE(reduce_allreduce),
     .tag_count = CG_TAG_COUNT(reduce_allreduce),
     .fn = { .reduce = cg_reduce_allreduce },
+};
+
+static const struct cg_algo algo_reduce_bine = {
+    .name = "reduce_bine",
+    .coll = CG_COLL_REDUCE,
+    .summary = "Bine tree reduce: the Bine broadcast tree run backwards (distance halving), whole vectors; commutative op.",
+    .file = "schedules/reduce/bine.json",
+    .commutative_only = 1,
+    .tag_first = CG_TAG_BASE(reduce_bine),
+    .tag_count = CG_TAG_COUNT(reduce_bine),
+    .fn = { .reduce = cg_reduce_bine },
 };
 
 static const struct cg_algo algo_reduce_binomial = {
@@ -808,6 +852,8 @@ const struct cg_algo *const cg_algos[] = {
     &algo_allreduce_reduce_bcast,
     &algo_allreduce_ring,
     &algo_allreduce_rsb_allgather,
+    &algo_allreduce_swing_bandwidth,
+    &algo_allreduce_swing_latency,
     &algo_allreduce_two_level_colour,
     &algo_allreduce_two_level_halving,
     &algo_allreduce_two_level_ring,
@@ -818,6 +864,7 @@ const struct cg_algo *const cg_algos[] = {
     &algo_barrier_dissemination,
     &algo_barrier_hier,
     &algo_barrier_recursive_doubling,
+    &algo_bcast_bine,
     &algo_bcast_binomial_doubling,
     &algo_bcast_binomial_halving,
     &algo_bcast_chain,
@@ -837,6 +884,7 @@ const struct cg_algo *const cg_algos[] = {
     &algo_gather_linear,
     &algo_gather_reduce,
     &algo_reduce_allreduce,
+    &algo_reduce_bine,
     &algo_reduce_binomial,
     &algo_reduce_hier,
     &algo_reduce_lane,

@@ -11,11 +11,14 @@
 #include "allreduce_rabenseifner.cu"
 #include "allreduce_recursive_doubling.cu"
 #include "allreduce_ring.cu"
+#include "allreduce_swing_bandwidth.cu"
+#include "allreduce_swing_latency.cu"
 #include "allreduce_two_level_halving.cu"
 #include "allreduce_two_level_ring.cu"
 #include "alltoall_bruck.cu"
 #include "alltoall_linear.cu"
 #include "alltoall_pairwise.cu"
+#include "bcast_bine.cu"
 #include "bcast_binomial_doubling.cu"
 #include "bcast_binomial_halving.cu"
 #include "bcast_chain.cu"
@@ -154,6 +157,38 @@ static const struct cg_cu_algo algo_allreduce_ring = {
     0 /* nparams */
 };
 
+static const struct cg_cu_algo algo_allreduce_swing_bandwidth = {
+    "allreduce_swing_bandwidth", /* name */
+    CG_COLL_ALLREDUCE, /* coll */
+    "Swing, bandwidth-optimal: reduce-scatter then allgather over the swing peers, blocks laid out by a bit-reversed code so each round moves one span; fold for non-powers of two.", /* summary */
+    "schedules/allreduce/swing_bandwidth.json", /* file */
+    CG_TAG_BASE(allreduce_swing_bandwidth), /* tag_first */
+    CG_TAG_COUNT(allreduce_swing_bandwidth), /* tag_count */
+    cgcu_allreduce_swing_bandwidth, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_allreduce_swing_latency = {
+    "allreduce_swing_latency", /* name */
+    CG_COLL_ALLREDUCE, /* coll */
+    "Swing, latency-optimal: whole vectors with the peer at distance rho(k) = (1 - (-2)^(k+1)) / 3, + for even and - for odd ranks; fold for non-powers of two.", /* summary */
+    "schedules/allreduce/swing_latency.json", /* file */
+    CG_TAG_BASE(allreduce_swing_latency), /* tag_first */
+    CG_TAG_COUNT(allreduce_swing_latency), /* tag_count */
+    cgcu_allreduce_swing_latency, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
 static const struct cg_cu_algo algo_allreduce_two_level_halving = {
     "allreduce_two_level_halving", /* name */
     CG_COLL_ALLREDUCE, /* coll */
@@ -230,6 +265,22 @@ static const struct cg_cu_algo algo_alltoall_pairwise = {
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
     cgcu_alltoall_pairwise, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_bcast_bine = {
+    "bcast_bine", /* name */
+    CG_COLL_BCAST, /* coll */
+    "Bine tree (binomial negabinary): a binomial tree whose round-k partners differ in the k+1 lowest negabinary digits; distances from the root 1, 1, 3, 5, 11, ...", /* summary */
+    "schedules/bcast/bine.json", /* file */
+    CG_TAG_BASE(bcast_bine), /* tag_first */
+    CG_TAG_COUNT(bcast_bine), /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    cgcu_bcast_bine, /* bcast */
+    NULL, /* alltoall */
     NULL, /* params */
     0 /* nparams */
 };
@@ -395,11 +446,14 @@ const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_allreduce_rabenseifner,
     &algo_allreduce_recursive_doubling,
     &algo_allreduce_ring,
+    &algo_allreduce_swing_bandwidth,
+    &algo_allreduce_swing_latency,
     &algo_allreduce_two_level_halving,
     &algo_allreduce_two_level_ring,
     &algo_alltoall_bruck,
     &algo_alltoall_linear,
     &algo_alltoall_pairwise,
+    &algo_bcast_bine,
     &algo_bcast_binomial_doubling,
     &algo_bcast_binomial_halving,
     &algo_bcast_chain,

@@ -26,6 +26,8 @@ int cg_allreduce_recursive_doubling(CG_ALLREDUCE_ARGS); /* schedules/allreduce/r
 int cg_allreduce_reduce_bcast(CG_ALLREDUCE_ARGS); /* schedules/allreduce/reduce_bcast.json */
 int cg_allreduce_ring(CG_ALLREDUCE_ARGS); /* schedules/allreduce/ring.json */
 int cg_allreduce_rsb_allgather(CG_ALLREDUCE_ARGS); /* schedules/allreduce/rsb_allgather.json */
+int cg_allreduce_swing_bandwidth(CG_ALLREDUCE_ARGS); /* schedules/allreduce/swing_bandwidth.json */
+int cg_allreduce_swing_latency(CG_ALLREDUCE_ARGS); /* schedules/allreduce/swing_latency.json */
 int cg_allreduce_two_level_colour(CG_ALLREDUCE_ARGS); /* schedules/allreduce/two_level_colour.json */
 int cg_allreduce_two_level_halving(CG_ALLREDUCE_ARGS); /* schedules/allreduce/two_level_halving.json */
 int cg_allreduce_two_level_ring(CG_ALLREDUCE_ARGS); /* schedules/allreduce/two_level_ring.json */
@@ -36,6 +38,7 @@ int cg_alltoall_pairwise(CG_ALLTOALL_ARGS); /* schedules/alltoall/pairwise.json 
 int cg_barrier_dissemination(CG_BARRIER_ARGS); /* schedules/barrier/dissemination.json */
 int cg_barrier_hier(CG_BARRIER_ARGS); /* schedules/barrier/hier.json */
 int cg_barrier_recursive_doubling(CG_BARRIER_ARGS); /* schedules/barrier/recursive_doubling.json */
+int cg_bcast_bine(CG_BCAST_ARGS); /* schedules/bcast/bine.json */
 int cg_bcast_binomial_doubling(CG_BCAST_ARGS); /* schedules/bcast/binomial_doubling.json */
 int cg_bcast_binomial_halving(CG_BCAST_ARGS); /* schedules/bcast/binomial_halving.json */
 int cg_bcast_chain(CG_BCAST_ARGS); /* schedules/bcast/chain.json */
@@ -55,6 +58,7 @@ int cg_gather_lane(CG_GATHER_ARGS); /* schedules/gather/lane.json */
 int cg_gather_linear(CG_GATHER_ARGS); /* schedules/gather/linear.json */
 int cg_gather_reduce(CG_GATHER_ARGS); /* schedules/gather/reduce.json */
 int cg_reduce_allreduce(CG_REDUCE_ARGS); /* schedules/reduce/allreduce.json */
+int cg_reduce_bine(CG_REDUCE_ARGS); /* schedules/reduce/bine.json */
 int cg_reduce_binomial(CG_REDUCE_ARGS); /* schedules/reduce/binomial.json */
 int cg_reduce_hier(CG_REDUCE_ARGS); /* schedules/reduce/hier.json */
 int cg_reduce_lane(CG_REDUCE_ARGS); /* schedules/reduce/lane.json */
@@ -100,6 +104,8 @@ struct cg_tag_layout {
     char allreduce_reduce_bcast[5];
     char allreduce_ring[8];
     char allreduce_rsb_allgather[5];
+    char allreduce_swing_bandwidth[13];
+    char allreduce_swing_latency[10];
     char allreduce_two_level_colour[5];
     char allreduce_two_level_halving[22];
     char allreduce_two_level_ring[15];
@@ -110,6 +116,7 @@ struct cg_tag_layout {
     char barrier_dissemination[5];
     char barrier_hier[12];
     char barrier_recursive_doubling[10];
+    char bcast_bine[8];
     char bcast_binomial_doubling[4];
     char bcast_binomial_halving[4];
     char bcast_chain[4];
@@ -129,6 +136,7 @@ struct cg_tag_layout {
     char gather_linear[4];
     char gather_reduce[7];
     char reduce_allreduce[3];
+    char reduce_bine[10];
     char reduce_binomial[6];
     char reduce_hier[5];
     char reduce_lane[7];
@@ -334,6 +342,35 @@ enum { /* schedules/allreduce/rsb_allgather.json */
     CG_TAG_ALLREDUCE_RSB_ALLGATHER__ALLGATHER__CALL,
 };
 
+enum { /* schedules/allreduce/swing_bandwidth.json */
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH = CG_TAG_BASE(allreduce_swing_bandwidth),
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__FOLD,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__FOLD__EXCHANGE,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__FOLD__REDUCE,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__REDUCE_SCATTER,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__REDUCE_SCATTER__ROUND,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__REDUCE_SCATTER__EXCHANGE,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__REDUCE_SCATTER__REDUCE,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__ALLGATHER,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__ALLGATHER__ROUND,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__ALLGATHER__EXCHANGE,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__UNFOLD,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__UNFOLD__EXCHANGE,
+};
+
+enum { /* schedules/allreduce/swing_latency.json */
+    CG_TAG_ALLREDUCE_SWING_LATENCY = CG_TAG_BASE(allreduce_swing_latency),
+    CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD__EXCHANGE,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD__REDUCE,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__SWING,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__ROUND,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__EXCHANGE,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__REDUCE,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__UNFOLD,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__UNFOLD__EXCHANGE,
+};
+
 enum { /* schedules/allreduce/two_level_colour.json */
     CG_TAG_ALLREDUCE_TWO_LEVEL_COLOUR = CG_TAG_BASE(allreduce_two_level_colour),
     CG_TAG_ALLREDUCE_TWO_LEVEL_COLOUR__NODE,
@@ -467,6 +504,17 @@ enum { /* schedules/barrier/recursive_doubling.json */
     CG_TAG_BARRIER_RECURSIVE_DOUBLING__BUTTERFLY__REDUCE,
     CG_TAG_BARRIER_RECURSIVE_DOUBLING__UNFOLD,
     CG_TAG_BARRIER_RECURSIVE_DOUBLING__UNFOLD__EXCHANGE,
+};
+
+enum { /* schedules/bcast/bine.json */
+    CG_TAG_BCAST_BINE = CG_TAG_BASE(bcast_bine),
+    CG_TAG_BCAST_BINE__LIFT,
+    CG_TAG_BCAST_BINE__LIFT__EXCHANGE,
+    CG_TAG_BCAST_BINE__TREE,
+    CG_TAG_BCAST_BINE__TREE__ROUND,
+    CG_TAG_BCAST_BINE__TREE__EXCHANGE,
+    CG_TAG_BCAST_BINE__EXTRA,
+    CG_TAG_BCAST_BINE__EXTRA__EXCHANGE,
 };
 
 enum { /* schedules/bcast/binomial_doubling.json */
@@ -637,6 +685,19 @@ enum { /* schedules/reduce/allreduce.json */
     CG_TAG_REDUCE_ALLREDUCE = CG_TAG_BASE(reduce_allreduce),
     CG_TAG_REDUCE_ALLREDUCE__ALLREDUCE,
     CG_TAG_REDUCE_ALLREDUCE__ALLREDUCE__CALL,
+};
+
+enum { /* schedules/reduce/bine.json */
+    CG_TAG_REDUCE_BINE = CG_TAG_BASE(reduce_bine),
+    CG_TAG_REDUCE_BINE__FOLD,
+    CG_TAG_REDUCE_BINE__FOLD__EXCHANGE,
+    CG_TAG_REDUCE_BINE__FOLD__REDUCE,
+    CG_TAG_REDUCE_BINE__TREE,
+    CG_TAG_REDUCE_BINE__TREE__ROUND,
+    CG_TAG_REDUCE_BINE__TREE__EXCHANGE,
+    CG_TAG_REDUCE_BINE__TREE__REDUCE,
+    CG_TAG_REDUCE_BINE__LOWER,
+    CG_TAG_REDUCE_BINE__LOWER__EXCHANGE,
 };
 
 enum { /* schedules/reduce/binomial.json */
