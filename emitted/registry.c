@@ -71,6 +71,17 @@ static const struct cg_algo algo_allgather_lane = {
     .topo = { 1, "allgather_ring" },
 };
 
+static const struct cg_algo algo_allgather_neighbor = {
+    .name = "allgather_neighbor",
+    .coll = CG_COLL_ALLGATHER,
+    .summary = "Neighbor exchange (Chen et al.; Open MPI's neighbor): even p, p/2 rounds with the left and right neighbour in turn, two blocks a round after the first; odd p: ring.",
+    .file = "schedules/allgather/neighbor.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(allgather_neighbor),
+    .tag_count = CG_TAG_COUNT(allgather_neighbor),
+    .fn = { .allgather = cg_allgather_neighbor },
+};
+
 static const struct cg_algo algo_allgather_recursive_doubling = {
     .name = "allgather_recursive_doubling",
     .coll = CG_COLL_ALLGATHER,
@@ -115,6 +126,17 @@ static const struct cg_algo algo_allgather_two_level_ring = {
     .tag_count = CG_TAG_COUNT(allgather_two_level_ring),
     .fn = { .allgather = cg_allgather_two_level_ring },
     .topo = { 1, "allgather_ring" },
+};
+
+static const struct cg_algo algo_allgather_two_proc = {
+    .name = "allgather_two_proc",
+    .coll = CG_COLL_ALLGATHER,
+    .summary = "Two processes (Open MPI's two_proc): at p = 2 the ranks swap their blocks in one exchange; other p: ring (Open MPI's two_proc runs at p = 2 only).",
+    .file = "schedules/allgather/two_proc.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(allgather_two_proc),
+    .tag_count = CG_TAG_COUNT(allgather_two_proc),
+    .fn = { .allgather = cg_allgather_two_proc },
 };
 
 static const struct cg_algo algo_allreduce_hier = {
@@ -841,10 +863,12 @@ const struct cg_algo *const cg_algos[] = {
     &algo_allgather_gather_bcast,
     &algo_allgather_hier,
     &algo_allgather_lane,
+    &algo_allgather_neighbor,
     &algo_allgather_recursive_doubling,
     &algo_allgather_ring,
     &algo_allgather_two_level_bruck,
     &algo_allgather_two_level_ring,
+    &algo_allgather_two_proc,
     &algo_allreduce_hier,
     &algo_allreduce_lane,
     &algo_allreduce_rabenseifner,

@@ -4,10 +4,12 @@
  * needs no edit when a schedule is added, and their table cg_cu_algos[]
  * (runtime/cuda/cg_cuda_algo.h). Each file also compiles alone. */
 #include "allgather_bruck.cu"
+#include "allgather_neighbor.cu"
 #include "allgather_recursive_doubling.cu"
 #include "allgather_ring.cu"
 #include "allgather_two_level_bruck.cu"
 #include "allgather_two_level_ring.cu"
+#include "allgather_two_proc.cu"
 #include "allreduce_rabenseifner.cu"
 #include "allreduce_recursive_doubling.cu"
 #include "allreduce_ring.cu"
@@ -38,6 +40,22 @@ static const struct cg_cu_algo algo_allgather_bruck = {
     CG_TAG_COUNT(allgather_bruck), /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_bruck, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_allgather_neighbor = {
+    "allgather_neighbor", /* name */
+    CG_COLL_ALLGATHER, /* coll */
+    "Neighbor exchange (Chen et al.; Open MPI's neighbor): even p, p/2 rounds with the left and right neighbour in turn, two blocks a round after the first; odd p: ring.", /* summary */
+    "schedules/allgather/neighbor.json", /* file */
+    CG_TAG_BASE(allgather_neighbor), /* tag_first */
+    CG_TAG_COUNT(allgather_neighbor), /* tag_count */
+    NULL, /* allreduce */
+    cgcu_allgather_neighbor, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
     NULL, /* alltoall */
@@ -102,6 +120,22 @@ static const struct cg_cu_algo algo_allgather_two_level_ring = {
     CG_TAG_COUNT(allgather_two_level_ring), /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_two_level_ring, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_allgather_two_proc = {
+    "allgather_two_proc", /* name */
+    CG_COLL_ALLGATHER, /* coll */
+    "Two processes (Open MPI's two_proc): at p = 2 the ranks swap their blocks in one exchange; other p: ring (Open MPI's two_proc runs at p = 2 only).", /* summary */
+    "schedules/allgather/two_proc.json", /* file */
+    CG_TAG_BASE(allgather_two_proc), /* tag_first */
+    CG_TAG_COUNT(allgather_two_proc), /* tag_count */
+    NULL, /* allreduce */
+    cgcu_allgather_two_proc, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
     NULL, /* alltoall */
@@ -439,10 +473,12 @@ static const struct cg_cu_algo algo_reduce_scatter_block_two_level_ring = {
 
 const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_allgather_bruck,
+    &algo_allgather_neighbor,
     &algo_allgather_recursive_doubling,
     &algo_allgather_ring,
     &algo_allgather_two_level_bruck,
     &algo_allgather_two_level_ring,
+    &algo_allgather_two_proc,
     &algo_allreduce_rabenseifner,
     &algo_allreduce_recursive_doubling,
     &algo_allreduce_ring,

@@ -17,10 +17,12 @@ extern "C" {
 #include "collgen.h"
 
 int cgcu_allgather_bruck(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/bruck.json */
+int cgcu_allgather_neighbor(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/neighbor.json */
 int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/recursive_doubling.json */
 int cgcu_allgather_ring(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/ring.json */
 int cgcu_allgather_two_level_bruck(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/two_level_bruck.json */
 int cgcu_allgather_two_level_ring(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/two_level_ring.json */
+int cgcu_allgather_two_proc(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/two_proc.json */
 int cgcu_allreduce_rabenseifner(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/rabenseifner.json */
 int cgcu_allreduce_recursive_doubling(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/recursive_doubling.json */
 int cgcu_allreduce_ring(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/ring.json */

@@ -15,10 +15,12 @@ int cg_allgather_bruck(CG_ALLGATHER_ARGS); /* schedules/allgather/bruck.json */
 int cg_allgather_gather_bcast(CG_ALLGATHER_ARGS); /* schedules/allgather/gather_bcast.json */
 int cg_allgather_hier(CG_ALLGATHER_ARGS); /* schedules/allgather/hier.json */
 int cg_allgather_lane(CG_ALLGATHER_ARGS); /* schedules/allgather/lane.json */
+int cg_allgather_neighbor(CG_ALLGATHER_ARGS); /* schedules/allgather/neighbor.json */
 int cg_allgather_recursive_doubling(CG_ALLGATHER_ARGS); /* schedules/allgather/recursive_doubling.json */
 int cg_allgather_ring(CG_ALLGATHER_ARGS); /* schedules/allgather/ring.json */
 int cg_allgather_two_level_bruck(CG_ALLGATHER_ARGS); /* schedules/allgather/two_level_bruck.json */
 int cg_allgather_two_level_ring(CG_ALLGATHER_ARGS); /* schedules/allgather/two_level_ring.json */
+int cg_allgather_two_proc(CG_ALLGATHER_ARGS); /* schedules/allgather/two_proc.json */
 int cg_allreduce_hier(CG_ALLREDUCE_ARGS); /* schedules/allreduce/hier.json */
 int cg_allreduce_lane(CG_ALLREDUCE_ARGS); /* schedules/allreduce/lane.json */
 int cg_allreduce_rabenseifner(CG_ALLREDUCE_ARGS); /* schedules/allreduce/rabenseifner.json */
@@ -93,10 +95,12 @@ struct cg_tag_layout {
     char allgather_gather_bcast[5];
     char allgather_hier[7];
     char allgather_lane[8];
+    char allgather_neighbor[9];
     char allgather_recursive_doubling[8];
     char allgather_ring[4];
     char allgather_two_level_bruck[12];
     char allgather_two_level_ring[12];
+    char allgather_two_proc[6];
     char allreduce_hier[7];
     char allreduce_lane[7];
     char allreduce_rabenseifner[13];
@@ -217,6 +221,18 @@ enum { /* schedules/allgather/lane.json */
     CG_TAG_ALLGATHER_LANE__TRANSPOSE__COPY,
 };
 
+enum { /* schedules/allgather/neighbor.json */
+    CG_TAG_ALLGATHER_NEIGHBOR = CG_TAG_BASE(allgather_neighbor),
+    CG_TAG_ALLGATHER_NEIGHBOR__RING,
+    CG_TAG_ALLGATHER_NEIGHBOR__RING__ROUND,
+    CG_TAG_ALLGATHER_NEIGHBOR__RING__EXCHANGE,
+    CG_TAG_ALLGATHER_NEIGHBOR__FIRST,
+    CG_TAG_ALLGATHER_NEIGHBOR__FIRST__EXCHANGE,
+    CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR,
+    CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__ROUND,
+    CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__EXCHANGE,
+};
+
 enum { /* schedules/allgather/recursive_doubling.json */
     CG_TAG_ALLGATHER_RECURSIVE_DOUBLING = CG_TAG_BASE(allgather_recursive_doubling),
     CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD,
@@ -263,6 +279,15 @@ enum { /* schedules/allgather/two_level_ring.json */
     CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE,
     CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE__ROUND,
     CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE__COPY,
+};
+
+enum { /* schedules/allgather/two_proc.json */
+    CG_TAG_ALLGATHER_TWO_PROC = CG_TAG_BASE(allgather_two_proc),
+    CG_TAG_ALLGATHER_TWO_PROC__SWAP,
+    CG_TAG_ALLGATHER_TWO_PROC__SWAP__EXCHANGE,
+    CG_TAG_ALLGATHER_TWO_PROC__RING,
+    CG_TAG_ALLGATHER_TWO_PROC__RING__ROUND,
+    CG_TAG_ALLGATHER_TWO_PROC__RING__EXCHANGE,
 };
 
 enum { /* schedules/allreduce/hier.json */
