@@ -139,6 +139,28 @@ static const struct cg_algo algo_allgather_two_proc = {
     .fn = { .allgather = cg_allgather_two_proc },
 };
 
+static const struct cg_algo algo_allreduce_bine_bandwidth = {
+    .name = "allreduce_bine_bandwidth",
+    .coll = CG_COLL_ALLREDUCE,
+    .summary = "Bine reduce-scatter + allgather over the Bine butterfly (partners differ in the k+1 lowest negabinary digits), bit-reversed block order so each round is one span; fold.",
+    .file = "schedules/allreduce/bine_bandwidth.json",
+    .commutative_only = 1,
+    .tag_first = CG_TAG_BASE(allreduce_bine_bandwidth),
+    .tag_count = CG_TAG_COUNT(allreduce_bine_bandwidth),
+    .fn = { .allreduce = cg_allreduce_bine_bandwidth },
+};
+
+static const struct cg_algo algo_allreduce_bine_latency = {
+    .name = "allreduce_bine_latency",
+    .coll = CG_COLL_ALLREDUCE,
+    .summary = "Bine butterfly on whole vectors: round k's partner differs in the k+1 lowest negabinary digits of the (virtual) rank; fold for non-powers of two; commutative op.",
+    .file = "schedules/allreduce/bine_latency.json",
+    .commutative_only = 1,
+    .tag_first = CG_TAG_BASE(allreduce_bine_latency),
+    .tag_count = CG_TAG_COUNT(allreduce_bine_latency),
+    .fn = { .allreduce = cg_allreduce_bine_latency },
+};
+
 static const struct cg_algo algo_allreduce_hier = {
     .name = "allreduce_hier",
     .coll = CG_COLL_ALLREDUCE,
@@ -869,6 +891,8 @@ const struct cg_algo *const cg_algos[] = {
     &algo_allgather_two_level_bruck,
     &algo_allgather_two_level_ring,
     &algo_allgather_two_proc,
+    &algo_allreduce_bine_bandwidth,
+    &algo_allreduce_bine_latency,
     &algo_allreduce_hier,
     &algo_allreduce_lane,
     &algo_allreduce_rabenseifner,

@@ -10,6 +10,8 @@
 #include "allgather_two_level_bruck.cu"
 #include "allgather_two_level_ring.cu"
 #include "allgather_two_proc.cu"
+#include "allreduce_bine_bandwidth.cu"
+#include "allreduce_bine_latency.cu"
 #include "allreduce_rabenseifner.cu"
 #include "allreduce_recursive_doubling.cu"
 #include "allreduce_ring.cu"
@@ -136,6 +138,38 @@ static const struct cg_cu_algo algo_allgather_two_proc = {
     CG_TAG_COUNT(allgather_two_proc), /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_two_proc, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_allreduce_bine_bandwidth = {
+    "allreduce_bine_bandwidth", /* name */
+    CG_COLL_ALLREDUCE, /* coll */
+    "Bine reduce-scatter + allgather over the Bine butterfly (partners differ in the k+1 lowest negabinary digits), bit-reversed block order so each round is one span; fold.", /* summary */
+    "schedules/allreduce/bine_bandwidth.json", /* file */
+    CG_TAG_BASE(allreduce_bine_bandwidth), /* tag_first */
+    CG_TAG_COUNT(allreduce_bine_bandwidth), /* tag_count */
+    cgcu_allreduce_bine_bandwidth, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_allreduce_bine_latency = {
+    "allreduce_bine_latency", /* name */
+    CG_COLL_ALLREDUCE, /* coll */
+    "Bine butterfly on whole vectors: round k's partner differs in the k+1 lowest negabinary digits of the (virtual) rank; fold for non-powers of two; commutative op.", /* summary */
+    "schedules/allreduce/bine_latency.json", /* file */
+    CG_TAG_BASE(allreduce_bine_latency), /* tag_first */
+    CG_TAG_COUNT(allreduce_bine_latency), /* tag_count */
+    cgcu_allreduce_bine_latency, /* allreduce */
+    NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
     NULL, /* alltoall */
@@ -479,6 +513,8 @@ const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_allgather_two_level_bruck,
     &algo_allgather_two_level_ring,
     &algo_allgather_two_proc,
+    &algo_allreduce_bine_bandwidth,
+    &algo_allreduce_bine_latency,
     &algo_allreduce_rabenseifner,
     &algo_allreduce_recursive_doubling,
     &algo_allreduce_ring,

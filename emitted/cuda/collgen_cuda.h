@@ -23,6 +23,8 @@ int cgcu_allgather_ring(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/ring.json 
 int cgcu_allgather_two_level_bruck(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/two_level_bruck.json */
 int cgcu_allgather_two_level_ring(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/two_level_ring.json */
 int cgcu_allgather_two_proc(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/two_proc.json */
+int cgcu_allreduce_bine_bandwidth(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/bine_bandwidth.json */
+int cgcu_allreduce_bine_latency(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/bine_latency.json */
 int cgcu_allreduce_rabenseifner(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/rabenseifner.json */
 int cgcu_allreduce_recursive_doubling(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/recursive_doubling.json */
 int cgcu_allreduce_ring(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/ring.json */

@@ -14,6 +14,8 @@
 #include "allgather_two_level_bruck.c"
 #include "allgather_two_level_ring.c"
 #include "allgather_two_proc.c"
+#include "allreduce_bine_bandwidth.c"
+#include "allreduce_bine_latency.c"
 #include "allreduce_hier.c"
 #include "allreduce_lane.c"
 #include "allreduce_rabenseifner.c"

@@ -21,6 +21,8 @@ int cg_allgather_ring(CG_ALLGATHER_ARGS); /* schedules/allgather/ring.json */
 int cg_allgather_two_level_bruck(CG_ALLGATHER_ARGS); /* schedules/allgather/two_level_bruck.json */
 int cg_allgather_two_level_ring(CG_ALLGATHER_ARGS); /* schedules/allgather/two_level_ring.json */
 int cg_allgather_two_proc(CG_ALLGATHER_ARGS); /* schedules/allgather/two_proc.json */
+int cg_allreduce_bine_bandwidth(CG_ALLREDUCE_ARGS); /* schedules/allreduce/bine_bandwidth.json */
+int cg_allreduce_bine_latency(CG_ALLREDUCE_ARGS); /* schedules/allreduce/bine_latency.json */
 int cg_allreduce_hier(CG_ALLREDUCE_ARGS); /* schedules/allreduce/hier.json */
 int cg_allreduce_lane(CG_ALLREDUCE_ARGS); /* schedules/allreduce/lane.json */
 int cg_allreduce_rabenseifner(CG_ALLREDUCE_ARGS); /* schedules/allreduce/rabenseifner.json */
@@ -101,6 +103,8 @@ struct cg_tag_layout {
     char allgather_two_level_bruck[12];
     char allgather_two_level_ring[12];
     char allgather_two_proc[6];
+    char allreduce_bine_bandwidth[13];
+    char allreduce_bine_latency[10];
     char allreduce_hier[7];
     char allreduce_lane[7];
     char allreduce_rabenseifner[13];
@@ -288,6 +292,35 @@ enum { /* schedules/allgather/two_proc.json */
     CG_TAG_ALLGATHER_TWO_PROC__RING,
     CG_TAG_ALLGATHER_TWO_PROC__RING__ROUND,
     CG_TAG_ALLGATHER_TWO_PROC__RING__EXCHANGE,
+};
+
+enum { /* schedules/allreduce/bine_bandwidth.json */
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH = CG_TAG_BASE(allreduce_bine_bandwidth),
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD__EXCHANGE,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD__REDUCE,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__ROUND,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__EXCHANGE,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__REDUCE,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER__ROUND,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER__EXCHANGE,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__UNFOLD,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__UNFOLD__EXCHANGE,
+};
+
+enum { /* schedules/allreduce/bine_latency.json */
+    CG_TAG_ALLREDUCE_BINE_LATENCY = CG_TAG_BASE(allreduce_bine_latency),
+    CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD__EXCHANGE,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD__REDUCE,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__BINE,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__ROUND,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__EXCHANGE,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__REDUCE,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__UNFOLD,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__UNFOLD__EXCHANGE,
 };
 
 enum { /* schedules/allreduce/hier.json */
