@@ -1025,6 +1025,8 @@ static const char *const compiled_cases[] = {
     "((rank + 0xAAAAAAAA) ^ 0xAAAAAAAA) >> 1",
     "(0xAAAAAAAA >> r + 3) % p",
     "p < 0xAAAAAAAA ? rank : r",
+    "0x100000000 > rank ? p : r",
+    "(rank == 0xAAAAAAAA) + (0xAAAAAAAA != p)",
     "(r > 0 ? 0x100000000 : rank) >> 30",
     "to_negabinary(rank - r) + from_negabinary(p)",
     "bit_reverse(rank & 7, 3) + ctz(p) * popcount(rank + 8)",
