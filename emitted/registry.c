@@ -467,6 +467,23 @@ static const struct cg_algo algo_bcast_lane = {
     .topo = { 1, "bcast_scatter_allgather" },
 };
 
+static const struct cg_param_info params_bcast_pipeline[] = {
+    { "segments", 1, 1, 32 },
+};
+
+static const struct cg_algo algo_bcast_pipeline = {
+    .name = "bcast_pipeline",
+    .coll = CG_COLL_BCAST,
+    .summary = "Open MPI's pipeline: one chain from the root, the vector in segments blocks; default 1 segment (Open MPI's default segment size 0: the whole message). segments 1..32 (param).",
+    .file = "schedules/bcast/pipeline.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(bcast_pipeline),
+    .tag_count = CG_TAG_COUNT(bcast_pipeline),
+    .fn = { .bcast = cg_bcast_pipeline },
+    .params = params_bcast_pipeline,
+    .nparams = 1,
+};
+
 static const struct cg_algo algo_bcast_scatter_allgather = {
     .name = "bcast_scatter_allgather",
     .coll = CG_COLL_BCAST,
@@ -919,6 +936,7 @@ const struct cg_algo *const cg_algos[] = {
     &algo_bcast_hier,
     &algo_bcast_knomial,
     &algo_bcast_lane,
+    &algo_bcast_pipeline,
     &algo_bcast_scatter_allgather,
     &algo_bcast_scatter_allgather_native,
     &algo_exscan_hier,

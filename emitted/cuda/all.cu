@@ -27,6 +27,7 @@
 #include "bcast_binomial_halving.cu"
 #include "bcast_chain.cu"
 #include "bcast_knomial.cu"
+#include "bcast_pipeline.cu"
 #include "bcast_scatter_allgather.cu"
 #include "reduce_scatter_block_recursive_halving.cu"
 #include "reduce_scatter_block_ring.cu"
@@ -425,6 +426,26 @@ static const struct cg_cu_algo algo_bcast_knomial = {
     1 /* nparams */
 };
 
+static const struct cg_param_info params_bcast_pipeline[] = {
+    { "segments", 1, 1, 32 },
+};
+
+static const struct cg_cu_algo algo_bcast_pipeline = {
+    "bcast_pipeline", /* name */
+    CG_COLL_BCAST, /* coll */
+    "Open MPI's pipeline: one chain from the root, the vector in segments blocks; default 1 segment (Open MPI's default segment size 0: the whole message). segments 1..32 (param).", /* summary */
+    "schedules/bcast/pipeline.json", /* file */
+    CG_TAG_BASE(bcast_pipeline), /* tag_first */
+    CG_TAG_COUNT(bcast_pipeline), /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    cgcu_bcast_pipeline, /* bcast */
+    NULL, /* alltoall */
+    params_bcast_pipeline, /* params */
+    1 /* nparams */
+};
+
 static const struct cg_cu_algo algo_bcast_scatter_allgather = {
     "bcast_scatter_allgather", /* name */
     CG_COLL_BCAST, /* coll */
@@ -530,6 +551,7 @@ const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_bcast_binomial_halving,
     &algo_bcast_chain,
     &algo_bcast_knomial,
+    &algo_bcast_pipeline,
     &algo_bcast_scatter_allgather,
     &algo_reduce_scatter_block_recursive_halving,
     &algo_reduce_scatter_block_ring,

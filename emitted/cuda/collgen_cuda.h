@@ -40,6 +40,7 @@ int cgcu_bcast_binomial_doubling(CG_CU_BCAST_ARGS); /* schedules/bcast/binomial_
 int cgcu_bcast_binomial_halving(CG_CU_BCAST_ARGS); /* schedules/bcast/binomial_halving.json */
 int cgcu_bcast_chain(CG_CU_BCAST_ARGS); /* schedules/bcast/chain.json */
 int cgcu_bcast_knomial(CG_CU_BCAST_ARGS); /* schedules/bcast/knomial.json */
+int cgcu_bcast_pipeline(CG_CU_BCAST_ARGS); /* schedules/bcast/pipeline.json */
 int cgcu_bcast_scatter_allgather(CG_CU_BCAST_ARGS); /* schedules/bcast/scatter_allgather.json */
 int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/recursive_halving.json */
 int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/ring.json */

@@ -42,6 +42,7 @@
 #include "bcast_hier.c"
 #include "bcast_knomial.c"
 #include "bcast_lane.c"
+#include "bcast_pipeline.c"
 #include "bcast_scatter_allgather.c"
 #include "bcast_scatter_allgather_native.c"
 #include "exscan_hier.c"

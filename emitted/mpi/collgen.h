@@ -49,6 +49,7 @@ int cg_bcast_chain(CG_BCAST_ARGS); /* schedules/bcast/chain.json */
 int cg_bcast_hier(CG_BCAST_ARGS); /* schedules/bcast/hier.json */
 int cg_bcast_knomial(CG_BCAST_ARGS); /* schedules/bcast/knomial.json */
 int cg_bcast_lane(CG_BCAST_ARGS); /* schedules/bcast/lane.json */
+int cg_bcast_pipeline(CG_BCAST_ARGS); /* schedules/bcast/pipeline.json */
 int cg_bcast_scatter_allgather(CG_BCAST_ARGS); /* schedules/bcast/scatter_allgather.json */
 int cg_bcast_scatter_allgather_native(CG_BCAST_ARGS); /* schedules/bcast/scatter_allgather_native.json */
 int cg_exscan_hier(CG_EXSCAN_ARGS); /* schedules/exscan/hier.json */
@@ -131,6 +132,7 @@ struct cg_tag_layout {
     char bcast_hier[5];
     char bcast_knomial[4];
     char bcast_lane[7];
+    char bcast_pipeline[4];
     char bcast_scatter_allgather[7];
     char bcast_scatter_allgather_native[5];
     char exscan_hier[12];
@@ -619,6 +621,13 @@ enum { /* schedules/bcast/lane.json */
     CG_TAG_BCAST_LANE__LANES__CALL,
     CG_TAG_BCAST_LANE__NODE_ALLGATHER,
     CG_TAG_BCAST_LANE__NODE_ALLGATHER__CALL,
+};
+
+enum { /* schedules/bcast/pipeline.json */
+    CG_TAG_BCAST_PIPELINE = CG_TAG_BASE(bcast_pipeline),
+    CG_TAG_BCAST_PIPELINE__PIPELINE,
+    CG_TAG_BCAST_PIPELINE__PIPELINE__ROUND,
+    CG_TAG_BCAST_PIPELINE__PIPELINE__EXCHANGE,
 };
 
 enum { /* schedules/bcast/scatter_allgather.json */
