@@ -71,6 +71,17 @@ static const struct cg_algo algo_allgather_lane = {
     .topo = { 1, "allgather_ring" },
 };
 
+static const struct cg_algo algo_allgather_neighbor = {
+    .name = "allgather_neighbor",
+    .coll = CG_COLL_ALLGATHER,
+    .summary = "Neighbor exchange (Chen et al.; Open MPI's neighbor): even p, p/2 rounds with the left and right neighbour in turn, two blocks a round after the first; odd p: ring.",
+    .file = "schedules/allgather/neighbor.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(allgather_neighbor),
+    .tag_count = CG_TAG_COUNT(allgather_neighbor),
+    .fn = { .allgather = cg_allgather_neighbor },
+};
+
 static const struct cg_algo algo_allgather_recursive_doubling = {
     .name = "allgather_recursive_doubling",
     .coll = CG_COLL_ALLGATHER,
@@ -115,6 +126,39 @@ static const struct cg_algo algo_allgather_two_level_ring = {
     .tag_count = CG_TAG_COUNT(allgather_two_level_ring),
     .fn = { .allgather = cg_allgather_two_level_ring },
     .topo = { 1, "allgather_ring" },
+};
+
+static const struct cg_algo algo_allgather_two_proc = {
+    .name = "allgather_two_proc",
+    .coll = CG_COLL_ALLGATHER,
+    .summary = "Two processes (Open MPI's two_proc): at p = 2 the ranks swap their blocks in one exchange; other p: ring (Open MPI's two_proc runs at p = 2 only).",
+    .file = "schedules/allgather/two_proc.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(allgather_two_proc),
+    .tag_count = CG_TAG_COUNT(allgather_two_proc),
+    .fn = { .allgather = cg_allgather_two_proc },
+};
+
+static const struct cg_algo algo_allreduce_bine_bandwidth = {
+    .name = "allreduce_bine_bandwidth",
+    .coll = CG_COLL_ALLREDUCE,
+    .summary = "Bine reduce-scatter + allgather over the Bine butterfly (partners differ in the k+1 lowest negabinary digits), bit-reversed block order so each round is one span; fold.",
+    .file = "schedules/allreduce/bine_bandwidth.json",
+    .commutative_only = 1,
+    .tag_first = CG_TAG_BASE(allreduce_bine_bandwidth),
+    .tag_count = CG_TAG_COUNT(allreduce_bine_bandwidth),
+    .fn = { .allreduce = cg_allreduce_bine_bandwidth },
+};
+
+static const struct cg_algo algo_allreduce_bine_latency = {
+    .name = "allreduce_bine_latency",
+    .coll = CG_COLL_ALLREDUCE,
+    .summary = "Bine butterfly on whole vectors: round k's partner differs in the k+1 lowest negabinary digits of the (virtual) rank; fold for non-powers of two; commutative op.",
+    .file = "schedules/allreduce/bine_latency.json",
+    .commutative_only = 1,
+    .tag_first = CG_TAG_BASE(allreduce_bine_latency),
+    .tag_count = CG_TAG_COUNT(allreduce_bine_latency),
+    .fn = { .allreduce = cg_allreduce_bine_latency },
 };
 
 static const struct cg_algo algo_allreduce_hier = {
@@ -194,6 +238,28 @@ static const struct cg_algo algo_allreduce_rsb_allgather = {
     .tag_first = CG_TAG_BASE(allreduce_rsb_allgather),
     .tag_count = CG_TAG_COUNT(allreduce_rsb_allgather),
     .fn = { .allreduce = cg_allreduce_rsb_allgather },
+};
+
+static const struct cg_algo algo_allreduce_swing_bandwidth = {
+    .name = "allreduce_swing_bandwidth",
+    .coll = CG_COLL_ALLREDUCE,
+    .summary = "Swing, bandwidth-optimal: reduce-scatter then allgather over the swing peers, blocks laid out by a bit-reversed code so each round moves one span; fold for non-powers of two.",
+    .file = "schedules/allreduce/swing_bandwidth.json",
+    .commutative_only = 1,
+    .tag_first = CG_TAG_BASE(allreduce_swing_bandwidth),
+    .tag_count = CG_TAG_COUNT(allreduce_swing_bandwidth),
+    .fn = { .allreduce = cg_allreduce_swing_bandwidth },
+};
+
+static const struct cg_algo algo_allreduce_swing_latency = {
+    .name = "allreduce_swing_latency",
+    .coll = CG_COLL_ALLREDUCE,
+    .summary = "Swing, latency-optimal: whole vectors with the peer at distance rho(k) = (1 - (-2)^(k+1)) / 3, + for even and - for odd ranks; fold for non-powers of two.",
+    .file = "schedules/allreduce/swing_latency.json",
+    .commutative_only = 1,
+    .tag_first = CG_TAG_BASE(allreduce_swing_latency),
+    .tag_count = CG_TAG_COUNT(allreduce_swing_latency),
+    .fn = { .allreduce = cg_allreduce_swing_latency },
 };
 
 static const struct cg_algo algo_allreduce_two_level_colour = {
@@ -310,6 +376,17 @@ static const struct cg_algo algo_barrier_recursive_doubling = {
     .fn = { .barrier = cg_barrier_recursive_doubling },
 };
 
+static const struct cg_algo algo_bcast_bine = {
+    .name = "bcast_bine",
+    .coll = CG_COLL_BCAST,
+    .summary = "Bine tree (binomial negabinary): a binomial tree whose round-k partners differ in the k+1 lowest negabinary digits; distances from the root 1, 1, 3, 5, 11, ...",
+    .file = "schedules/bcast/bine.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(bcast_bine),
+    .tag_count = CG_TAG_COUNT(bcast_bine),
+    .fn = { .bcast = cg_bcast_bine },
+};
+
 static const struct cg_algo algo_bcast_binomial_doubling = {
     .name = "bcast_binomial_doubling",
     .coll = CG_COLL_BCAST,
@@ -388,6 +465,23 @@ static const struct cg_algo algo_bcast_lane = {
     .tag_count = CG_TAG_COUNT(bcast_lane),
     .fn = { .bcast = cg_bcast_lane },
     .topo = { 1, "bcast_scatter_allgather" },
+};
+
+static const struct cg_param_info params_bcast_pipeline[] = {
+    { "segments", 1, 1, 32 },
+};
+
+static const struct cg_algo algo_bcast_pipeline = {
+    .name = "bcast_pipeline",
+    .coll = CG_COLL_BCAST,
+    .summary = "Open MPI's pipeline: one chain from the root, the vector in segments blocks; default 1 segment (Open MPI's default segment size 0: the whole message). segments 1..32 (param).",
+    .file = "schedules/bcast/pipeline.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(bcast_pipeline),
+    .tag_count = CG_TAG_COUNT(bcast_pipeline),
+    .fn = { .bcast = cg_bcast_pipeline },
+    .params = params_bcast_pipeline,
+    .nparams = 1,
 };
 
 static const struct cg_algo algo_bcast_scatter_allgather = {
@@ -536,6 +630,17 @@ static const struct cg_algo algo_reduce_allreduce = {
     .tag_first = CG_TAG_BASE(reduce_allreduce),
     .tag_count = CG_TAG_COUNT(reduce_allreduce),
     .fn = { .reduce = cg_reduce_allreduce },
+};
+
+static const struct cg_algo algo_reduce_bine = {
+    .name = "reduce_bine",
+    .coll = CG_COLL_REDUCE,
+    .summary = "Bine tree reduce: the Bine broadcast tree run backwards (distance halving), whole vectors; commutative op.",
+    .file = "schedules/reduce/bine.json",
+    .commutative_only = 1,
+    .tag_first = CG_TAG_BASE(reduce_bine),
+    .tag_count = CG_TAG_COUNT(reduce_bine),
+    .fn = { .reduce = cg_reduce_bine },
 };
 
 static const struct cg_algo algo_reduce_binomial = {
@@ -797,10 +902,14 @@ const struct cg_algo *const cg_algos[] = {
     &algo_allgather_gather_bcast,
     &algo_allgather_hier,
     &algo_allgather_lane,
+    &algo_allgather_neighbor,
     &algo_allgather_recursive_doubling,
     &algo_allgather_ring,
     &algo_allgather_two_level_bruck,
     &algo_allgather_two_level_ring,
+    &algo_allgather_two_proc,
+    &algo_allreduce_bine_bandwidth,
+    &algo_allreduce_bine_latency,
     &algo_allreduce_hier,
     &algo_allreduce_lane,
     &algo_allreduce_rabenseifner,
@@ -808,6 +917,8 @@ const struct cg_algo *const cg_algos[] = {
     &algo_allreduce_reduce_bcast,
     &algo_allreduce_ring,
     &algo_allreduce_rsb_allgather,
+    &algo_allreduce_swing_bandwidth,
+    &algo_allreduce_swing_latency,
     &algo_allreduce_two_level_colour,
     &algo_allreduce_two_level_halving,
     &algo_allreduce_two_level_ring,
@@ -818,12 +929,14 @@ const struct cg_algo *const cg_algos[] = {
     &algo_barrier_dissemination,
     &algo_barrier_hier,
     &algo_barrier_recursive_doubling,
+    &algo_bcast_bine,
     &algo_bcast_binomial_doubling,
     &algo_bcast_binomial_halving,
     &algo_bcast_chain,
     &algo_bcast_hier,
     &algo_bcast_knomial,
     &algo_bcast_lane,
+    &algo_bcast_pipeline,
     &algo_bcast_scatter_allgather,
     &algo_bcast_scatter_allgather_native,
     &algo_exscan_hier,
@@ -837,6 +950,7 @@ const struct cg_algo *const cg_algos[] = {
     &algo_gather_linear,
     &algo_gather_reduce,
     &algo_reduce_allreduce,
+    &algo_reduce_bine,
     &algo_reduce_binomial,
     &algo_reduce_hier,
     &algo_reduce_lane,

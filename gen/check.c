@@ -30,7 +30,8 @@ static const char *const reserved[] = {
     "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex",
     "_Imaginary", "_Alignas", "_Alignof", "_Atomic", "_Generic", "_Noreturn",
     "_Static_assert", "_Thread_local", "main", "errno", "NULL", "bool", "true", "false",
-    "log2", "ceil_log2", "pof2", "pow", "min", "max", "ceil_div", "ceil_log", NULL
+    "log2", "ceil_log2", "pof2", "pow", "min", "max", "ceil_div", "ceil_log", "to_negabinary",
+    "from_negabinary", "bit_reverse", "ctz", "popcount", NULL
 };
 
 #define CG_MAX_IDENT 40
@@ -49,6 +50,7 @@ struct checker {
     int nvars;                   /* entries used */
     int nslots;                  /* slots handed out */
     const char *slot_names[256]; /* by slot */
+    unsigned char slot_wide[256];/* by slot: a let bound to a 64-bit value */
     const char *context;         /* what the current expression is, for messages */
 };
 
@@ -165,6 +167,10 @@ static void bind(struct checker *ck, struct cg_expr *e, const char *context)
     if (e != NULL) {
         ck->context = context;
         cg_expr_walk_names(e, bind_one, ck);
+        /* Only a let keeps a 64-bit value; everywhere else it is used as
+         * an int (lets() lifts this for its own root). */
+        cg_expr_widen(e, ck->slot_wide);
+        e->narrow = 1;
     }
 }
 
@@ -231,7 +237,14 @@ static void lets(struct checker *ck, struct cg_let *l, int n)
 {
     for (int i = 0; i < n; i++) {
         bind(ck, l[i].expr, "a let binding");
+        if (l[i].expr != NULL) {
+            l[i].expr->narrow = 0;
+            l[i].wide = l[i].expr->wide;
+        }
         l[i].slot = declare(ck, l[i].name, l[i].pos, "let name", &l[i].used);
+        if (l[i].slot >= 0) {
+            ck->slot_wide[l[i].slot] = (unsigned char)l[i].wide;
+        }
     }
 }
 

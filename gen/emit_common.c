@@ -445,7 +445,8 @@ static void emit_lets(struct cg_emitter *em, const struct cg_let *l, int n)
 {
     for (int i = 0; i < n; i++) {
         if (em->used[l[i].slot]) {
-            cg_out_line(em->o, "const int %s = %s;", l[i].name, cg_emit_c_expr(l[i].expr));
+            cg_out_line(em->o, "const %s %s = %s;", l[i].wide ? "int64_t" : "int", l[i].name,
+                        cg_emit_c_expr(l[i].expr));
         }
     }
 }

@@ -277,6 +277,11 @@ static const struct {
     {"max", CG_FN_MAX, 2},
     {"ceil_div", CG_FN_CEIL_DIV, 2},
     {"ceil_log", CG_FN_CEIL_LOG, 2},
+    {"to_negabinary", CG_FN_TO_NEGABINARY, 1},
+    {"from_negabinary", CG_FN_FROM_NEGABINARY, 1},
+    {"bit_reverse", CG_FN_BIT_REVERSE, 2},
+    {"ctz", CG_FN_CTZ, 1},
+    {"popcount", CG_FN_POPCOUNT, 1},
 };
 
 #define N_FNS (sizeof(fn_table) / sizeof(fn_table[0]))
@@ -540,6 +545,7 @@ struct cg_expr *cg_expr_parse(struct cg_arena *arena, struct cg_diag *d, const c
         parse_error(&p, p.tok.off, "unexpected %s after expression", tok_text(&p, tt, sizeof(tt)));
         return NULL;
     }
+    cg_expr_widen(e, NULL);
     return e;
 }
 
@@ -577,8 +583,19 @@ static int pow_checked(int64_t b, int64_t e, int64_t *out)
 
 static int fn_arity(enum cg_expr_fn fn)
 {
-    return fn == CG_FN_LOG2 || fn == CG_FN_CEIL_LOG2 || fn == CG_FN_POF2 ? 1 : 2;
+    for (size_t i = 0; i < N_FNS; i++) {
+        if (fn_table[i].fn == fn) {
+            return fn_table[i].nargs;
+        }
+    }
+    return 2;
 }
+
+/* Why: negabinary digits are binary digits with every odd position
+ * weighing -2^k instead of 2^k; adding the mask of the odd positions turns
+ * the sum into plain binary, and xor with it flips their meaning back
+ * (modulo 2^64, so exact for every value that fits). */
+#define NEGABINARY_MASK UINT64_C(0xAAAAAAAAAAAAAAAA)
 
 static inline const char *apply_unary(enum cg_expr_op op, int64_t v, int64_t *out)
 {
@@ -693,6 +710,41 @@ static const char *apply_call(enum cg_expr_fn fn, const int64_t *v, int64_t *out
         *out = k;
         return NULL;
     }
+    case CG_FN_TO_NEGABINARY:
+        *out = (int64_t)(((uint64_t)v[0] + NEGABINARY_MASK) ^ NEGABINARY_MASK);
+        return NULL;
+    case CG_FN_FROM_NEGABINARY:
+        if (v[0] < 0) {
+            return "from_negabinary of a negative number";
+        }
+        *out = (int64_t)(((uint64_t)v[0] ^ NEGABINARY_MASK) - NEGABINARY_MASK);
+        return NULL;
+    case CG_FN_BIT_REVERSE: {
+        if (v[1] < 0 || v[1] > 62) {
+            return "bit_reverse of a bit count outside 0..62";
+        }
+        if (v[0] < 0 || v[0] >= ((int64_t)1 << v[1])) {
+            return "bit_reverse of a value outside 0..2^n-1";
+        }
+        int64_t r = 0;
+        for (int64_t i = 0; i < v[1]; i++) {
+            r |= ((v[0] >> i) & 1) << (v[1] - 1 - i);
+        }
+        *out = r;
+        return NULL;
+    }
+    case CG_FN_CTZ:
+        if (v[0] < 1) {
+            return v[0] == 0 ? "ctz of 0" : "ctz of a negative number";
+        }
+        *out = __builtin_ctzll((unsigned long long)v[0]);
+        return NULL;
+    case CG_FN_POPCOUNT:
+        if (v[0] < 0) {
+            return "popcount of a negative number";
+        }
+        *out = __builtin_popcountll((unsigned long long)v[0]);
+        return NULL;
     }
     return "unknown function";
 }
@@ -702,6 +754,13 @@ static const char *apply_call(enum cg_expr_fn fn, const int64_t *v, int64_t *out
 static int fits_int(int64_t v)
 {
     return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+/* Node e's value v fits the C type it is computed in (64-bit nodes need no
+ * check: their operators fail on 64-bit overflow already). */
+static int fits_node(const struct cg_expr *e, int64_t v)
+{
+    return (e->wide && !e->narrow) || fits_int(v);
 }
 
 /* ---- the tree evaluator: one environment, says which node fails and why -- */
@@ -801,7 +860,7 @@ static int eval(struct eval *ev, const struct cg_expr *e, int64_t *out)
     if (eval_node(ev, e, out) != 0) {
         return -1;
     }
-    if (!fits_int(*out)) {
+    if (!fits_node(e, *out)) {
         return fail(ev, e, "value does not fit in int (the generated code computes in int)");
     }
     return 0;
@@ -856,6 +915,7 @@ enum vop {
 struct vinsn {
     enum vop op;  /* what it computes */
     int r;        /* its register, and its first operand's */
+    int w64;      /* its value may use 64 bits (fits_node) */
     int sub;      /* V_UNARY, V_BINARY: enum cg_expr_op; V_CALL: enum cg_expr_fn; V_SLOT: slot */
     int64_t k;    /* V_CONST: the value */
 };
@@ -891,13 +951,22 @@ static int count_nodes(const struct cg_expr *e)
 
 static void emit_insn(struct cg_expr_prog *pr, enum vop op, int r, int sub, int64_t k)
 {
-    pr->insn[pr->n++] = (struct vinsn){op, r, sub, k};
+    pr->insn[pr->n++] = (struct vinsn){op, r, 0, sub, k};
     if (r + 3 > pr->nregs) {
         pr->nregs = r + 3;
     }
 }
 
+static void compile_node(struct cg_expr_prog *pr, const struct cg_expr *e, int r);
+
+/* A node's own instruction is the last one it emits. */
 static void compile(struct cg_expr_prog *pr, const struct cg_expr *e, int r)
+{
+    compile_node(pr, e, r);
+    pr->insn[pr->n - 1].w64 = e != NULL && e->wide && !e->narrow;
+}
+
+static void compile_node(struct cg_expr_prog *pr, const struct cg_expr *e, int r)
 {
     if (e == NULL) {
         emit_insn(pr, V_FAIL, r, 0, 0);
@@ -983,37 +1052,38 @@ static struct lanes lanes_of(const struct cg_expr_reg *r)
  * or shifts too far, so lanes that already failed are computed harmlessly. */
 static inline __attribute__((always_inline)) void
 binary_lanes(enum cg_expr_op op, int n, int64_t *x, unsigned char *fx, struct lanes a,
-             struct lanes b)
+             struct lanes b, int w64)
 {
     for (int i = 0; i < n; i++) {
         size_t ia = (size_t)i & a.mask, ib = (size_t)i & b.mask;
         int64_t v = 0;
         int failed = apply_binary(op, a.v[ia], b.v[ib], &v) != NULL;
-        fx[i] = (unsigned char)(a.f[ia] | b.f[ib] | failed | !fits_int(v));
+        fx[i] = (unsigned char)(a.f[ia] | b.f[ib] | failed | !(w64 || fits_int(v)));
         x[i] = v;
     }
 }
 
-static void binary(int op, int n, int64_t *x, unsigned char *fx, struct lanes a, struct lanes b)
+static void binary(int op, int n, int64_t *x, unsigned char *fx, struct lanes a, struct lanes b,
+                   int w64)
 {
     switch ((enum cg_expr_op)op) {
-    case CG_OP_ADD: binary_lanes(CG_OP_ADD, n, x, fx, a, b); return;
-    case CG_OP_SUB: binary_lanes(CG_OP_SUB, n, x, fx, a, b); return;
-    case CG_OP_MUL: binary_lanes(CG_OP_MUL, n, x, fx, a, b); return;
-    case CG_OP_DIV: binary_lanes(CG_OP_DIV, n, x, fx, a, b); return;
-    case CG_OP_MOD: binary_lanes(CG_OP_MOD, n, x, fx, a, b); return;
-    case CG_OP_SHL: binary_lanes(CG_OP_SHL, n, x, fx, a, b); return;
-    case CG_OP_SHR: binary_lanes(CG_OP_SHR, n, x, fx, a, b); return;
-    case CG_OP_BAND: binary_lanes(CG_OP_BAND, n, x, fx, a, b); return;
-    case CG_OP_BOR: binary_lanes(CG_OP_BOR, n, x, fx, a, b); return;
-    case CG_OP_BXOR: binary_lanes(CG_OP_BXOR, n, x, fx, a, b); return;
-    case CG_OP_LT: binary_lanes(CG_OP_LT, n, x, fx, a, b); return;
-    case CG_OP_LE: binary_lanes(CG_OP_LE, n, x, fx, a, b); return;
-    case CG_OP_GT: binary_lanes(CG_OP_GT, n, x, fx, a, b); return;
-    case CG_OP_GE: binary_lanes(CG_OP_GE, n, x, fx, a, b); return;
-    case CG_OP_EQ: binary_lanes(CG_OP_EQ, n, x, fx, a, b); return;
-    case CG_OP_NE: binary_lanes(CG_OP_NE, n, x, fx, a, b); return;
-    default: binary_lanes((enum cg_expr_op)op, n, x, fx, a, b); return;
+    case CG_OP_ADD: binary_lanes(CG_OP_ADD, n, x, fx, a, b, w64); return;
+    case CG_OP_SUB: binary_lanes(CG_OP_SUB, n, x, fx, a, b, w64); return;
+    case CG_OP_MUL: binary_lanes(CG_OP_MUL, n, x, fx, a, b, w64); return;
+    case CG_OP_DIV: binary_lanes(CG_OP_DIV, n, x, fx, a, b, w64); return;
+    case CG_OP_MOD: binary_lanes(CG_OP_MOD, n, x, fx, a, b, w64); return;
+    case CG_OP_SHL: binary_lanes(CG_OP_SHL, n, x, fx, a, b, w64); return;
+    case CG_OP_SHR: binary_lanes(CG_OP_SHR, n, x, fx, a, b, w64); return;
+    case CG_OP_BAND: binary_lanes(CG_OP_BAND, n, x, fx, a, b, w64); return;
+    case CG_OP_BOR: binary_lanes(CG_OP_BOR, n, x, fx, a, b, w64); return;
+    case CG_OP_BXOR: binary_lanes(CG_OP_BXOR, n, x, fx, a, b, w64); return;
+    case CG_OP_LT: binary_lanes(CG_OP_LT, n, x, fx, a, b, w64); return;
+    case CG_OP_LE: binary_lanes(CG_OP_LE, n, x, fx, a, b, w64); return;
+    case CG_OP_GT: binary_lanes(CG_OP_GT, n, x, fx, a, b, w64); return;
+    case CG_OP_GE: binary_lanes(CG_OP_GE, n, x, fx, a, b, w64); return;
+    case CG_OP_EQ: binary_lanes(CG_OP_EQ, n, x, fx, a, b, w64); return;
+    case CG_OP_NE: binary_lanes(CG_OP_NE, n, x, fx, a, b, w64); return;
+    default: binary_lanes((enum cg_expr_op)op, n, x, fx, a, b, w64); return;
     }
 }
 
@@ -1094,12 +1164,12 @@ void cg_expr_run(const struct cg_expr_prog *pr, const int64_t *env, size_t strid
             break;
         case V_CONST:
             *x = in->k;
-            *fx = !fits_int(in->k);
+            *fx = !(in->w64 || fits_int(in->k));
             break;
         case V_SLOT:
             for (int i = 0; i < m; i++) {
                 x[i] = env[(size_t)idx[i] * stride + (size_t)in->sub];
-                fx[i] = !fits_int(x[i]);
+                fx[i] = !(in->w64 || fits_int(x[i]));
             }
             break;
         case V_UNARY:
@@ -1107,12 +1177,12 @@ void cg_expr_run(const struct cg_expr_prog *pr, const int64_t *env, size_t strid
                 size_t ia = (size_t)i & a.mask;
                 int64_t v = 0;
                 why = apply_unary((enum cg_expr_op)in->sub, a.v[ia], &v);
-                fx[i] = a.f[ia] | (why != NULL) | !fits_int(v);
+                fx[i] = a.f[ia] | (why != NULL) | !(in->w64 || fits_int(v));
                 x[i] = v;
             }
             break;
         case V_BINARY:
-            binary(in->sub, m, x, fx, a, b);
+            binary(in->sub, m, x, fx, a, b, in->w64);
             break;
         case V_AND:
         case V_OR:
@@ -1127,8 +1197,10 @@ void cg_expr_run(const struct cg_expr_prog *pr, const int64_t *env, size_t strid
         case V_COND:
             for (int i = 0; i < m; i++) {
                 size_t ia = (size_t)i & a.mask, ib = (size_t)i & b.mask, ic = (size_t)i & c.mask;
-                fx[i] = a.f[ia] | (a.v[ia] != 0 ? b.f[ib] : c.f[ic]);
-                x[i] = a.v[ia] != 0 ? b.v[ib] : c.v[ic];
+                /* x may be a's register: read everything first. */
+                int64_t v = a.v[ia] != 0 ? b.v[ib] : c.v[ic];
+                fx[i] = a.f[ia] | (a.v[ia] != 0 ? b.f[ib] : c.f[ic]) | !(in->w64 || fits_int(v));
+                x[i] = v;
             }
             break;
         case V_CALL: {
@@ -1137,7 +1209,7 @@ void cg_expr_run(const struct cg_expr_prog *pr, const int64_t *env, size_t strid
                 size_t ia = (size_t)i & a.mask, ib = (size_t)i & b.mask;
                 int64_t args[2] = {a.v[ia], two ? b.v[ib] : 0}, v = 0;
                 why = apply_call((enum cg_expr_fn)in->sub, args, &v);
-                fx[i] = a.f[ia] | (two && b.f[ib]) | (why != NULL) | !fits_int(v);
+                fx[i] = a.f[ia] | (two && b.f[ib]) | (why != NULL) | !(in->w64 || fits_int(v));
                 x[i] = v;
             }
             break;
@@ -1450,9 +1522,22 @@ static void print_binary(struct out *o, const struct cg_expr *e)
         return;
     }
     int in_bool = e->op == CG_OP_AND || e->op == CG_OP_OR;
-    struct view va, vb;
+    struct view va, vb, vz;
     const struct cg_expr *a = view_c(o, e->a, in_bool, &va);
     const struct cg_expr *b = view_c(o, e->b, in_bool, &vb);
+    /* Why: gcc -Wtype-limits rejects an int compared with a constant
+     * outside int's range (always true or false); INT64_C(0) + x is the
+     * same value, typed int64_t. */
+    int64_t k;
+    if (o->c && is_cmp(e->op) && !a->wide && c_fold(b, &k) && !fits_int(k)) {
+        view_num(&vz.n[1], 0)->wide = 1;
+        a = view_node(&vz.n[0], CG_E_BINARY, CG_OP_ADD, &vz.n[1], a);
+        vz.n[0].wide = 1;
+    } else if (o->c && is_cmp(e->op) && !b->wide && c_fold(a, &k) && !fits_int(k)) {
+        view_num(&vz.n[1], 0)->wide = 1;
+        b = view_node(&vz.n[0], CG_E_BINARY, CG_OP_ADD, &vz.n[1], b);
+        vz.n[0].wide = 1;
+    }
     int prec = op_prec(e->op);
     int pa = node_prec(o, a), pb = node_prec(o, b);
     print_operand(o, a, pa < prec || warns_bare(o, e->op, a, b, 0));
@@ -1468,6 +1553,11 @@ static void print_node(struct out *o, const struct cg_expr *e)
     case CG_E_NUM:
         if (e->num == INT64_MIN) {
             put(o, "(-9223372036854775807 - 1)");
+        } else if (o->c && (e->wide || !fits_int(e->num))) {
+            /* Why: an unsuffixed literal's type depends on its value, base
+             * and the platform; INT64_C makes it int64_t everywhere. */
+            snprintf(num, sizeof(num), "INT64_C(%" PRId64 ")", e->num);
+            put(o, num);
         } else {
             snprintf(num, sizeof(num), "%" PRId64, e->num);
             put(o, num);
@@ -1529,6 +1619,55 @@ size_t cg_expr_print_c(const struct cg_expr *e, char *buf, size_t cap)
 size_t cg_expr_print(const struct cg_expr *e, char *buf, size_t cap)
 {
     return print(e, buf, cap, 0);
+}
+
+/* ---- widths --------------------------------------------------------------- */
+
+int cg_expr_widen(struct cg_expr *e, const unsigned char *slot_wide)
+{
+    if (e == NULL) {
+        return 0;
+    }
+    int a = cg_expr_widen(e->a, slot_wide);
+    int b = cg_expr_widen(e->b, slot_wide);
+    int c = cg_expr_widen(e->c, slot_wide);
+    for (int i = 0; i < e->nargs; i++) {
+        cg_expr_widen(e->args[i], slot_wide);
+    }
+    int w = 0;
+    switch (e->kind) {
+    case CG_E_NUM:
+        w = !fits_int(e->num);
+        break;
+    case CG_E_NAME:
+        w = slot_wide != NULL && e->slot >= 0 && slot_wide[e->slot];
+        break;
+    case CG_E_UNARY:
+        w = e->op != CG_OP_NOT && a;
+        break;
+    case CG_E_BINARY:
+        switch (e->op) {
+        case CG_OP_ADD: case CG_OP_SUB: case CG_OP_MUL:
+        case CG_OP_BAND: case CG_OP_BOR: case CG_OP_BXOR:
+            w = a || b;
+            break;
+        case CG_OP_SHL: case CG_OP_SHR:
+            w = a; /* C: the type of the promoted left operand */
+            break;
+        default:
+            w = 0; /* '/' '%' print as int functions; comparisons and logic are int */
+            break;
+        }
+        break;
+    case CG_E_COND:
+        w = b || c;
+        break;
+    case CG_E_CALL:
+        w = 0;
+        break;
+    }
+    e->wide = (unsigned char)w;
+    return w;
 }
 
 /* ---- walking ------------------------------------------------------------- */

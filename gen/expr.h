@@ -17,12 +17,23 @@
  *
  * Semantics: values are those of C's int, since the emitted code computes in
  * int: every node's value must fit in 32 bits (evaluation works in 64 bits
- * and reports a node that does not fit). '/' is floor division, '%' is never negative
+ * and reports a node that does not fit). Except 64-bit nodes ("wide", typed
+ * as C types them): a literal beyond int's range, a let bound to a wide
+ * value, and what C's usual conversions make wide from them (arithmetic and
+ * bitwise operators with a wide operand, a shift with a wide left operand,
+ * '?:' with a wide arm) compute in int64_t and must fit in 64 bits; '/',
+ * '%', comparisons, logic and functions give int. A wide expression used
+ * anywhere but a let (a peer, a block, a condition, a bound) must still have
+ * a value that fits in int ("narrow" root). '/' is floor division, '%' is never negative
  * (a % b == a - b * floor(a / b), b > 0 required), comparisons and logic give
  * 0 or 1, '&&' '||' '?:' short-circuit. Functions: log2(x) (floor, x >= 1),
  * ceil_log2(x) (x >= 1), pof2(x) (largest power of two <= x, x >= 1),
  * pow(b, e) (e >= 0), min(a, b), max(a, b), ceil_div(a, b) (b > 0),
- * ceil_log(b, x) (smallest k with b^k >= x; b >= 2, x >= 1).
+ * ceil_log(b, x) (smallest k with b^k >= x; b >= 2, x >= 1); bit functions:
+ * to_negabinary(x) (the base -2 digits of x read as a binary number),
+ * from_negabinary(n) (n >= 0, its inverse), bit_reverse(x, n) (the n low
+ * bits of x reversed; 0 <= n <= 62, 0 <= x < 2^n), ctz(x) (trailing zero
+ * bits, x >= 1), popcount(x) (one bits, x >= 0).
  * Errors at evaluation: division or modulo by zero or negative divisor, shift
  * count outside 0..62, log2/ceil_log2/pof2 of x < 1, pow with e < 0, overflow.
  */
@@ -51,7 +62,8 @@ enum cg_expr_op {
 
 enum cg_expr_fn {
     CG_FN_LOG2, CG_FN_CEIL_LOG2, CG_FN_POF2, CG_FN_POW,
-    CG_FN_MIN, CG_FN_MAX, CG_FN_CEIL_DIV, CG_FN_CEIL_LOG
+    CG_FN_MIN, CG_FN_MAX, CG_FN_CEIL_DIV, CG_FN_CEIL_LOG,
+    CG_FN_TO_NEGABINARY, CG_FN_FROM_NEGABINARY, CG_FN_BIT_REVERSE, CG_FN_CTZ, CG_FN_POPCOUNT
 };
 
 struct cg_expr {
@@ -66,6 +78,8 @@ struct cg_expr {
     struct cg_expr *c;      /* third operand (COND) */
     struct cg_expr **args;  /* CALL arguments */
     int nargs;              /* CALL argument count */
+    unsigned char wide;     /* C computes this node in int64_t (cg_expr_widen) */
+    unsigned char narrow;   /* its value must fit in int all the same (a root used as int) */
     struct cg_pos pos;      /* where this node starts in the schedule file */
 };
 
@@ -123,6 +137,12 @@ size_t cg_expr_print_c(const struct cg_expr *e, char *buf, size_t cap);
 
 /* Prints e back in schedule syntax (for dumps and diagnostics). */
 size_t cg_expr_print(const struct cg_expr *e, char *buf, size_t cap);
+
+/* Sets `wide` on every node of e as C types it (see the top), NAME nodes
+ * wide where slot_wide[slot] is 1 (slot_wide NULL: no name is wide).
+ * Returns e->wide. cg_expr_parse calls it with NULL; the check pass again
+ * once the names are bound. */
+int cg_expr_widen(struct cg_expr *e, const unsigned char *slot_wide);
 
 /* Calls fn on every NAME node (for binding names in the check pass). */
 void cg_expr_walk_names(struct cg_expr *e, void (*fn)(struct cg_expr *name, void *arg), void *arg);

@@ -116,6 +116,7 @@ struct cg_let {
     struct cg_expr *expr; /* its value */
     int slot;             /* environment slot */
     int used;             /* some expression mentions it (check) */
+    int wide;             /* its value is 64-bit: emitted as int64_t (check) */
     struct cg_pos pos;    /* the key */
 };
 

@@ -86,6 +86,32 @@ static inline int cg_ceil_log(long b, long x) /* smallest k with b^k >= x; b >= 
     return k;
 }
 
+/* Bit functions (long long arguments: a 64-bit let may be passed). Why the
+ * mask: see gen/expr.c, NEGABINARY_MASK. */
+static inline int cg_to_negabinary(long long x) /* base -2 digits of x, read in binary */
+{
+    const unsigned long long m = 0xAAAAAAAAAAAAAAAAull;
+    return (int)(((unsigned long long)x + m) ^ m);
+}
+
+static inline int cg_from_negabinary(long long n) /* inverse of cg_to_negabinary, n >= 0 */
+{
+    const unsigned long long m = 0xAAAAAAAAAAAAAAAAull;
+    return (int)(long long)(((unsigned long long)n ^ m) - m);
+}
+
+static inline int cg_bit_reverse(long long x, long long n) /* n low bits reversed, 0 <= x < 2^n */
+{
+    long long r = 0;
+    for (long long i = 0; i < n; i++) {
+        r |= ((x >> i) & 1) << (n - 1 - i);
+    }
+    return (int)r;
+}
+
+static inline int cg_ctz(long long x) { return __builtin_ctzll((unsigned long long)x); } /* x >= 1 */
+static inline int cg_popcount(long long x) { return __builtin_popcountll((unsigned long long)x); }
+
 /* ---- block geometry ------------------------------------------------------ */
 
 /* `count` elements split into `nb` near-equal blocks: block i has

@@ -171,13 +171,21 @@ static struct cg_expr *random_leaf(void)
     }
     struct cg_expr *e = node(CG_E_NUM);
     e->num = rng_below(8) == 0 ? rng_below(100) : rng_below(6);
+    if (rng_below(24) == 0) {
+        e->num = rng_below(2) ? 0xAAAAAAAA : 0x100000000; /* a 64-bit node */
+        e->wide = 1;
+    }
     return e;
 }
 
 static struct cg_expr *random_tree(int depth)
 {
     static const enum cg_expr_op unary[] = {CG_OP_NEG, CG_OP_NOT, CG_OP_BNOT};
-    static const int arity[] = {1, 1, 1, 2, 2, 2, 2};
+    static const int arity[] = {1, 1, 1, 2, 2, 2, 2, 2, 1, 1, 2, 1, 1};
+    static const enum cg_expr_fn fns[] = {CG_FN_LOG2, CG_FN_CEIL_LOG2, CG_FN_POF2, CG_FN_POW,
+                                          CG_FN_MIN, CG_FN_MAX, CG_FN_CEIL_DIV,
+                                          CG_FN_TO_NEGABINARY, CG_FN_FROM_NEGABINARY,
+                                          CG_FN_BIT_REVERSE, CG_FN_CTZ, CG_FN_POPCOUNT};
     if (depth == 0 || rng_below(4) == 0) {
         return random_leaf();
     }
@@ -199,13 +207,14 @@ static struct cg_expr *random_tree(int depth)
         e->c = random_tree(depth - 1);
     } else {
         e = node(CG_E_CALL);
-        e->fn = (enum cg_expr_fn)rng_below(7);
+        e->fn = fns[rng_below((int)(sizeof(fns) / sizeof(fns[0])))];
         e->nargs = arity[e->fn];
         e->args = cg_arena_alloc(&arena, sizeof(e->args[0]) * (size_t)e->nargs);
         for (int i = 0; i < e->nargs; i++) {
             e->args[i] = random_tree(depth - 1);
         }
     }
+    cg_expr_widen(e, NULL);
     return e;
 }
 
@@ -218,6 +227,74 @@ static const int64_t grid[][3] = {
 #define GRID_N (sizeof(grid) / sizeof(grid[0]))
 
 /* ---- parsing and evaluation ---------------------------------------------- */
+
+static void expr_should_compute_bit_functions_and_64_bit_masks(void)
+{
+    /* Negabinary: 6 = 110 (4 - 2), 3 = 11 (-2 + 1) is -1, 13 = 1101 is -3. */
+    CHECK(value("to_negabinary(2)") == 6);
+    CHECK(value("to_negabinary(-1)") == 3);
+    CHECK(value("to_negabinary(-3)") == 13);
+    CHECK(value("to_negabinary(0)") == 0);
+    CHECK(value("from_negabinary(6)") == 2);
+    CHECK(value("from_negabinary(13)") == -3);
+    for (int x = -300; x <= 300; x++) {
+        char text[64];
+        snprintf(text, sizeof(text), "from_negabinary(to_negabinary(%d))", x);
+        CHECKF(value(text) == x, "%s", text);
+    }
+    CHECK(value("bit_reverse(1, 3)") == 4);
+    CHECK(value("bit_reverse(6, 3)") == 3);
+    CHECK(value("bit_reverse(0, 0)") == 0);
+    CHECK(value("bit_reverse(1, 31)") == 1073741824);
+    CHECK(value("ctz(8)") == 3);
+    CHECK(value("ctz(rank)") == 0);
+    CHECK(value("popcount(0xAAAAAAAA)") == 16);
+    CHECK(value("popcount(0)") == 0);
+    /* 64-bit literals and what C's conversions make 64-bit from them. */
+    CHECK(value("0xAAAAAAAA") == 2863311530LL);
+    CHECK(value("0xAAAAAAAB & (p + 2)") == 3);
+    CHECK(value("(0xAAAAAAAA << 20) >> 40") == 2730);
+    CHECK(value("p < 0xAAAAAAAA") == 1);
+    static const struct {
+        const char *text; /* parsed */
+        int wide;         /* the root is 64-bit */
+    } widths[] = {
+        {"0xAAAAAAAA", 1}, {"2147483647", 0}, {"-2147483648", 1}, {"p & 0xAAAAAAAA", 1},
+        {"0xAAAAAAAA >> p", 1}, {"p << 0x100000000", 0}, {"p < 0xAAAAAAAA", 0},
+        {"0xAAAAAAAA / 2", 0}, {"0xAAAAAAAA % p", 0}, {"min(0xAAAAAAAA, p)", 0},
+        {"p ? 0xAAAAAAAA : 1", 1}, {"0xAAAAAAAA ? p : 1", 0}, {"~0xAAAAAAAA", 1},
+        {"-0xAAAAAAAA", 1}, {"!0xAAAAAAAA", 0}, {"0xAAAAAAAA && p", 0},
+    };
+    for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+        struct cg_expr *e = parse(widths[i].text);
+        CHECKF(e != NULL && e->wide == widths[i].wide, "%s", widths[i].text);
+    }
+    /* A name is as wide as the let it is bound to. */
+    unsigned char slot_wide[3] = {0, 1, 0};
+    struct cg_expr *e = parse("rank + 1");
+    CHECK(e != NULL && cg_expr_widen(e, slot_wide) == 1 && cg_expr_widen(e, NULL) == 0);
+    /* A narrowed root (a 64-bit value used as an int) must fit in int. */
+    e = parse("0xAAAAAAAA + p");
+    int64_t v = 0, env[3] = {5, 3, 2};
+    CHECK(e != NULL && cg_expr_eval(e, env, &v, NULL, NULL) == 0 && v == 2863311535LL);
+    if (e != NULL) {
+        e->narrow = 1;
+        const char *why = NULL;
+        CHECK(cg_expr_eval(e, env, &v, NULL, &why) == -1 && why != NULL &&
+              strstr(why, "does not fit in int") != NULL);
+        struct cg_expr_prog *pr = cg_expr_compile(e);
+        struct cg_expr_work w = {0};
+        int zero = 0;
+        unsigned char failed = 0;
+        cg_expr_run(pr, env, 3, NULL, &zero, 1, &v, &failed, &w);
+        CHECK(failed == 1);
+        cg_expr_prog_free(pr);
+        cg_expr_work_free(&w);
+    }
+    CHECK(strcmp(print_c("0xAAAAAAAB & (p - 1)"), "INT64_C(2863311531) & (p - 1)") == 0);
+    CHECK(strcmp(print_c("bit_reverse(rank, 3) + to_negabinary(p)"),
+                 "cg_bit_reverse(rank, 3) + cg_to_negabinary(p)") == 0);
+}
 
 static void expr_should_evaluate_every_operator(void)
 {
@@ -355,7 +432,22 @@ static void expr_should_report_every_evaluation_error_at_the_failing_node(void)
         {"pow(2, 63)", "overflow", 20},
         {"ceil_div(1, 0)", "ceil_div by zero", 20},
         {"ceil_div(1, -1)", "ceil_div by a negative number", 20},
-        {"9223372036854775807 + 1", "value does not fit in int (the generated code computes in int)", 20},
+        {"9223372036854775807 + 1", "overflow", 20},
+        {"9223372036854775807 / 1", "value does not fit in int (the generated code computes in int)", 20},
+        {"4611686018427387904 * 2", "overflow", 20},
+        {"0xAAAAAAAA + (2147483647 + 1)", "value does not fit in int (the generated code computes in int)", 34},
+        {"min(0xAAAAAAAA, 0xAAAAAAAB)", "value does not fit in int (the generated code computes in int)", 20},
+        {"1 << 31", "value does not fit in int (the generated code computes in int)", 20},
+        {"to_negabinary(-1073741824)", "value does not fit in int (the generated code computes in int)", 20},
+        {"from_negabinary(-1)", "from_negabinary of a negative number", 20},
+        {"bit_reverse(8, 3)", "bit_reverse of a value outside 0..2^n-1", 20},
+        {"bit_reverse(-1, 3)", "bit_reverse of a value outside 0..2^n-1", 20},
+        {"bit_reverse(1, 63)", "bit_reverse of a bit count outside 0..62", 20},
+        {"bit_reverse(1, -1)", "bit_reverse of a bit count outside 0..62", 20},
+        {"bit_reverse(1, 32)", "value does not fit in int (the generated code computes in int)", 20},
+        {"ctz(0)", "ctz of 0", 20},
+        {"ctz(-4)", "ctz of a negative number", 20},
+        {"popcount(-1)", "popcount of a negative number", 20},
         {"2147483647 + 1", "value does not fit in int (the generated code computes in int)", 20},
         {"-2147483647 - 2", "value does not fit in int (the generated code computes in int)", 20},
         {"1073741824 * 2", "value does not fit in int (the generated code computes in int)", 20},
@@ -735,7 +827,9 @@ static void expr_should_compile_to_programs_that_agree_with_the_tree_evaluator(v
         "rank / (p - p)", "1 + rank % 0", "1 << 63", "p >> 63", "log2(r - 2)", "pof2(-8)",
         "2 * pow(2, -1)", "pow(3, 40)", "ceil_div(1, 0)", "ceil_log(1, p)", "ceil_log(2, r - 2)",
         "2147483647 + 1", "1 + -(-2147483647 - 1)", "3 << 62", "x + 1", "min(1, 2 / 0)",
-        "p ? (r ? log2(0) : 1) : 2", "1 && rank / 0", "0 || rank / 0", "9999999999",
+        "p ? (r ? log2(0) : 1) : 2", "1 && rank / 0", "0 || rank / 0", "9999999999 / 1",
+        "ctz(rank - 3)", "popcount(-p)", "bit_reverse(p, 2)", "from_negabinary(-r)",
+        "0xAAAAAAAA * 0xAAAAAAAA * 2", "max(0xAAAAAAAA, p)", "1 << 31 + p - p",
     };
     int64_t env[3] = {5, 3, 2};
     int zero = 0;
@@ -763,7 +857,7 @@ static void expr_should_compile_to_programs_that_agree_with_the_tree_evaluator(v
  * computes in int), shift counts stay below 31 and pow loops stay short. */
 static int int_safe(const struct cg_expr *e, const int64_t *env)
 {
-    const int64_t lim = (int64_t)1 << 30;
+    const int64_t lim = e->wide ? (int64_t)1 << 62 : (int64_t)1 << 30;
     int64_t v, a;
     if (cg_expr_eval(e, env, &v, NULL, NULL) != 0 || v < -lim || v > lim) {
         return 0;
@@ -927,6 +1021,16 @@ static const char *const compiled_cases[] = {
     "p - 1 - rank >> 1",
     "r ? rank : p ? 1 : 2",
     "(r ? rank : p) ? 1 : 2",
+    "(0xAAAAAAAB & (p - 1)) + rank",
+    "((rank + 0xAAAAAAAA) ^ 0xAAAAAAAA) >> 1",
+    "(0xAAAAAAAA >> r + 3) % p",
+    "p < 0xAAAAAAAA ? rank : r",
+    "0x100000000 > rank ? p : r",
+    "(rank == 0xAAAAAAAA) + (0xAAAAAAAA != p)",
+    "(r > 0 ? 0x100000000 : rank) >> 30",
+    "to_negabinary(rank - r) + from_negabinary(p)",
+    "bit_reverse(rank & 7, 3) + ctz(p) * popcount(rank + 8)",
+    "popcount(0xAAAAAAAA ^ rank) - ctz(0x100000000 >> p)",
     "rank < r < p",
     "rank == r == p",
     "p >= rank != r",
@@ -979,7 +1083,8 @@ static void expr_should_print_c_that_compiles_cleanly_and_computes_the_same(void
             for (int64_t rank = -1; rank <= p; rank++) {
                 for (int64_t r = -2; r <= 4; r++) {
                     int64_t env[3] = {p, rank, r}, v;
-                    if (!int_safe(e, env) || cg_expr_eval(e, env, &v, NULL, NULL) != 0) {
+                    if (!int_safe(e, env) || cg_expr_eval(e, env, &v, NULL, NULL) != 0 ||
+                        v != (int)v) {
                         continue;
                     }
                     fprintf(rows, "    {%d, %d, %d, %d, %" PRId64 "},\n", nfn, (int)p, (int)rank,
@@ -1121,6 +1226,7 @@ static void arena_should_hand_out_aligned_zeroed_memory(void)
 int main(void)
 {
     RUN(expr_should_evaluate_every_operator);
+    RUN(expr_should_compute_bit_functions_and_64_bit_masks);
     RUN(expr_should_floor_division_and_keep_modulo_non_negative);
     RUN(expr_should_give_0_or_1_for_comparisons_and_logic);
     RUN(expr_should_evaluate_every_function);

@@ -4,22 +4,30 @@
  * needs no edit when a schedule is added, and their table cg_cu_algos[]
  * (runtime/cuda/cg_cuda_algo.h). Each file also compiles alone. */
 #include "allgather_bruck.cu"
+#include "allgather_neighbor.cu"
 #include "allgather_recursive_doubling.cu"
 #include "allgather_ring.cu"
 #include "allgather_two_level_bruck.cu"
 #include "allgather_two_level_ring.cu"
+#include "allgather_two_proc.cu"
+#include "allreduce_bine_bandwidth.cu"
+#include "allreduce_bine_latency.cu"
 #include "allreduce_rabenseifner.cu"
 #include "allreduce_recursive_doubling.cu"
 #include "allreduce_ring.cu"
+#include "allreduce_swing_bandwidth.cu"
+#include "allreduce_swing_latency.cu"
 #include "allreduce_two_level_halving.cu"
 #include "allreduce_two_level_ring.cu"
 #include "alltoall_bruck.cu"
 #include "alltoall_linear.cu"
 #include "alltoall_pairwise.cu"
+#include "bcast_bine.cu"
 #include "bcast_binomial_doubling.cu"
 #include "bcast_binomial_halving.cu"
 #include "bcast_chain.cu"
 #include "bcast_knomial.cu"
+#include "bcast_pipeline.cu"
 #include "bcast_scatter_allgather.cu"
 #include "reduce_scatter_block_recursive_halving.cu"
 #include "reduce_scatter_block_ring.cu"
@@ -35,6 +43,22 @@ static const struct cg_cu_algo algo_allgather_bruck = {
     CG_TAG_COUNT(allgather_bruck), /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_bruck, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_allgather_neighbor = {
+    "allgather_neighbor", /* name */
+    CG_COLL_ALLGATHER, /* coll */
+    "Neighbor exchange (Chen et al.; Open MPI's neighbor): even p, p/2 rounds with the left and right neighbour in turn, two blocks a round after the first; odd p: ring.", /* summary */
+    "schedules/allgather/neighbor.json", /* file */
+    CG_TAG_BASE(allgather_neighbor), /* tag_first */
+    CG_TAG_COUNT(allgather_neighbor), /* tag_count */
+    NULL, /* allreduce */
+    cgcu_allgather_neighbor, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
     NULL, /* alltoall */
@@ -106,6 +130,54 @@ static const struct cg_cu_algo algo_allgather_two_level_ring = {
     0 /* nparams */
 };
 
+static const struct cg_cu_algo algo_allgather_two_proc = {
+    "allgather_two_proc", /* name */
+    CG_COLL_ALLGATHER, /* coll */
+    "Two processes (Open MPI's two_proc): at p = 2 the ranks swap their blocks in one exchange; other p: ring (Open MPI's two_proc runs at p = 2 only).", /* summary */
+    "schedules/allgather/two_proc.json", /* file */
+    CG_TAG_BASE(allgather_two_proc), /* tag_first */
+    CG_TAG_COUNT(allgather_two_proc), /* tag_count */
+    NULL, /* allreduce */
+    cgcu_allgather_two_proc, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_allreduce_bine_bandwidth = {
+    "allreduce_bine_bandwidth", /* name */
+    CG_COLL_ALLREDUCE, /* coll */
+    "Bine reduce-scatter + allgather over the Bine butterfly (partners differ in the k+1 lowest negabinary digits), bit-reversed block order so each round is one span; fold.", /* summary */
+    "schedules/allreduce/bine_bandwidth.json", /* file */
+    CG_TAG_BASE(allreduce_bine_bandwidth), /* tag_first */
+    CG_TAG_COUNT(allreduce_bine_bandwidth), /* tag_count */
+    cgcu_allreduce_bine_bandwidth, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_allreduce_bine_latency = {
+    "allreduce_bine_latency", /* name */
+    CG_COLL_ALLREDUCE, /* coll */
+    "Bine butterfly on whole vectors: round k's partner differs in the k+1 lowest negabinary digits of the (virtual) rank; fold for non-powers of two; commutative op.", /* summary */
+    "schedules/allreduce/bine_latency.json", /* file */
+    CG_TAG_BASE(allreduce_bine_latency), /* tag_first */
+    CG_TAG_COUNT(allreduce_bine_latency), /* tag_count */
+    cgcu_allreduce_bine_latency, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
 static const struct cg_cu_algo algo_allreduce_rabenseifner = {
     "allreduce_rabenseifner", /* name */
     CG_COLL_ALLREDUCE, /* coll */
@@ -146,6 +218,38 @@ static const struct cg_cu_algo algo_allreduce_ring = {
     CG_TAG_BASE(allreduce_ring), /* tag_first */
     CG_TAG_COUNT(allreduce_ring), /* tag_count */
     cgcu_allreduce_ring, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_allreduce_swing_bandwidth = {
+    "allreduce_swing_bandwidth", /* name */
+    CG_COLL_ALLREDUCE, /* coll */
+    "Swing, bandwidth-optimal: reduce-scatter then allgather over the swing peers, blocks laid out by a bit-reversed code so each round moves one span; fold for non-powers of two.", /* summary */
+    "schedules/allreduce/swing_bandwidth.json", /* file */
+    CG_TAG_BASE(allreduce_swing_bandwidth), /* tag_first */
+    CG_TAG_COUNT(allreduce_swing_bandwidth), /* tag_count */
+    cgcu_allreduce_swing_bandwidth, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_allreduce_swing_latency = {
+    "allreduce_swing_latency", /* name */
+    CG_COLL_ALLREDUCE, /* coll */
+    "Swing, latency-optimal: whole vectors with the peer at distance rho(k) = (1 - (-2)^(k+1)) / 3, + for even and - for odd ranks; fold for non-powers of two.", /* summary */
+    "schedules/allreduce/swing_latency.json", /* file */
+    CG_TAG_BASE(allreduce_swing_latency), /* tag_first */
+    CG_TAG_COUNT(allreduce_swing_latency), /* tag_count */
+    cgcu_allreduce_swing_latency, /* allreduce */
     NULL, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
@@ -234,6 +338,22 @@ static const struct cg_cu_algo algo_alltoall_pairwise = {
     0 /* nparams */
 };
 
+static const struct cg_cu_algo algo_bcast_bine = {
+    "bcast_bine", /* name */
+    CG_COLL_BCAST, /* coll */
+    "Bine tree (binomial negabinary): a binomial tree whose round-k partners differ in the k+1 lowest negabinary digits; distances from the root 1, 1, 3, 5, 11, ...", /* summary */
+    "schedules/bcast/bine.json", /* file */
+    CG_TAG_BASE(bcast_bine), /* tag_first */
+    CG_TAG_COUNT(bcast_bine), /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    cgcu_bcast_bine, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
 static const struct cg_cu_algo algo_bcast_binomial_doubling = {
     "bcast_binomial_doubling", /* name */
     CG_COLL_BCAST, /* coll */
@@ -303,6 +423,26 @@ static const struct cg_cu_algo algo_bcast_knomial = {
     cgcu_bcast_knomial, /* bcast */
     NULL, /* alltoall */
     params_bcast_knomial, /* params */
+    1 /* nparams */
+};
+
+static const struct cg_param_info params_bcast_pipeline[] = {
+    { "segments", 1, 1, 32 },
+};
+
+static const struct cg_cu_algo algo_bcast_pipeline = {
+    "bcast_pipeline", /* name */
+    CG_COLL_BCAST, /* coll */
+    "Open MPI's pipeline: one chain from the root, the vector in segments blocks; default 1 segment (Open MPI's default segment size 0: the whole message). segments 1..32 (param).", /* summary */
+    "schedules/bcast/pipeline.json", /* file */
+    CG_TAG_BASE(bcast_pipeline), /* tag_first */
+    CG_TAG_COUNT(bcast_pipeline), /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    cgcu_bcast_pipeline, /* bcast */
+    NULL, /* alltoall */
+    params_bcast_pipeline, /* params */
     1 /* nparams */
 };
 
@@ -388,22 +528,30 @@ static const struct cg_cu_algo algo_reduce_scatter_block_two_level_ring = {
 
 const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_allgather_bruck,
+    &algo_allgather_neighbor,
     &algo_allgather_recursive_doubling,
     &algo_allgather_ring,
     &algo_allgather_two_level_bruck,
     &algo_allgather_two_level_ring,
+    &algo_allgather_two_proc,
+    &algo_allreduce_bine_bandwidth,
+    &algo_allreduce_bine_latency,
     &algo_allreduce_rabenseifner,
     &algo_allreduce_recursive_doubling,
     &algo_allreduce_ring,
+    &algo_allreduce_swing_bandwidth,
+    &algo_allreduce_swing_latency,
     &algo_allreduce_two_level_halving,
     &algo_allreduce_two_level_ring,
     &algo_alltoall_bruck,
     &algo_alltoall_linear,
     &algo_alltoall_pairwise,
+    &algo_bcast_bine,
     &algo_bcast_binomial_doubling,
     &algo_bcast_binomial_halving,
     &algo_bcast_chain,
     &algo_bcast_knomial,
+    &algo_bcast_pipeline,
     &algo_bcast_scatter_allgather,
     &algo_reduce_scatter_block_recursive_halving,
     &algo_reduce_scatter_block_ring,

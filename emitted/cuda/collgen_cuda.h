@@ -17,22 +17,30 @@ extern "C" {
 #include "collgen.h"
 
 int cgcu_allgather_bruck(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/bruck.json */
+int cgcu_allgather_neighbor(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/neighbor.json */
 int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/recursive_doubling.json */
 int cgcu_allgather_ring(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/ring.json */
 int cgcu_allgather_two_level_bruck(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/two_level_bruck.json */
 int cgcu_allgather_two_level_ring(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/two_level_ring.json */
+int cgcu_allgather_two_proc(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/two_proc.json */
+int cgcu_allreduce_bine_bandwidth(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/bine_bandwidth.json */
+int cgcu_allreduce_bine_latency(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/bine_latency.json */
 int cgcu_allreduce_rabenseifner(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/rabenseifner.json */
 int cgcu_allreduce_recursive_doubling(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/recursive_doubling.json */
 int cgcu_allreduce_ring(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/ring.json */
+int cgcu_allreduce_swing_bandwidth(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/swing_bandwidth.json */
+int cgcu_allreduce_swing_latency(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/swing_latency.json */
 int cgcu_allreduce_two_level_halving(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/two_level_halving.json */
 int cgcu_allreduce_two_level_ring(CG_CU_ALLREDUCE_ARGS); /* schedules/allreduce/two_level_ring.json */
 int cgcu_alltoall_bruck(CG_CU_ALLTOALL_ARGS); /* schedules/alltoall/bruck.json */
 int cgcu_alltoall_linear(CG_CU_ALLTOALL_ARGS); /* schedules/alltoall/linear.json */
 int cgcu_alltoall_pairwise(CG_CU_ALLTOALL_ARGS); /* schedules/alltoall/pairwise.json */
+int cgcu_bcast_bine(CG_CU_BCAST_ARGS); /* schedules/bcast/bine.json */
 int cgcu_bcast_binomial_doubling(CG_CU_BCAST_ARGS); /* schedules/bcast/binomial_doubling.json */
 int cgcu_bcast_binomial_halving(CG_CU_BCAST_ARGS); /* schedules/bcast/binomial_halving.json */
 int cgcu_bcast_chain(CG_CU_BCAST_ARGS); /* schedules/bcast/chain.json */
 int cgcu_bcast_knomial(CG_CU_BCAST_ARGS); /* schedules/bcast/knomial.json */
+int cgcu_bcast_pipeline(CG_CU_BCAST_ARGS); /* schedules/bcast/pipeline.json */
 int cgcu_bcast_scatter_allgather(CG_CU_BCAST_ARGS); /* schedules/bcast/scatter_allgather.json */
 int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/recursive_halving.json */
 int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/ring.json */

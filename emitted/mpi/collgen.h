@@ -15,10 +15,14 @@ int cg_allgather_bruck(CG_ALLGATHER_ARGS); /* schedules/allgather/bruck.json */
 int cg_allgather_gather_bcast(CG_ALLGATHER_ARGS); /* schedules/allgather/gather_bcast.json */
 int cg_allgather_hier(CG_ALLGATHER_ARGS); /* schedules/allgather/hier.json */
 int cg_allgather_lane(CG_ALLGATHER_ARGS); /* schedules/allgather/lane.json */
+int cg_allgather_neighbor(CG_ALLGATHER_ARGS); /* schedules/allgather/neighbor.json */
 int cg_allgather_recursive_doubling(CG_ALLGATHER_ARGS); /* schedules/allgather/recursive_doubling.json */
 int cg_allgather_ring(CG_ALLGATHER_ARGS); /* schedules/allgather/ring.json */
 int cg_allgather_two_level_bruck(CG_ALLGATHER_ARGS); /* schedules/allgather/two_level_bruck.json */
 int cg_allgather_two_level_ring(CG_ALLGATHER_ARGS); /* schedules/allgather/two_level_ring.json */
+int cg_allgather_two_proc(CG_ALLGATHER_ARGS); /* schedules/allgather/two_proc.json */
+int cg_allreduce_bine_bandwidth(CG_ALLREDUCE_ARGS); /* schedules/allreduce/bine_bandwidth.json */
+int cg_allreduce_bine_latency(CG_ALLREDUCE_ARGS); /* schedules/allreduce/bine_latency.json */
 int cg_allreduce_hier(CG_ALLREDUCE_ARGS); /* schedules/allreduce/hier.json */
 int cg_allreduce_lane(CG_ALLREDUCE_ARGS); /* schedules/allreduce/lane.json */
 int cg_allreduce_rabenseifner(CG_ALLREDUCE_ARGS); /* schedules/allreduce/rabenseifner.json */
@@ -26,6 +30,8 @@ int cg_allreduce_recursive_doubling(CG_ALLREDUCE_ARGS); /* schedules/allreduce/r
 int cg_allreduce_reduce_bcast(CG_ALLREDUCE_ARGS); /* schedules/allreduce/reduce_bcast.json */
 int cg_allreduce_ring(CG_ALLREDUCE_ARGS); /* schedules/allreduce/ring.json */
 int cg_allreduce_rsb_allgather(CG_ALLREDUCE_ARGS); /* schedules/allreduce/rsb_allgather.json */
+int cg_allreduce_swing_bandwidth(CG_ALLREDUCE_ARGS); /* schedules/allreduce/swing_bandwidth.json */
+int cg_allreduce_swing_latency(CG_ALLREDUCE_ARGS); /* schedules/allreduce/swing_latency.json */
 int cg_allreduce_two_level_colour(CG_ALLREDUCE_ARGS); /* schedules/allreduce/two_level_colour.json */
 int cg_allreduce_two_level_halving(CG_ALLREDUCE_ARGS); /* schedules/allreduce/two_level_halving.json */
 int cg_allreduce_two_level_ring(CG_ALLREDUCE_ARGS); /* schedules/allreduce/two_level_ring.json */
@@ -36,12 +42,14 @@ int cg_alltoall_pairwise(CG_ALLTOALL_ARGS); /* schedules/alltoall/pairwise.json 
 int cg_barrier_dissemination(CG_BARRIER_ARGS); /* schedules/barrier/dissemination.json */
 int cg_barrier_hier(CG_BARRIER_ARGS); /* schedules/barrier/hier.json */
 int cg_barrier_recursive_doubling(CG_BARRIER_ARGS); /* schedules/barrier/recursive_doubling.json */
+int cg_bcast_bine(CG_BCAST_ARGS); /* schedules/bcast/bine.json */
 int cg_bcast_binomial_doubling(CG_BCAST_ARGS); /* schedules/bcast/binomial_doubling.json */
 int cg_bcast_binomial_halving(CG_BCAST_ARGS); /* schedules/bcast/binomial_halving.json */
 int cg_bcast_chain(CG_BCAST_ARGS); /* schedules/bcast/chain.json */
 int cg_bcast_hier(CG_BCAST_ARGS); /* schedules/bcast/hier.json */
 int cg_bcast_knomial(CG_BCAST_ARGS); /* schedules/bcast/knomial.json */
 int cg_bcast_lane(CG_BCAST_ARGS); /* schedules/bcast/lane.json */
+int cg_bcast_pipeline(CG_BCAST_ARGS); /* schedules/bcast/pipeline.json */
 int cg_bcast_scatter_allgather(CG_BCAST_ARGS); /* schedules/bcast/scatter_allgather.json */
 int cg_bcast_scatter_allgather_native(CG_BCAST_ARGS); /* schedules/bcast/scatter_allgather_native.json */
 int cg_exscan_hier(CG_EXSCAN_ARGS); /* schedules/exscan/hier.json */
@@ -55,6 +63,7 @@ int cg_gather_lane(CG_GATHER_ARGS); /* schedules/gather/lane.json */
 int cg_gather_linear(CG_GATHER_ARGS); /* schedules/gather/linear.json */
 int cg_gather_reduce(CG_GATHER_ARGS); /* schedules/gather/reduce.json */
 int cg_reduce_allreduce(CG_REDUCE_ARGS); /* schedules/reduce/allreduce.json */
+int cg_reduce_bine(CG_REDUCE_ARGS); /* schedules/reduce/bine.json */
 int cg_reduce_binomial(CG_REDUCE_ARGS); /* schedules/reduce/binomial.json */
 int cg_reduce_hier(CG_REDUCE_ARGS); /* schedules/reduce/hier.json */
 int cg_reduce_lane(CG_REDUCE_ARGS); /* schedules/reduce/lane.json */
@@ -89,10 +98,14 @@ struct cg_tag_layout {
     char allgather_gather_bcast[5];
     char allgather_hier[7];
     char allgather_lane[8];
+    char allgather_neighbor[9];
     char allgather_recursive_doubling[8];
     char allgather_ring[4];
     char allgather_two_level_bruck[12];
     char allgather_two_level_ring[12];
+    char allgather_two_proc[6];
+    char allreduce_bine_bandwidth[13];
+    char allreduce_bine_latency[10];
     char allreduce_hier[7];
     char allreduce_lane[7];
     char allreduce_rabenseifner[13];
@@ -100,6 +113,8 @@ struct cg_tag_layout {
     char allreduce_reduce_bcast[5];
     char allreduce_ring[8];
     char allreduce_rsb_allgather[5];
+    char allreduce_swing_bandwidth[13];
+    char allreduce_swing_latency[10];
     char allreduce_two_level_colour[5];
     char allreduce_two_level_halving[22];
     char allreduce_two_level_ring[15];
@@ -110,12 +125,14 @@ struct cg_tag_layout {
     char barrier_dissemination[5];
     char barrier_hier[12];
     char barrier_recursive_doubling[10];
+    char bcast_bine[8];
     char bcast_binomial_doubling[4];
     char bcast_binomial_halving[4];
     char bcast_chain[4];
     char bcast_hier[5];
     char bcast_knomial[4];
     char bcast_lane[7];
+    char bcast_pipeline[4];
     char bcast_scatter_allgather[7];
     char bcast_scatter_allgather_native[5];
     char exscan_hier[12];
@@ -129,6 +146,7 @@ struct cg_tag_layout {
     char gather_linear[4];
     char gather_reduce[7];
     char reduce_allreduce[3];
+    char reduce_bine[10];
     char reduce_binomial[6];
     char reduce_hier[5];
     char reduce_lane[7];
@@ -209,6 +227,18 @@ enum { /* schedules/allgather/lane.json */
     CG_TAG_ALLGATHER_LANE__TRANSPOSE__COPY,
 };
 
+enum { /* schedules/allgather/neighbor.json */
+    CG_TAG_ALLGATHER_NEIGHBOR = CG_TAG_BASE(allgather_neighbor),
+    CG_TAG_ALLGATHER_NEIGHBOR__RING,
+    CG_TAG_ALLGATHER_NEIGHBOR__RING__ROUND,
+    CG_TAG_ALLGATHER_NEIGHBOR__RING__EXCHANGE,
+    CG_TAG_ALLGATHER_NEIGHBOR__FIRST,
+    CG_TAG_ALLGATHER_NEIGHBOR__FIRST__EXCHANGE,
+    CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR,
+    CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__ROUND,
+    CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__EXCHANGE,
+};
+
 enum { /* schedules/allgather/recursive_doubling.json */
     CG_TAG_ALLGATHER_RECURSIVE_DOUBLING = CG_TAG_BASE(allgather_recursive_doubling),
     CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD,
@@ -255,6 +285,44 @@ enum { /* schedules/allgather/two_level_ring.json */
     CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE,
     CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE__ROUND,
     CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE__COPY,
+};
+
+enum { /* schedules/allgather/two_proc.json */
+    CG_TAG_ALLGATHER_TWO_PROC = CG_TAG_BASE(allgather_two_proc),
+    CG_TAG_ALLGATHER_TWO_PROC__SWAP,
+    CG_TAG_ALLGATHER_TWO_PROC__SWAP__EXCHANGE,
+    CG_TAG_ALLGATHER_TWO_PROC__RING,
+    CG_TAG_ALLGATHER_TWO_PROC__RING__ROUND,
+    CG_TAG_ALLGATHER_TWO_PROC__RING__EXCHANGE,
+};
+
+enum { /* schedules/allreduce/bine_bandwidth.json */
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH = CG_TAG_BASE(allreduce_bine_bandwidth),
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD__EXCHANGE,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD__REDUCE,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__ROUND,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__EXCHANGE,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__REDUCE,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER__ROUND,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER__EXCHANGE,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__UNFOLD,
+    CG_TAG_ALLREDUCE_BINE_BANDWIDTH__UNFOLD__EXCHANGE,
+};
+
+enum { /* schedules/allreduce/bine_latency.json */
+    CG_TAG_ALLREDUCE_BINE_LATENCY = CG_TAG_BASE(allreduce_bine_latency),
+    CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD__EXCHANGE,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD__REDUCE,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__BINE,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__ROUND,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__EXCHANGE,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__REDUCE,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__UNFOLD,
+    CG_TAG_ALLREDUCE_BINE_LATENCY__UNFOLD__EXCHANGE,
 };
 
 enum { /* schedules/allreduce/hier.json */
@@ -332,6 +400,35 @@ enum { /* schedules/allreduce/rsb_allgather.json */
     CG_TAG_ALLREDUCE_RSB_ALLGATHER__REDUCE_SCATTER__CALL,
     CG_TAG_ALLREDUCE_RSB_ALLGATHER__ALLGATHER,
     CG_TAG_ALLREDUCE_RSB_ALLGATHER__ALLGATHER__CALL,
+};
+
+enum { /* schedules/allreduce/swing_bandwidth.json */
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH = CG_TAG_BASE(allreduce_swing_bandwidth),
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__FOLD,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__FOLD__EXCHANGE,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__FOLD__REDUCE,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__REDUCE_SCATTER,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__REDUCE_SCATTER__ROUND,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__REDUCE_SCATTER__EXCHANGE,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__REDUCE_SCATTER__REDUCE,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__ALLGATHER,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__ALLGATHER__ROUND,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__ALLGATHER__EXCHANGE,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__UNFOLD,
+    CG_TAG_ALLREDUCE_SWING_BANDWIDTH__UNFOLD__EXCHANGE,
+};
+
+enum { /* schedules/allreduce/swing_latency.json */
+    CG_TAG_ALLREDUCE_SWING_LATENCY = CG_TAG_BASE(allreduce_swing_latency),
+    CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD__EXCHANGE,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD__REDUCE,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__SWING,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__ROUND,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__EXCHANGE,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__REDUCE,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__UNFOLD,
+    CG_TAG_ALLREDUCE_SWING_LATENCY__UNFOLD__EXCHANGE,
 };
 
 enum { /* schedules/allreduce/two_level_colour.json */
@@ -469,6 +566,17 @@ enum { /* schedules/barrier/recursive_doubling.json */
     CG_TAG_BARRIER_RECURSIVE_DOUBLING__UNFOLD__EXCHANGE,
 };
 
+enum { /* schedules/bcast/bine.json */
+    CG_TAG_BCAST_BINE = CG_TAG_BASE(bcast_bine),
+    CG_TAG_BCAST_BINE__LIFT,
+    CG_TAG_BCAST_BINE__LIFT__EXCHANGE,
+    CG_TAG_BCAST_BINE__TREE,
+    CG_TAG_BCAST_BINE__TREE__ROUND,
+    CG_TAG_BCAST_BINE__TREE__EXCHANGE,
+    CG_TAG_BCAST_BINE__EXTRA,
+    CG_TAG_BCAST_BINE__EXTRA__EXCHANGE,
+};
+
 enum { /* schedules/bcast/binomial_doubling.json */
     CG_TAG_BCAST_BINOMIAL_DOUBLING = CG_TAG_BASE(bcast_binomial_doubling),
     CG_TAG_BCAST_BINOMIAL_DOUBLING__TREE,
@@ -513,6 +621,13 @@ enum { /* schedules/bcast/lane.json */
     CG_TAG_BCAST_LANE__LANES__CALL,
     CG_TAG_BCAST_LANE__NODE_ALLGATHER,
     CG_TAG_BCAST_LANE__NODE_ALLGATHER__CALL,
+};
+
+enum { /* schedules/bcast/pipeline.json */
+    CG_TAG_BCAST_PIPELINE = CG_TAG_BASE(bcast_pipeline),
+    CG_TAG_BCAST_PIPELINE__PIPELINE,
+    CG_TAG_BCAST_PIPELINE__PIPELINE__ROUND,
+    CG_TAG_BCAST_PIPELINE__PIPELINE__EXCHANGE,
 };
 
 enum { /* schedules/bcast/scatter_allgather.json */
@@ -637,6 +752,19 @@ enum { /* schedules/reduce/allreduce.json */
     CG_TAG_REDUCE_ALLREDUCE = CG_TAG_BASE(reduce_allreduce),
     CG_TAG_REDUCE_ALLREDUCE__ALLREDUCE,
     CG_TAG_REDUCE_ALLREDUCE__ALLREDUCE__CALL,
+};
+
+enum { /* schedules/reduce/bine.json */
+    CG_TAG_REDUCE_BINE = CG_TAG_BASE(reduce_bine),
+    CG_TAG_REDUCE_BINE__FOLD,
+    CG_TAG_REDUCE_BINE__FOLD__EXCHANGE,
+    CG_TAG_REDUCE_BINE__FOLD__REDUCE,
+    CG_TAG_REDUCE_BINE__TREE,
+    CG_TAG_REDUCE_BINE__TREE__ROUND,
+    CG_TAG_REDUCE_BINE__TREE__EXCHANGE,
+    CG_TAG_REDUCE_BINE__TREE__REDUCE,
+    CG_TAG_REDUCE_BINE__LOWER,
+    CG_TAG_REDUCE_BINE__LOWER__EXCHANGE,
 };
 
 enum { /* schedules/reduce/binomial.json */
