@@ -152,6 +152,16 @@ struct cg_call {
     int result;            /* the call's result when the begin returned CG_DONE */
     const struct cg_topo *topo; /* CG_NEEDS_TOPOLOGY: this communicator's (regular) */
     char token;            /* barrier's one-byte block */
+    int contiguous;        /* dtype is plain bytes (cg_type_is_contiguous), found once per call */
+    /* The input copy done on first use (lazy.c): allreduce, scan and reduce
+     * start with out = sendbuf; instead of copying it, every block of out
+     * stands for the same block of sendbuf until the schedule writes it. */
+    char *lazy_out;        /* out's base (NULL: no input copy pending) */
+    const char *lazy_in;   /* sendbuf, laid out like out */
+    struct cg_geom lazy_geom; /* out's geometry */
+    long lazy_nblocks;     /* out's blocks */
+    long lazy_pending;     /* blocks of out that still stand for sendbuf's */
+    int lazy_flush;        /* copy the pending blocks at the end (out is the result) */
 };
 
 /* Schedule requirements, passed to cg_call_begin. */
@@ -226,6 +236,8 @@ int cg_copy_typed(const void *src, size_t scount, MPI_Datatype stype, void *dst,
  * order). Returns -1 when (dtype, op) has no typed kernel. */
 int cg_reduce_kernel_index(MPI_Datatype dtype, MPI_Op op);
 void cg_reduce_kernel_run(int kernel, void *inout, const void *in, size_t n);
+/* The same into a third buffer: out[i] = a[i] op b[i] (a in inout's part). */
+void cg_reduce_kernel3_run(int kernel, void *out, const void *a, const void *b, size_t n);
 
 /* ---- call steps (call.c) ------------------------------------------------- */
 
