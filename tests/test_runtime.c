@@ -1192,6 +1192,24 @@ static void tags_should_accumulate_time_and_calls_and_reset(void)
     }
     cg_tag_reset();
     CHECK((cg_tag_read(7, &ns, &calls) == 0) && (calls == 0) && (ns == 0));
+    /* Whatever the clock (cg.h, cg_tag_ticks), cg_tag_read gives
+     * nanoseconds: a region around a 1 ms spin reads between the spin and
+     * the time around the region, both on cg_tag_now (not a timed
+     * assertion: the bounds are what elapsed, whatever the load). */
+    uint64_t outer0 = cg_tag_now();
+    CG_TAG_BEGIN(9);
+    uint64_t spin0 = cg_tag_now(), spin1 = spin0;
+    while (spin1 - spin0 < 1000000u) {
+        spin1 = cg_tag_now();
+    }
+    CG_TAG_END(9);
+    uint64_t outer1 = cg_tag_now();
+    CHECK(cg_tag_read(9, &ns, &calls) == 0 && calls == 1);
+    CHECKF((double)ns >= 0.97 * (double)(spin1 - spin0) &&
+               (double)ns <= 1.03 * (double)(outer1 - outer0) + 1000.0,
+           "tag %llu ns, spin %llu ns, around %llu ns", (unsigned long long)ns,
+           (unsigned long long)(spin1 - spin0), (unsigned long long)(outer1 - outer0));
+    cg_tag_reset();
 }
 
 static void errors_should_keep_the_last_message_truncated_to_the_buffer(void)
