@@ -78,6 +78,7 @@
 /* ---- one point ------------------------------------------------------------------ */
 
 struct point_run {
+    struct bench_roof roof; /* the point's roofline (bench_roof.c) */
     const char *status;   /* "ok" | "failed_check" | "error" | "skipped" */
     char reason[BENCH_REASON_LEN]; /* for anything but ok */
     const struct cg_algo *algo; /* generated: the registry entry */
@@ -1334,6 +1335,12 @@ static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
             }
         }
     }
+    /* The roofline before the check: every rank gets here (each return
+     * above is agreed on), whatever the implementation does next. A failed
+     * measurement leaves the record's "roofline" null. */
+    if (pt->kind != BENCH_MICRO && bench_roof_measure(ctx, pt, &run->roof) != MPI_SUCCESS) {
+        memset(&run->roof, 0, sizeof(run->roof));
+    }
     if (check_point(ctx, pt, &b, run) == 0) {
         time_point(ctx, pt, &b, run);
     }
@@ -1423,6 +1430,7 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
 
     memset(&r, 0, sizeof(r));
     r.pt = pt;
+    r.roof = run->roof.measured ? &run->roof : NULL;
     r.p = run->dctx->p; /* a lane's collective's (micro:multi_collective: p is the lane's) */
     r.status = run->status;
     r.reason = run->reason;

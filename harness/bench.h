@@ -295,13 +295,29 @@ int bench_fnv1a64_file(const char *path, char hex[17]);
 
 /* The records' schema_version (FORMATS.md): 2 added the timing figure,
  * span, window and clock fields, "validity" and "launch". */
-#define BENCH_RECORD_SCHEMA 2
+#define BENCH_RECORD_SCHEMA 3
 
 /* What a bench program measured at one point, and how it describes it; the
  * rest of the record (statistics, bandwidth, tag medians, the raw file) is
  * computed from this. Pointers are borrowed. */
+/* The roofline of a point (bench_roof.c): what every rank must at least
+ * receive, reduce and copy, and the measured time of each. */
+struct bench_roof {
+    int measured;            /* 0: none (barrier, or the measurement failed): null */
+    double recv_B, reduce_B, copy_B;
+    double p2p_ns, reduce_ns, copy_ns; /* the fastest run of each */
+    double limit_ns;         /* their sum */
+    double overlap_limit_ns; /* max(p2p, reduce + copy) */
+};
+
+/* Measures pt's roofline on ctx (collective: every rank calls it), or
+ * takes it from the launch's cache. An MPI error code (roof->measured 0). */
+int bench_roof_measure(const struct bench_ctx *ctx, const struct bench_point *pt,
+                       struct bench_roof *roof);
+
 struct bench_record {
     const struct bench_point *pt;
+    const struct bench_roof *roof; /* schema 3: "roofline"; NULL: null */
     int p;                     /* ranks of the collective (size_B, busbw) */
     const char *status;        /* "ok" | "failed_check" | "error" | "timeout" | "skipped" */
     const char *reason;        /* written for anything but ok */

@@ -291,6 +291,44 @@ static void write_timing(struct jw *w, const struct bench_job *job, const struct
     jw_obj_end(w);
 }
 
+/* "roofline" (schema 3): the point's roofline, measured in its launch
+ * (bench_roof.c), or null. */
+static void write_roofline(struct jw *w, const struct bench_roof *roof)
+{
+    if (!roof->measured) {
+        jw_null(w);
+        return;
+    }
+    double part_B[3] = { roof->recv_B, roof->reduce_B, roof->copy_B };
+    double part_ns[3] = { roof->p2p_ns, roof->reduce_ns, roof->copy_ns };
+    static const char *const names[3] = { "p2p", "reduce", "copy" };
+    jw_obj(w);
+    jw_key(w, "recv_B");
+    jw_num(w, roof->recv_B);
+    jw_key(w, "reduce_B");
+    jw_num(w, roof->reduce_B);
+    jw_key(w, "copy_B");
+    jw_num(w, roof->copy_B);
+    for (int i = 0; i < 3; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s_ns", names[i]);
+        jw_key(w, key);
+        jw_num(w, part_ns[i]);
+        snprintf(key, sizeof key, "%s_GBps", names[i]);
+        jw_key(w, key);
+        if (part_B[i] > 0 && part_ns[i] > 0) {
+            jw_num(w, part_B[i] / part_ns[i]);
+        } else {
+            jw_null(w);
+        }
+    }
+    jw_key(w, "limit_ns");
+    jw_num(w, roof->limit_ns);
+    jw_key(w, "overlap_limit_ns");
+    jw_num(w, roof->overlap_limit_ns);
+    jw_obj_end(w);
+}
+
 /* The checks of a timed point (harness/README.md, "Validity"): its median
  * against the job's one-way latency floor (p > 1), and whether the ranks
  * shared cores. */
@@ -536,6 +574,13 @@ int bench_record_write(const struct bench_job *job, const struct bench_record *r
     jw_key(&w, "bandwidth");
     if (timed) {
         write_bandwidth(&w, r, &st);
+    } else {
+        jw_null(&w);
+    }
+    /* Schema 3: the roofline measured in this launch (bench_roof.c). */
+    jw_key(&w, "roofline");
+    if (r->roof != NULL) {
+        write_roofline(&w, r->roof);
     } else {
         jw_null(&w);
     }

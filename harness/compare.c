@@ -1037,15 +1037,17 @@ static int load_side(struct cg_rep_campaign *c, const char *dir, const char *sid
     return rc;
 }
 
-/* The one schema_version of c's records, 0 when they have none, -1 mixed. */
+/* The one timing of c's records by schema_version (1, or 2 for 2 and 3,
+ * which differ only by 3's "roofline"), 0 when they have none, -1 mixed. */
 static int schema_of(const struct cg_rep_campaign *c)
 {
     int v = 0;
     for (size_t i = 0; i < c->nrecs; i++) {
-        if (v != 0 && c->recs[i].schema != v) {
+        int s = (c->recs[i].schema >= 2) ? 2 : c->recs[i].schema;
+        if (v != 0 && s != v) {
             return -1;
         }
-        v = c->recs[i].schema;
+        v = s;
     }
     return v;
 }

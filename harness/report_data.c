@@ -308,10 +308,10 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
         bad(w, "the record has no 'schema_version' (a number)");
         return -1;
     }
-    if (sv->valuedouble != 1.0 && sv->valuedouble != 2.0) {
+    if (sv->valuedouble != 1.0 && sv->valuedouble != 2.0 && sv->valuedouble != 3.0) {
         char num[32];
         cg_rep_fmt_number(num, sizeof num, sv->valuedouble);
-        bad(w, "schema_version %s is not supported (collgen report reads 1 and 2)", num);
+        bad(w, "schema_version %s is not supported (collgen report reads 1, 2 and 3)", num);
         return -1;
     }
     r->schema = (int)sv->valuedouble;
@@ -384,6 +384,23 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
     r->floor_ns = NAN;
     r->oversubscribed = -1;
     r->nlaunch = 1;
+    r->roof_limit_ns = NAN;
+    r->roof_overlap_ns = NAN;
+    {
+        /* Schema 3 (bench_roof.c); absent before, null where not measured. */
+        const cJSON *roof = at(rec, "roofline");
+        if (roof != NULL && !cJSON_IsNull(roof)) {
+            const cJSON *lim = cJSON_IsObject(roof) ? at(roof, "limit_ns") : NULL;
+            const cJSON *ovl = cJSON_IsObject(roof) ? at(roof, "overlap_limit_ns") : NULL;
+            if (!cJSON_IsNumber(lim) || !cJSON_IsNumber(ovl)) {
+                bad(w, "'roofline' must be null or an object with limit_ns and "
+                       "overlap_limit_ns (numbers)");
+                return -1;
+            }
+            r->roof_limit_ns = lim->valuedouble;
+            r->roof_overlap_ns = ovl->valuedouble;
+        }
+    }
     if (strcmp(r->status, "ok") != 0) {
         return 0;
     }

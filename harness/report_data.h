@@ -67,7 +67,10 @@ struct cg_rep_record {
     const char *raw_path;            /* record's "raw" relative to the directory, or NULL */
     int raw_missing;                 /* an ok record whose raw file is absent */
     /* Schema 2 (FORMATS.md); what schema 1 records lack reads as below: */
-    int schema;                      /* schema_version: 1 or 2 */
+    int schema;                      /* schema_version: 1, 2 or 3 */
+    /* Schema 3: the roofline measured in the record's launch (NAN: none). */
+    double roof_limit_ns;            /* roofline.limit_ns */
+    double roof_overlap_ns;          /* roofline.overlap_limit_ns */
     const char *figure;              /* timing.figure ("window", "max_rank_duration");
                                       * "max_rank_duration" when absent */
     const char *sync;                /* timing.sync, NULL when absent */

@@ -1436,6 +1436,7 @@ int cg_rep_build_results(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
         i = j;
     }
     cg_rep_phases_section(d, v, n); /* report_phases.c: baselines phase by phase */
+    cg_rep_speed_section(d, v, n); /* report_speed.c: pairs summed up, the roofline */
     micro_section(d, v + n, nall - n);
     repetitions(d, v, nall);
     not_measured(d, c);

@@ -88,6 +88,10 @@ int cg_rep_same_algorithm(const struct cg_rep_record *g, const struct cg_rep_rec
  * the generated schedule of its name and the native implementation of its
  * algorithm, phase by phase; nothing when there is no baseline. */
 void cg_rep_phases_section(struct cg_rep_doc *d, const struct cg_rep_record *const *v, size_t n);
+/* The section "Speed" (report_speed.c): generated against native same
+ * algorithm per library and collective, and the roofline; nothing when no
+ * record has a roofline. v as for cg_rep_phases_section. */
+void cg_rep_speed_section(struct cg_rep_doc *d, const struct cg_rep_record *const *v, size_t n);
 
 /* Renders; NULL when out of memory. */
 char *cg_rep_render_text(const struct cg_rep_doc *d);

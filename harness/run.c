@@ -757,6 +757,7 @@ static int append_record(struct run_ctx *c, const struct cg_job *job, int run_id
         cg_jw_null(&w, "busbw_factor"); /* barrier: no data, no bandwidth */
     }
     cg_jw_end(&w);
+    cg_jw_null(&w, "roofline");
     cg_jw_null(&w, "check");
     cg_jw_arr(&w, "tags", 1);
     cg_jw_end(&w);

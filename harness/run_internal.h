@@ -22,7 +22,7 @@
 /* ---- the plan ----------------------------------------------------------- */
 
 /* The records' schema_version (harness/FORMATS.md; bench's BENCH_RECORD_SCHEMA). */
-#define CG_RECORD_SCHEMA 2
+#define CG_RECORD_SCHEMA 3
 
 /* The collective of a point of micro:lane_pattern, which is no collective:
  * its records' "collective" is "lane_pattern" (cg_point_coll_name). */

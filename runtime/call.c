@@ -153,6 +153,7 @@ int cg_call_coll_in(struct cg_call *c, MPI_Comm comm, int coll, cg_any_fn fn, in
     int p = 0, me = 0;
     struct view s, r;
     int *counts = NULL, *displs = NULL, *rcounts = NULL, *rdispls = NULL;
+    CG_CHECK(cg_lazy_flush(c)); /* the callee sees the caller's memory (lazy.c) */
     CG_CHECK_MPI(MPI_Comm_size(comm, &p));
     CG_CHECK_MPI(MPI_Comm_rank(comm, &me));
     TRYRC(view_of(c, sb, sfirst, sn, &s));
@@ -334,9 +335,11 @@ int cg_call_coll_bor_in(struct cg_call *c, MPI_Comm comm, int coll, cg_any_fn fn
 {
     int rc = MPI_SUCCESS;
     int contiguous = 0;
-    struct cg_call bc = *c;
+    struct cg_call bc;
     struct cg_buf sbb, rbb;
 
+    CG_CHECK(cg_lazy_flush(c)); /* before the copy of c (lazy.c) */
+    bc = *c;
     CG_CHECK(cg_type_is_contiguous(c->dtype, &contiguous));
     if (!contiguous) {
         cg_set_error("collgen: a bitwise-or call (zero-filled mock-up) needs a contiguous "

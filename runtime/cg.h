@@ -178,6 +178,16 @@ struct cg_call {
     int result;            /* the call's result when the begin returned CG_DONE */
     const struct cg_topo *topo; /* CG_NEEDS_TOPOLOGY: this communicator's (regular) */
     char token;            /* barrier's one-byte block */
+    int contiguous;        /* dtype is plain bytes (cg_type_is_contiguous), found once per call */
+    /* The input copy done on first use (lazy.c): allreduce, scan and reduce
+     * start with out = sendbuf; instead of copying it, every block of out
+     * stands for the same block of sendbuf until the schedule writes it. */
+    char *lazy_out;        /* out's base (NULL: no input copy pending) */
+    const char *lazy_in;   /* sendbuf, laid out like out */
+    struct cg_geom lazy_geom; /* out's geometry */
+    long lazy_nblocks;     /* out's blocks */
+    long lazy_pending;     /* blocks of out that still stand for sendbuf's */
+    int lazy_flush;        /* copy the pending blocks at the end (out is the result) */
 };
 
 /* Schedule requirements, passed to cg_call_begin. */
@@ -252,6 +262,8 @@ int cg_copy_typed(const void *src, size_t scount, MPI_Datatype stype, void *dst,
  * order). Returns -1 when (dtype, op) has no typed kernel. */
 int cg_reduce_kernel_index(MPI_Datatype dtype, MPI_Op op);
 void cg_reduce_kernel_run(int kernel, void *inout, const void *in, size_t n);
+/* The same into a third buffer: out[i] = a[i] op b[i] (a in inout's part). */
+void cg_reduce_kernel3_run(int kernel, void *out, const void *a, const void *b, size_t n);
 
 /* ---- call steps (call.c) ------------------------------------------------- */
 
@@ -416,9 +428,9 @@ void cg_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define CG_TAG_CAPACITY 4096
 
 struct cg_tag_acc {
-    uint64_t ns;    /* total time inside, nanoseconds */
+    uint64_t ns;    /* total time inside, in ticks of cg_tag_ticks (cg_tag_read: ns) */
     uint64_t calls; /* times entered */
-    uint64_t t0;    /* start of the open region */
+    uint64_t t0;    /* start of the open region (ticks) */
 };
 
 extern struct cg_tag_acc cg_tag_accs[CG_TAG_CAPACITY];
@@ -429,8 +441,9 @@ uint64_t cg_tag_now(void);
 
 /* Trace mode (tag_trace.c): while cg_tag_tracing is set, every BEGIN and
  * END also appends {time, id, begin or end} to the buffer given to
- * cg_tag_trace_on, with the same clock reading the accumulator used. Off,
- * it costs one load and a branch not taken. */
+ * cg_tag_trace_on, read from cg_tag_now() (the global clock's base; the
+ * accumulator may count TSC ticks). Off, it costs one load and a branch
+ * not taken. */
 struct cg_tag_event {
     uint64_t ns;  /* cg_tag_now() at the begin or end */
     int32_t id;   /* tag id */
@@ -447,19 +460,39 @@ void cg_tag_trace_on(struct cg_tag_event *buf, size_t cap, size_t n);
  * NULL): events not kept since the buffer was full, since the last on. */
 size_t cg_tag_trace_off(uint64_t *dropped);
 
+/* The clock tag regions read. Why the time-stamp counter: a region is two
+ * reads, and clock_gettime's 25 ns each made a tagged ring allreduce at
+ * p = 4 (18 regions) a microsecond slower than the code it measures;
+ * rdtsc is about 7 ns. cg_tag_reset turns it on where the kernel's own
+ * clock is the TSC (so it is invariant and synchronised across cores) and
+ * measures ticks per nanosecond; cg_tag_read converts. Elsewhere, and
+ * before the first reset, regions read cg_tag_now. */
+extern int cg_tag_tsc;
+#if defined(__x86_64__) && !defined(__CUDACC__)
+#include <x86intrin.h>
+static inline uint64_t cg_tag_ticks(void)
+{
+    return cg_tag_tsc ? (uint64_t)__rdtsc() : cg_tag_now();
+}
+#else
+static inline uint64_t cg_tag_ticks(void)
+{
+    return cg_tag_now();
+}
+#endif
+
 #ifdef CG_TAGS
-#define CG_TAG_BEGIN(id)                                                          \
-    (cg_tag_accs[(id)].t0 = cg_tag_now(),                                         \
-     __builtin_expect(cg_tag_tracing, 0) ? cg_tag_trace_event((id), 0, cg_tag_accs[(id)].t0) \
+#define CG_TAG_BEGIN(id)                                                              \
+    (cg_tag_accs[(id)].t0 = cg_tag_ticks(),                                           \
+     __builtin_expect(cg_tag_tracing, 0) ? cg_tag_trace_event((id), 0, cg_tag_now()) \
                                          : (void)0)
 #define CG_TAG_END(id)                                                \
     do {                                                              \
         struct cg_tag_acc *cg_a_ = &cg_tag_accs[(id)];                \
-        uint64_t cg_t_ = cg_tag_now();                                \
-        cg_a_->ns += cg_t_ - cg_a_->t0;                               \
+        cg_a_->ns += cg_tag_ticks() - cg_a_->t0;                      \
         cg_a_->calls++;                                               \
         if (__builtin_expect(cg_tag_tracing, 0)) {                    \
-            cg_tag_trace_event((id), 1, cg_t_);                       \
+            cg_tag_trace_event((id), 1, cg_tag_now());                \
         }                                                             \
     } while (0)
 #else
@@ -467,7 +500,7 @@ size_t cg_tag_trace_off(uint64_t *dropped);
 #define CG_TAG_END(id) ((void)0)
 #endif
 
-/* Zeroes every tag of this rank. */
+/* Zeroes every tag of this rank (and, the first time, picks the clock). */
 void cg_tag_reset(void);
 /* Reads tag `id` of this rank. Returns 0, or -1 for an id out of range. */
 int cg_tag_read(int id, uint64_t *ns, uint64_t *calls);

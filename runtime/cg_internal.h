@@ -29,6 +29,8 @@ struct cg_comm {
     struct cg_split *splits;          /* call steps' sub-communicators (call.c) */
     int nsplits, splits_cap;          /* used, allocated */
     struct cg_topo topo;              /* node and lane structure (topo.c) */
+    unsigned char *lazy;              /* per block of out: 1 while it stands for sendbuf's (lazy.c) */
+    long lazy_cap;                    /* entries allocated in lazy */
 };
 
 
@@ -94,6 +96,36 @@ int cg_topo_fallback(const struct cg_topo *topo, cg_any_fn fallback);
 int cg_layout(int coll, long p, size_t count, long nb, const void *sendbuf, void *recvbuf,
               char *token, struct cg_buf *in, struct cg_buf *out, struct cg_buf *tmp, long ntmp,
               struct cg_geom *g);
+
+/* ---- the input copy done on first use (lazy.c) ----
+ *
+ * Every function is a no-op unless c->lazy_pending > 0 and b is out (its
+ * base, geometry and blocks); a buffer of out's base but another shape
+ * makes every pending block out's own first. */
+
+/* Called by cg_buffers in place of copying `in` (laid out like *out) into
+ * out: every block of out stands for in's until written. flush: the
+ * pending blocks are copied at the end of a successful call (out is the
+ * result, not scratch). */
+int cg_lazy_start(struct cg_call *c, const struct cg_buf *out, const void *in, int flush);
+/* Blocks [first, first + n) of b are about to be read: *use is a view of
+ * `in` (in *view) when every one of them is pending, else b, after the
+ * pending ones among them were copied. */
+int cg_lazy_read(struct cg_call *c, const struct cg_buf *b, long first, long n,
+                 struct cg_buf *view, const struct cg_buf **use);
+/* The blocks are about to be overwritten whole: none is pending any more. */
+int cg_lazy_write(struct cg_call *c, const struct cg_buf *b, long first, long n);
+/* The blocks are about to be reduced into: *from_in is 1 when every one was
+ * pending (the reduce reads in's data in their place and writes out's; they
+ * are no longer pending), else 0 after the pending ones were copied. */
+int cg_lazy_into(struct cg_call *c, const struct cg_buf *b, long first, long n, int *from_in);
+/* Copies every pending block (before a call step, at the end). */
+int cg_lazy_flush(struct cg_call *c);
+
+static inline int cg_lazy_on(const struct cg_call *c)
+{
+    return c->lazy_pending > 0;
+}
 
 /* A run of elements: where it starts in its buffer and how long it is. */
 struct cg_seg {

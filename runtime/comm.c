@@ -34,6 +34,7 @@ static void cg_comm_destroy(struct cg_comm *cc)
     free(cc->is_recv);
     free(cc->types);
     free(cc->splits);
+    free(cc->lazy);
     free(cc);
 }
 
@@ -147,6 +148,7 @@ int cg_call_begin(struct cg_call *c, MPI_Comm comm, MPI_Datatype dtype, MPI_Op o
         rc = MPI_ERR_TYPE;
         goto out;
     }
+    CG_CHECK(cg_type_is_contiguous(dtype, &c->contiguous));
     if (((flags & CG_NEEDS_COMMUTATIVE) != 0) && (op != MPI_OP_NULL)) {
         int commute = 0;
         CG_CHECK_MPI(MPI_Op_commutative(op, &commute));

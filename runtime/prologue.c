@@ -70,6 +70,9 @@ out:
 
 int cg_call_finish(struct cg_call *c, int rc)
 {
+    if ((rc == MPI_SUCCESS) && c->lazy_flush) {
+        rc = cg_lazy_flush(c);
+    }
     cg_call_end(c);
     return (rc == CG_DONE) ? c->result : rc;
 }
@@ -262,7 +265,7 @@ static int copies(struct cg_call *c, const struct cg_geom *g, struct cg_buf *in,
     case CG_COLL_ALLREDUCE:
     case CG_COLL_SCAN:
         if (sendbuf != MPI_IN_PLACE) {
-            CG_CHECK(cg_copy_typed(sendbuf, c->count, c->dtype, recvbuf, c->count, c->dtype));
+            CG_CHECK(cg_lazy_start(c, out, sendbuf, 1)); /* the copy, on first use */
         }
         break;
     case CG_COLL_REDUCE:
@@ -272,7 +275,7 @@ static int copies(struct cg_call *c, const struct cg_geom *g, struct cg_buf *in,
             CG_CHECK(scratch(c, 1, g, out->nblocks, out));
         }
         if (sendbuf != MPI_IN_PLACE) {
-            CG_CHECK(cg_copy_typed(sendbuf, c->count, c->dtype, out->base, c->count, c->dtype));
+            CG_CHECK(cg_lazy_start(c, out, sendbuf, rank == root));
         }
         break;
     case CG_COLL_ALLGATHER:

@@ -33,6 +33,26 @@
         }                                                                        \
     }
 
+/* The same with a separate destination: out[i] = a[i] op b[i], where a
+ * plays the part of the inout operand (lazy.c: a reduce into a block that
+ * still stands for sendbuf's reads sendbuf and writes out in one pass). */
+#define CG_KERNEL3(NAME, T, EXPR)                                                \
+    static void NAME(void *restrict vout, const void *restrict va,              \
+                     const void *restrict vb, size_t n)                         \
+    {                                                                            \
+        T *restrict out = vout;                                                  \
+        const T *restrict a = va;                                                \
+        const T *restrict in = vb;                                               \
+        size_t nv = n & ~(size_t)15;                                             \
+        size_t i = 0;                                                            \
+        for (; i < nv; i++) {                                                    \
+            out[i] = (EXPR);                                                     \
+        }                                                                        \
+        for (; i < n; i++) {                                                     \
+            out[i] = (EXPR);                                                     \
+        }                                                                        \
+    }
+
 /* Why unsigned: MPI libraries add and multiply signed integers with
  * wrap-around (two's complement); in C that is only defined on unsigned
  * types, and the conversion back is modulo 2^N on every compiler we use.
@@ -42,7 +62,11 @@
     CG_KERNEL(NAME##_sum, T, (T)((U)out[i] + (U)in[i]))                          \
     CG_KERNEL(NAME##_prod, T, (T)((U)out[i] * (U)in[i]))                         \
     CG_KERNEL(NAME##_min, T, (out[i] < in[i]) ? out[i] : in[i])                  \
-    CG_KERNEL(NAME##_max, T, (out[i] > in[i]) ? out[i] : in[i])
+    CG_KERNEL(NAME##_max, T, (out[i] > in[i]) ? out[i] : in[i])                  \
+    CG_KERNEL3(NAME##_sum3, T, (T)((U)a[i] + (U)in[i]))                          \
+    CG_KERNEL3(NAME##_prod3, T, (T)((U)a[i] * (U)in[i]))                         \
+    CG_KERNEL3(NAME##_min3, T, (a[i] < in[i]) ? a[i] : in[i])                    \
+    CG_KERNEL3(NAME##_max3, T, (a[i] > in[i]) ? a[i] : in[i])
 
 CG_KERNELS(cg_reduce_i32, int32_t, uint32_t)
 CG_KERNELS(cg_reduce_i64, int64_t, uint64_t)
@@ -60,6 +84,17 @@ static const cg_reduce_kernel_fn cg_reduce_kernels[] = {
 };
 
 #define CG_NKERNELS ((int)(sizeof(cg_reduce_kernels) / sizeof(cg_reduce_kernels[0])))
+
+typedef void (*cg_reduce_kernel3_fn)(void *restrict out, const void *restrict a,
+                                     const void *restrict b, size_t n);
+
+/* Indexed as cg_reduce_kernels. */
+static const cg_reduce_kernel3_fn cg_reduce_kernels3[] = {
+    cg_reduce_i32_sum3, cg_reduce_i32_prod3, cg_reduce_i32_min3, cg_reduce_i32_max3,
+    cg_reduce_i64_sum3, cg_reduce_i64_prod3, cg_reduce_i64_min3, cg_reduce_i64_max3,
+    cg_reduce_f32_sum3, cg_reduce_f32_prod3, cg_reduce_f32_min3, cg_reduce_f32_max3,
+    cg_reduce_f64_sum3, cg_reduce_f64_prod3, cg_reduce_f64_min3, cg_reduce_f64_max3,
+};
 
 static int cg_reduce_type_class(MPI_Datatype t)
 {
@@ -107,6 +142,13 @@ void cg_reduce_kernel_run(int kernel, void *inout, const void *in, size_t n)
 {
     if ((kernel >= 0) && (kernel < CG_NKERNELS)) {
         cg_reduce_kernels[kernel](inout, in, n);
+    }
+}
+
+void cg_reduce_kernel3_run(int kernel, void *out, const void *a, const void *b, size_t n)
+{
+    if ((kernel >= 0) && (kernel < CG_NKERNELS)) {
+        cg_reduce_kernels3[kernel](out, a, b, n);
     }
 }
 
@@ -167,11 +209,18 @@ out:
  * three passes over a slice in cache. */
 #define CG_REDUCE_STAGE_BYTES ((size_t)1 << 20)
 
-static int cg_reduce_piece(struct cg_call *c, char *into, const char *from, size_t n, int order)
+/* arg: the order, plus CG_FROM_INPUT when into still stands for sendbuf
+ * (lazy.c): then into = sendbuf's same elements op from, typed kernels only. */
+#define CG_FROM_INPUT 2
+
+static int cg_reduce_piece(struct cg_call *c, char *into, const char *from, size_t n, int arg)
 {
     int rc = MPI_SUCCESS;
+    int order = arg & ~CG_FROM_INPUT;
 
-    if (c->kernel >= 0) {
+    if ((arg & CG_FROM_INPUT) != 0) {
+        cg_reduce_kernel3_run(c->kernel, into, c->lazy_in + (into - c->lazy_out), from, n);
+    } else if (c->kernel >= 0) {
         cg_reduce_kernel_run(c->kernel, into, from, n);
     } else if (order == CG_FROM_INTO) {
         while (n > 0) {
@@ -218,7 +267,18 @@ int cg_reduce(struct cg_call *c, const struct cg_buf *into, long ifirst,
         cg_set_error("collgen: cg_reduce order %d is neither CG_INTO_FROM nor CG_FROM_INTO", order);
         return MPI_ERR_ARG;
     }
-    return cg_walk(c, into, ifirst, from, ffirst, n, cg_reduce_piece, order);
+    int rc = MPI_SUCCESS;
+    int from_in = 0;
+    struct cg_buf view;
+
+    if (cg_lazy_on(c)) {
+        CG_CHECK(cg_lazy_read(c, from, ffirst, n, &view, &from));
+        CG_CHECK(cg_lazy_into(c, into, ifirst, n, &from_in));
+    }
+    rc = cg_walk(c, into, ifirst, from, ffirst, n, cg_reduce_piece,
+                 order | (from_in ? CG_FROM_INPUT : 0));
+out:
+    return rc;
 }
 
 /* ---- copies ---------------------------------------------------------------- */
@@ -241,10 +301,13 @@ int cg_copy(struct cg_call *c, const struct cg_buf *to, long tfirst,
             const struct cg_buf *from, long ffirst, long n)
 {
     int rc = MPI_SUCCESS;
-    int contiguous = 0;
+    struct cg_buf view;
 
-    CG_CHECK(cg_type_is_contiguous(c->dtype, &contiguous));
-    CG_CHECK(cg_walk(c, to, tfirst, from, ffirst, n, cg_copy_piece, contiguous));
+    if (cg_lazy_on(c)) {
+        CG_CHECK(cg_lazy_read(c, from, ffirst, n, &view, &from));
+        CG_CHECK(cg_lazy_write(c, to, tfirst, n));
+    }
+    CG_CHECK(cg_walk(c, to, tfirst, from, ffirst, n, cg_copy_piece, c->contiguous));
 out:
     return rc;
 }
@@ -304,16 +367,16 @@ out:
 int cg_fill(struct cg_call *c, const struct cg_buf *b, long first, long n)
 {
     int rc = MPI_SUCCESS;
-    int contiguous = 0, nseg = 0;
+    int nseg = 0;
     struct cg_seg seg[2];
 
-    CG_CHECK(cg_type_is_contiguous(c->dtype, &contiguous));
-    if (!contiguous) {
+    if (!c->contiguous) {
         cg_set_error("collgen: a fill step (zero-filled mock-up) needs a contiguous datatype: "
                      "zeros are written over whole extents");
         rc = MPI_ERR_TYPE;
         goto out;
     }
+    CG_CHECK(cg_lazy_write(c, b, first, n));
     CG_CHECK(cg_range_segs(b, first, n, seg, &nseg));
     for (int i = 0; i < nseg; i++) {
         memset(b->base + seg[i].off * (size_t)c->extent, 0, seg[i].len * (size_t)c->extent);

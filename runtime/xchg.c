@@ -139,14 +139,31 @@ out:
     return rc;
 }
 
+/* Why the cg_lazy calls: a block of out that still stands for sendbuf's
+ * (lazy.c) is sent from sendbuf, and a receive makes it out's own. */
 int cg_send(struct cg_call *c, int to, const struct cg_buf *b, long first, long n)
 {
-    return cg_xchg_range(c, to, b, first, n, 0);
+    int rc = MPI_SUCCESS;
+    struct cg_buf view;
+
+    if (cg_lazy_on(c)) {
+        CG_CHECK(cg_lazy_read(c, b, first, n, &view, &b));
+    }
+    rc = cg_xchg_range(c, to, b, first, n, 0);
+out:
+    return rc;
 }
 
 int cg_recv(struct cg_call *c, int from, const struct cg_buf *b, long first, long n)
 {
-    return cg_xchg_range(c, from, b, first, n, 1);
+    int rc = MPI_SUCCESS;
+
+    if (cg_lazy_on(c)) {
+        CG_CHECK(cg_lazy_write(c, b, first, n));
+    }
+    rc = cg_xchg_range(c, from, b, first, n, 1);
+out:
+    return rc;
 }
 
 /* Why MPI_Wait per request, not MPI_Waitall: MPICH 4.0 reports a failed

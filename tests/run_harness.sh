@@ -612,7 +612,7 @@ t0=$SECONDS
 rc=$?
 st=$(check_once "$tmp/tiny" 2>&1)
 if [ "$rc" -eq 0 ] && [ "$st" = "ok $(planned "$tmp/tiny")" ] && "$py" - "$tmp/tiny" descriptors/tests/tiny.json <<'EOF'; then
-import json, os, sys
+import json, math, os, sys
 d, desc = sys.argv[1], sys.argv[2]
 c = json.load(open(d + "/campaign.json"))
 bad = []
@@ -631,6 +631,7 @@ need(c["command_line"][:2] == ["collgen", "run"], "command line")
 plan = {p["id"]: (j, p) for j in c["plan"]["jobs"] for p in j["points"]}
 need(len(plan) == c["plan"]["points_total"] > 0, "plan size")
 sizes = {"double": 8, "float": 4, "int32": 4, "int64": 8}
+roofs = {}
 for line in open(d + "/points.jsonl"):
     r = json.loads(line)
     job, p = plan[r["point_id"]]
@@ -639,10 +640,10 @@ for line in open(d + "/points.jsonl"):
     need(os.path.exists("%s/run-%d.json" % (d, r["run_id"])), "run-%d.json" % r["run_id"])
     for k in ["schema_version", "campaign", "run_id", "point_id", "seq", "status", "reason", "collective",
               "backend", "library", "kind", "name", "schedule_file", "schedule_hash", "requested",
-              "effective", "diff", "size_B", "timing", "validity", "bandwidth", "check", "tags",
-              "raw", "launch"]:
+              "effective", "diff", "size_B", "timing", "validity", "bandwidth", "roofline", "check",
+              "tags", "raw", "launch"]:
         need(k in r, "record has no " + k)
-    need(r["schema_version"] == 2 and r["campaign"] == c["campaign"], "identity")
+    need(r["schema_version"] == 3 and r["campaign"] == c["campaign"], "identity")
     need(r["launch"] == {"index": 1, "of": 1, "point_id": r["point_id"]}, "launch")
     need(r["timing"]["figure"] == "max_rank_duration" and r["timing"]["sync"] == "barrier" and
          r["timing"]["span"]["figure"] == "global_span", "timing figure")
@@ -660,6 +661,20 @@ for line in open(d + "/points.jsonl"):
     need(r["size_B"] == nb, "size_B %s vs %s" % (r["size_B"], nb))
     f = {"allreduce": 1.0, "bcast": 1.0}.get(p["collective"], 0.5)
     need(abs(r["bandwidth"]["busbw_factor"] - f) < 1e-9, "busbw_factor")
+    # The roofline (bench_roof.c): bytes rounded up to whole elements, the
+    # limit the sum of its parts, one per (launch, collective, count).
+    es = sizes[p["datatype"]]
+    whole = lambda b: math.ceil(b / es - 1e-9) * es
+    ro = r["roofline"]
+    need(ro["recv_B"] == whole(f * nb), "roofline recv_B %s" % ro["recv_B"])
+    red = p["collective"] in ("allreduce", "reduce_scatter_block")
+    need(ro["reduce_B"] == (whole(nb / 2) if red else 0), "roofline reduce_B %s" % ro["reduce_B"])
+    need(ro["copy_B"] == (whole(nb / 2) if p["collective"] == "allgather" else 0), "roofline copy_B")
+    need(ro["p2p_ns"] > 0 and (ro["reduce_ns"] > 0) == red, "roofline times")
+    need(ro["limit_ns"] == ro["p2p_ns"] + ro["reduce_ns"] + ro["copy_ns"], "roofline limit_ns")
+    need(ro["overlap_limit_ns"] == max(ro["p2p_ns"], ro["reduce_ns"] + ro["copy_ns"]), "overlap")
+    key = (r["run_id"], p["collective"], p["count"])
+    need(roofs.setdefault(key, ro) == ro, "one roofline per launch, collective and count")
     need(r["status"] == "ok" and r["timing"]["n"] >= 3 and r["timing"]["warmup"] == 1, "timing")
     need(r["timing"]["stop"] in ("rse", "budget", "max_reps"), "stop")
     need(r["check"]["verdict"] == "ok", "check verdict")

@@ -422,7 +422,7 @@ bad_input() {
 mkdir -p "$tmp/empty"
 bad_input missing_dir "BASE $tmp/nowhere is not a campaign directory" "$tmp/nowhere" "$tmp/fx/new"
 bad_input not_a_campaign "NEW $tmp/empty is not a campaign directory" "$tmp/fx/base" "$tmp/empty"
-bad_input schema_3 "schema_version 3 is not supported" "$tmp/fx/v3" "$tmp/fx/new"
+bad_input schema_4 "schema_version 4 is not supported" "$tmp/fx/v4" "$tmp/fx/new"
 bad_input schema_1_against_2 "BASE's records are of schema_version 1 and NEW's of 2" "$tmp/fx/v1" "$tmp/fx/new"
 bad_input no_common_point "have no point in common" "$tmp/fx/base" "$tmp/fx/other"
 bad_input threshold "--threshold 'ten' is not a percentage" "$tmp/fx/base" "$tmp/fx/new" --threshold ten

@@ -688,6 +688,158 @@ static void ring_allreduce_should_match_mpi_allreduce(void)
     cg_xchg_set_max_elems(0);
 }
 
+/* ---- the input copy on first use (lazy.c) ---------------------------------- */
+
+int cg_lazy_flush(struct cg_call *c); /* runtime/cg_internal.h */
+
+/* Random block ranges of out and tmp (B blocks each, uneven) driven through
+ * every lazy path, against the same steps on an eager copy. */
+#define LZ_B 5
+
+struct lz_case {
+    MPI_Datatype type;
+    size_t size;
+    int kind; /* fill_random's; 0 for MPI_BXOR */
+    MPI_Op op;
+};
+
+static int lz_step(struct cg_call *c, MPI_Comm comm, struct cg_buf *out, struct cg_buf *tmp,
+                   uint32_t r, int contiguous)
+{
+    int rc = MPI_SUCCESS;
+    long a = (long)(r % LZ_B), n = 1 + (long)((r >> 4) % 3); /* wrapping ranges of 1..3 */
+    long x = 2 + (long)((r >> 8) % 3), y = 2 + (long)((r >> 10) % 3); /* equal blocks 2..4 */
+    int order = (int)((r >> 12) & 1);
+    int rank = c->rank;
+    int root = 0;
+
+    switch ((r >> 16) % 10) {
+    case 0: /* into out: reduce from tmp */
+        return (c->op == MPI_OP_NULL) ? cg_copy(c, out, a, tmp, a, n)
+                                      : cg_reduce(c, out, a, tmp, a, n, order);
+    case 1: /* out read as a source */
+        return (c->op == MPI_OP_NULL) ? cg_copy(c, tmp, a, out, a, n)
+                                      : cg_reduce(c, tmp, a, out, a, n, order);
+    case 2: /* out into out, blocks of one length */
+        if ((c->op == MPI_OP_NULL) || (x == y)) {
+            return cg_copy(c, out, x, out, y, 1);
+        }
+        return cg_reduce(c, out, x, out, y, 1, order);
+    case 3:
+        return cg_copy(c, tmp, a, out, a, n);
+    case 4:
+        return cg_copy(c, out, a, tmp, a, n);
+    case 5: /* sent from out (to this rank itself), received into tmp */
+        CG_TRY(cg_xchg_begin(c, 5));
+        CG_TRY(cg_send(c, rank, out, a, n));
+        CG_TRY(cg_recv(c, rank, tmp, a, n));
+        return cg_xchg_wait(c);
+    case 6: /* received into out */
+        CG_TRY(cg_xchg_begin(c, 6));
+        CG_TRY(cg_send(c, rank, tmp, a, n));
+        CG_TRY(cg_recv(c, rank, out, a, n));
+        return cg_xchg_wait(c);
+    case 7:
+        return contiguous ? cg_fill(c, out, a, n) : cg_copy(c, out, a, tmp, a, n);
+    case 8: /* a call step on a view of out: rank 0's block for every rank */
+        return cg_call_coll(c, CG_COLL_BCAST, NULL, root, NULL, 0, 0, out, x, 1);
+    default: /* the whole of out, wrapping */
+        return (c->op == MPI_OP_NULL) ? cg_copy(c, tmp, a, out, a, LZ_B)
+                                      : cg_reduce(c, tmp, a, out, a, LZ_B, order);
+    }
+out:
+    (void)comm;
+    return rc;
+}
+
+static void lazy_copy_should_leave_what_the_copy_first_leaves(void)
+{
+    MPI_Datatype gappy; /* one int per 8 bytes: not contiguous */
+    MPI_Type_create_resized(MPI_INT, 0, 8, &gappy);
+    MPI_Type_commit(&gappy);
+    const struct lz_case cases[] = {
+        { MPI_INT, 4, 0, MPI_SUM }, { MPI_INT, 4, 0, MPI_PROD }, { MPI_INT, 4, 0, MPI_MIN },
+        { MPI_INT, 4, 0, MPI_MAX }, { MPI_INT64_T, 8, 1, MPI_SUM }, { MPI_INT64_T, 8, 1, MPI_PROD },
+        { MPI_INT64_T, 8, 1, MPI_MIN }, { MPI_INT64_T, 8, 1, MPI_MAX }, { MPI_FLOAT, 4, 2, MPI_SUM },
+        { MPI_FLOAT, 4, 2, MPI_PROD }, { MPI_FLOAT, 4, 2, MPI_MIN }, { MPI_FLOAT, 4, 2, MPI_MAX },
+        { MPI_DOUBLE, 8, 3, MPI_SUM }, { MPI_DOUBLE, 8, 3, MPI_PROD }, { MPI_DOUBLE, 8, 3, MPI_MIN },
+        { MPI_DOUBLE, 8, 3, MPI_MAX },
+        { MPI_INT, 4, 0, MPI_BXOR },     /* MPI_Reduce_local: copied before a reduce into it */
+        { gappy, 8, 0, MPI_OP_NULL },    /* non-contiguous: copies and exchanges only */
+    };
+    const size_t counts[] = { 0, 1, 37 };
+    MPI_Comm ecomm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &ecomm);
+    uint32_t state = 777u; /* the steps: the same on every rank (call steps are collective) */
+    uint32_t dstate = 1000u + (uint32_t)world_rank; /* the data: rank-unique */
+    const size_t cap = 37 * 8 + 64;
+    char *send = malloc(cap), *keep = malloc(cap), *lz = malloc(cap), *eg = malloc(cap);
+    char *etmp = malloc(cap), *init = malloc(cap);
+
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        const struct lz_case *cs = &cases[k];
+        int contiguous = (cs->type != gappy);
+        for (size_t ci = 0; ci < 3; ci++) {
+            for (int in_place = 0; in_place < 2; in_place++) {
+                for (int trial = 0; trial < 8; trial++) {
+                    size_t n = counts[ci], bytes = n * cs->size;
+                    struct cg_call c, e;
+                    struct cg_buf out, tmp, eout, etmpb;
+                    fill_random(send, cap / cs->size, cs->kind, &dstate);
+                    fill_random(init, cap / cs->size, cs->kind, &dstate);
+                    memcpy(keep, send, cap);
+                    memset(lz, 0x5a, cap);
+                    memset(eg, 0x5a, cap);
+                    /* the copy first, as the prologue made it before lazy.c */
+                    CHECK(cg_copy_typed(send, n, cs->type, eg, n, cs->type) == MPI_SUCCESS);
+                    if (in_place) {
+                        CHECK(cg_copy_typed(send, n, cs->type, lz, n, cs->type) == MPI_SUCCESS);
+                    }
+                    CHECK(cg_begin_allreduce(&c, in_place ? MPI_IN_PLACE : send, lz, n, cs->type,
+                                             cs->op, MPI_COMM_WORLD, CG_READS_PARAMS,
+                                             NULL) == MPI_SUCCESS);
+                    CHECK(cg_buffers(&c, LZ_B, NULL, &out, &tmp, LZ_B) == MPI_SUCCESS);
+                    CHECK(c.lazy_pending == (in_place ? 0 : LZ_B));
+                    memcpy(tmp.base, init, bytes);
+                    memcpy(etmp, init, bytes);
+                    CHECK(cg_call_begin(&e, ecomm, cs->type, cs->op, 0) == MPI_SUCCESS);
+                    eout = out;
+                    eout.base = eg;
+                    etmpb = tmp;
+                    etmpb.base = etmp;
+                    for (int s = 0; s < 12; s++) {
+                        uint32_t r = next_random(&state);
+                        int rl = lz_step(&c, MPI_COMM_WORLD, &out, &tmp, r, contiguous);
+                        int re = lz_step(&e, ecomm, &eout, &etmpb, r, contiguous);
+                        CHECKF((rl == MPI_SUCCESS) && (re == MPI_SUCCESS), "case %zu step %d: %d %d",
+                               k, s, rl, re);
+                        CHECKF(memcmp(tmp.base, etmp, bytes) == 0, "case %zu n %zu step %d (%u): tmp "
+                               "differs", k, n, s, (r >> 16) % 10);
+                    }
+                    CHECK(cg_call_finish(&c, MPI_SUCCESS) == MPI_SUCCESS);
+                    cg_call_end(&e);
+                    CHECKF(memcmp(lz, eg, cap) == 0, "case %zu n %zu in_place %d: out differs", k, n,
+                           in_place);
+                    CHECK(memcmp(send, keep, cap) == 0); /* sendbuf is never written */
+                }
+            }
+        }
+    }
+    /* A flush with nothing pending, and twice, is a no-op. */
+    struct cg_call c;
+    CHECK(cg_call_begin(&c, MPI_COMM_WORLD, MPI_INT, MPI_SUM, 0) == MPI_SUCCESS);
+    CHECK(cg_lazy_flush(&c) == MPI_SUCCESS && cg_lazy_flush(&c) == MPI_SUCCESS);
+    cg_call_end(&c);
+    MPI_Comm_free(&ecomm);
+    MPI_Type_free(&gappy);
+    free(send);
+    free(keep);
+    free(lz);
+    free(eg);
+    free(etmp);
+    free(init);
+}
+
 /* ---- prologues (prologue.c) ---------------------------------------------- */
 
 /* A vector of n unique elements (rank, index) plus GUARD poisoned ones. */
@@ -736,7 +888,8 @@ static void prologue_should_copy_the_input_into_out_unless_in_place(void)
     struct cg_call c;
     struct cg_buf out, tmp;
 
-    /* allreduce (scan alike): out is recvbuf, holding the input; tmp in scratch. */
+    /* allreduce (scan alike): out is recvbuf, holding the input, copied on
+     * first use (lazy.c): here at the end of the call; tmp in scratch. */
     int32_t *send = unique_vec(n, rank, 0), *recv = poison_vec(n);
     CHECK(cg_begin_allreduce(&c, send, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
           MPI_SUCCESS);
@@ -744,8 +897,15 @@ static void prologue_should_copy_the_input_into_out_unless_in_place(void)
     CHECK(cg_buffers(&c, 3, NULL, &out, &tmp, 7) == MPI_SUCCESS);
     CHECK(out.base == (char *)recv && out.nblocks == 3 && out.geom.count == n && out.geom.nb == 3);
     CHECK(tmp.base != NULL && tmp.nblocks == 7 && tmp.geom.nb == 3);
+    CHECK(c.lazy_pending == 3 && all_poison(recv, n + GUARD));
+    CHECK(cg_call_finish(&c, MPI_SUCCESS) == MPI_SUCCESS);
     CHECK(holds_unique(recv, n, rank, 0) && all_poison(recv + n, GUARD));
-    cg_call_end(&c);
+    /* A failed call leaves out as it was: no copy at the end. */
+    fill_poison(recv, n + GUARD);
+    CHECK(cg_begin_allreduce(&c, send, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
+          MPI_SUCCESS);
+    CHECK(cg_buffers(&c, 3, NULL, &out, &tmp, 7) == MPI_SUCCESS);
+    CHECK(cg_call_finish(&c, MPI_ERR_ARG) == MPI_ERR_ARG && all_poison(recv, n + GUARD));
     /* In place: recvbuf is the input, left alone. */
     fill_unique(recv, n, rank, 5);
     CHECK(cg_begin_scan(&c, MPI_IN_PLACE, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
@@ -817,9 +977,9 @@ static void prologue_should_keep_partial_results_in_scratch_off_the_root(void)
           MPI_SUCCESS);
     CHECK(c.root == root && cg_buffers(&c, 2, NULL, &out, NULL, 0) == MPI_SUCCESS);
     CHECK((out.base == (char *)recv) == (rank == root));
-    CHECK(holds_unique((const int32_t *)out.base, n, rank, 0));
+    CHECK(c.lazy_pending == 2 && c.lazy_flush == (rank == root)); /* the copy, on first use */
+    CHECK(cg_call_finish(&c, MPI_SUCCESS) == MPI_SUCCESS);
     CHECK((rank == root) ? holds_unique(recv, n, rank, 0) : all_poison(recv, (size_t)p * n));
-    cg_call_end(&c);
 
     /* gather, with another type pair off the root: blocks are sendcount x
      * sendtype there, recvcount x recvtype at the root. */
@@ -1032,6 +1192,24 @@ static void tags_should_accumulate_time_and_calls_and_reset(void)
     }
     cg_tag_reset();
     CHECK((cg_tag_read(7, &ns, &calls) == 0) && (calls == 0) && (ns == 0));
+    /* Whatever the clock (cg.h, cg_tag_ticks), cg_tag_read gives
+     * nanoseconds: a region around a 1 ms spin reads between the spin and
+     * the time around the region, both on cg_tag_now (not a timed
+     * assertion: the bounds are what elapsed, whatever the load). */
+    uint64_t outer0 = cg_tag_now();
+    CG_TAG_BEGIN(9);
+    uint64_t spin0 = cg_tag_now(), spin1 = spin0;
+    while (spin1 - spin0 < 1000000u) {
+        spin1 = cg_tag_now();
+    }
+    CG_TAG_END(9);
+    uint64_t outer1 = cg_tag_now();
+    CHECK(cg_tag_read(9, &ns, &calls) == 0 && calls == 1);
+    CHECKF((double)ns >= 0.97 * (double)(spin1 - spin0) &&
+               (double)ns <= 1.03 * (double)(outer1 - outer0) + 1000.0,
+           "tag %llu ns, spin %llu ns, around %llu ns", (unsigned long long)ns,
+           (unsigned long long)(spin1 - spin0), (unsigned long long)(outer1 - outer0));
+    cg_tag_reset();
 }
 
 static void errors_should_keep_the_last_message_truncated_to_the_buffer(void)
@@ -1278,6 +1456,7 @@ int main(int argc, char **argv)
     RUN_ALL(context_should_be_cached_on_the_communicator_and_freed_with_it);
     RUN_ALL(ring_allreduce_should_match_mpi_allreduce);
     RUN_ALL(prologue_should_copy_the_input_into_out_unless_in_place);
+    RUN_ALL(lazy_copy_should_leave_what_the_copy_first_leaves);
     RUN_ALL(prologue_should_keep_partial_results_in_scratch_off_the_root);
     RUN_ALL(prologue_should_place_and_convert_blocks_of_p_equal_blocks);
     RUN_ALL(prologue_should_run_the_fallback_where_the_topology_is_not_regular);

@@ -12,7 +12,7 @@
   base5/     base's points in 5 launches each (launch medians 1 % apart)
   new5/      new's in 5 launches each: ring 64 KiB 30 % slower in every one
   v1/        base written as schema 1 (no launch, no validity)
-  v3/        one record of schema_version 3
+  v4/        one record of schema_version 4 (unknown: records are at 3)
   other/     points base does not have
   floor/     a report fixture: allreduce / openmpi / p=4 whose fastest
              (native ring at 8 B, 0.2 us) is below the latency floor (2 us),
@@ -225,11 +225,11 @@ def main():
     campaign(out, "new5", slowdown, launches=5)
     campaign(out, "v1", same, schema=1)
     campaign(out, "other", same, coll="allgather")
-    d = os.path.join(out, "v3")
+    d = os.path.join(out, "v4")
     shutil.copytree(os.path.join(out, "base"), d)
     lines = open(os.path.join(d, "points.jsonl")).read().splitlines()
     r = json.loads(lines[0])
-    r["schema_version"] = 3
+    r["schema_version"] = 4
     lines[0] = json.dumps(r, separators=(",", ":"))
     open(os.path.join(d, "points.jsonl"), "w").write("\n".join(lines) + "\n")
     floor_fixture(out)

@@ -1,0 +1,205 @@
+/* lazy.c - the input copy done on first use.
+ *
+ * allreduce, scan and reduce start from out = sendbuf (the verifier's
+ * initial state, gen/verify.c). Copying all of sendbuf into out before the
+ * first round costs a pass over n elements that the algorithm does not need:
+ * the first round of a ring or recursive doubling sends blocks it never
+ * wrote, and reduces into blocks that hold only this rank's input. So the
+ * copy is made lazily, per block: a block of out that the schedule has not
+ * written yet stands for the same block of sendbuf, and
+ *
+ *   - a send, or the source of a copy or reduce, of such blocks reads them
+ *     from sendbuf;
+ *   - a receive, copy or fill into them overwrites them whole: no copy;
+ *   - a reduce into them writes out = sendbuf op from (typed kernels: one
+ *     pass, cg_reduce_kernel3_run) or copies them first (MPI_Reduce_local);
+ *   - a range of which only some blocks are pending, a call step, and the
+ *     end of the call copy the pending blocks first.
+ *
+ * Why this keeps the verified semantics: every read of a block returns what
+ * the eager copy would have left there (sendbuf's data until the first write,
+ * since sendbuf is never written), and every block not written by the end
+ * gets it then. The messages, reductions and results are the same as with
+ * the copy first, which is what the verifier simulates; tests/test_runtime.c
+ * compares both on every path (all, none and some blocks pending, uneven
+ * blocks, counts 0 and 1, every kernel type and op, MPI_Reduce_local).
+ */
+#include "cg_internal.h"
+
+#include <stdlib.h>
+
+/* Whether b is out as cg_lazy_start saw it. */
+static int is_out(const struct cg_call *c, const struct cg_buf *b)
+{
+    return (b->base == c->lazy_out) && (b->nblocks == c->lazy_nblocks) &&
+           (b->geom.count == c->lazy_geom.count) && (b->geom.nb == c->lazy_geom.nb);
+}
+
+/* Copies block j of in into out; it is no longer pending. */
+static int own_block(struct cg_call *c, long j)
+{
+    int rc = MPI_SUCCESS;
+    unsigned char *pend = c->cc->lazy;
+
+    if (!pend[j]) {
+        goto out;
+    }
+    size_t off = cg_geom_off(&c->lazy_geom, j);
+    size_t len = cg_geom_len(&c->lazy_geom, j);
+    if (len > 0) {
+        const char *from = c->lazy_in + (MPI_Aint)off * c->extent;
+        char *to = c->lazy_out + (MPI_Aint)off * c->extent;
+        if (c->contiguous) {
+            memcpy(to, from, len * (size_t)c->extent);
+        } else {
+            CG_CHECK(cg_copy_typed(from, len, c->dtype, to, len, c->dtype));
+        }
+    }
+    pend[j] = 0;
+    c->lazy_pending--;
+out:
+    return rc;
+}
+
+int cg_lazy_start(struct cg_call *c, const struct cg_buf *out, const void *in, int flush)
+{
+    struct cg_comm *cc = c->cc;
+    long nb = out->nblocks;
+
+    c->lazy_pending = 0;
+    if (nb < 1) {
+        return MPI_SUCCESS;
+    }
+    if (nb > cc->lazy_cap) {
+        unsigned char *p = realloc(cc->lazy, (size_t)nb);
+        if (p == NULL) {
+            cg_set_error("collgen: out of memory for %ld block flags", nb);
+            return MPI_ERR_NO_MEM;
+        }
+        cc->lazy = p;
+        cc->lazy_cap = nb;
+    }
+    memset(cc->lazy, 1, (size_t)nb);
+    c->lazy_out = out->base;
+    c->lazy_in = in;
+    c->lazy_geom = out->geom;
+    c->lazy_nblocks = nb;
+    c->lazy_pending = nb;
+    c->lazy_flush = flush;
+    return MPI_SUCCESS;
+}
+
+int cg_lazy_flush(struct cg_call *c)
+{
+    int rc = MPI_SUCCESS;
+
+    for (long j = 0; (j < c->lazy_nblocks) && cg_lazy_on(c); j++) {
+        CG_CHECK(own_block(c, j));
+    }
+out:
+    return rc;
+}
+
+/* How many blocks of [first, first + n) of out are pending. */
+static long pending_in(const struct cg_call *c, long first, long n)
+{
+    long k = 0, f = cg_mod(first, c->lazy_nblocks);
+
+    for (long i = 0; i < n; i++) {
+        long j = f + i;
+        k += c->cc->lazy[(j < c->lazy_nblocks) ? j : (j - c->lazy_nblocks)];
+    }
+    return k;
+}
+
+/* Makes the blocks of the range out's own: copied (copy 1) or overwritten. */
+static int settle(struct cg_call *c, long first, long n, int copy)
+{
+    int rc = MPI_SUCCESS;
+    long f = cg_mod(first, c->lazy_nblocks);
+
+    for (long i = 0; (i < n) && cg_lazy_on(c); i++) {
+        long j = f + i;
+        j = (j < c->lazy_nblocks) ? j : (j - c->lazy_nblocks);
+        if (copy) {
+            CG_CHECK(own_block(c, j));
+        } else if (c->cc->lazy[j]) {
+            c->cc->lazy[j] = 0;
+            c->lazy_pending--;
+        }
+    }
+out:
+    return rc;
+}
+
+/* Checks that b is out, or not out's memory at all; another shape over
+ * out's memory makes everything out's own first. *yes: b is out. */
+static int which(struct cg_call *c, const struct cg_buf *b, long n, int *yes)
+{
+    *yes = 0;
+    if (!cg_lazy_on(c) || (n <= 0)) {
+        return MPI_SUCCESS;
+    }
+    if (is_out(c, b)) {
+        *yes = (n <= c->lazy_nblocks);
+        return MPI_SUCCESS;
+    }
+    return (b->base == c->lazy_out) ? cg_lazy_flush(c) : MPI_SUCCESS;
+}
+
+int cg_lazy_read(struct cg_call *c, const struct cg_buf *b, long first, long n,
+                 struct cg_buf *view, const struct cg_buf **use)
+{
+    int rc = MPI_SUCCESS;
+    int yes = 0;
+
+    *use = b;
+    CG_CHECK(which(c, b, n, &yes));
+    if (!yes) {
+        goto out;
+    }
+    long k = pending_in(c, first, n);
+    if (k == n) {
+        *view = *b;
+        view->base = (char *)c->lazy_in; /* read only: sends and sources */
+        *use = view;
+    } else if (k > 0) {
+        CG_CHECK(settle(c, first, n, 1));
+    }
+out:
+    return rc;
+}
+
+int cg_lazy_write(struct cg_call *c, const struct cg_buf *b, long first, long n)
+{
+    int rc = MPI_SUCCESS;
+    int yes = 0;
+
+    CG_CHECK(which(c, b, n, &yes));
+    if (yes) {
+        CG_CHECK(settle(c, first, n, 0));
+    }
+out:
+    return rc;
+}
+
+int cg_lazy_into(struct cg_call *c, const struct cg_buf *b, long first, long n, int *from_in)
+{
+    int rc = MPI_SUCCESS;
+    int yes = 0;
+
+    *from_in = 0;
+    CG_CHECK(which(c, b, n, &yes));
+    if (!yes) {
+        goto out;
+    }
+    long k = pending_in(c, first, n);
+    if ((k == n) && (c->kernel >= 0)) {
+        *from_in = 1;
+        CG_CHECK(settle(c, first, n, 0));
+    } else if (k > 0) {
+        CG_CHECK(settle(c, first, n, 1));
+    }
+out:
+    return rc;
+}
