@@ -1,6 +1,5 @@
-/* diag.c - located diagnostics in GCC form, internal-error panics and the
- * default options of a generator run. */
-#include "base.h"
+/* diag.c - located diagnostics in GCC form and internal-error panics. */
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,20 +72,4 @@ void cg_panic(const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     exit(70);
-}
-
-void cg_options_init(struct cg_options *opt)
-{
-    static const int extra[] = {100, 127, 128, 255, 256, 1000};
-    memset(opt, 0, sizeof(*opt));
-    for (int p = 1; p <= 64; p++) {
-        opt->p_list[opt->np++] = p;
-    }
-    for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++) {
-        opt->p_list[opt->np++] = extra[i];
-    }
-    opt->all_roots_max_p = 64;
-    opt->out_dir = "emitted";
-    opt->depfile = NULL;
-    opt->quiet = 0;
 }
