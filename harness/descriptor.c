@@ -133,7 +133,8 @@ static const char *kind_article(const struct cg_json *j)
  * Each reports "'what' must be ..., not ..." at the value and returns -1 on
  * a wrong type or range. */
 
-static int want(struct vctx *v, const struct cg_json *j, enum cg_json_kind k, const char *what)
+static int check_kind(struct vctx *v, const struct cg_json *j, enum cg_json_kind k,
+                      const char *what)
 {
     if (j->kind != k) {
         verr(v, j->pos, "'%s' must be %s, not %s", what, cg_json_kind_name(k), kind_article(j));
@@ -187,7 +188,7 @@ static int get_num(struct vctx *v, const struct cg_json *j, const char *what, do
 
 static const char *get_str(struct vctx *v, const struct cg_json *j, const char *what)
 {
-    if (want(v, j, CG_J_STRING, what) != 0) {
+    if (check_kind(v, j, CG_J_STRING, what) != 0) {
         return NULL;
     }
     return j->str;
@@ -357,7 +358,7 @@ static int check_setup(struct vctx *v, const struct cg_json *e)
 static int get_str_array(struct vctx *v, const struct cg_json *j, const char *what,
                          struct cg_str **out, int *n, int nonempty)
 {
-    if (want(v, j, CG_J_ARRAY, what) != 0) {
+    if (check_kind(v, j, CG_J_ARRAY, what) != 0) {
         return -1;
     }
     if (nonempty && j->nitems == 0) {
@@ -386,7 +387,7 @@ static int get_str_array(struct vctx *v, const struct cg_json *j, const char *wh
 static int get_env(struct vctx *v, const struct cg_json *j, const char *what, struct cg_kv **out,
                    int *n, const char *const *name_ph, const char *const *value_ph)
 {
-    if (want(v, j, CG_J_OBJECT, what) != 0) {
+    if (check_kind(v, j, CG_J_OBJECT, what) != 0) {
         return -1;
     }
     *out = cg_arena_alloc(v->a, sizeof(**out) * (size_t)(j->nitems + 1));
@@ -516,7 +517,7 @@ static int parse_algo(struct vctx *v, const struct cg_json *j, struct cg_algo_sp
                 bad++;
             }
         } else if (strcmp(e->key, "pow2_ranks") == 0 || strcmp(e->key, "even_ranks") == 0) {
-            if (want(v, e, CG_J_BOOL, e->key) == 0) {
+            if (check_kind(v, e, CG_J_BOOL, e->key) == 0) {
                 *(e->key[0] == 'p' ? &a->pow2_ranks : &a->even_ranks) = e->boolean;
             } else {
                 bad++;
@@ -538,7 +539,7 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
     if (!is_ident(j->key, 0)) {
         verr(v, j->key_pos, "library name '%s' must be letters, digits, '_', '-' or '.'", j->key);
     }
-    if (want(v, j, CG_J_OBJECT, j->key) != 0) {
+    if (check_kind(v, j, CG_J_OBJECT, j->key) != 0) {
         return -1;
     }
     static const char *const keys[] = { "backend",    "version", "note", "launch",
@@ -590,7 +591,7 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
                  "\"build/{library}/bench\")",
                  l->name);
             bad++;
-        } else if (want(v, pr, CG_J_STRING, "program") == 0) {
+        } else if (check_kind(v, pr, CG_J_STRING, "program") == 0) {
             l->program.s = pr->str;
             l->program.pos = pr->pos;
             bad += check_template(v, pr, "'program'", ph_program, NULL, 0, 0);
@@ -598,7 +599,7 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
             bad++;
         }
     } else if ((e = cg_json_get(j, "program")) != NULL) {
-        bad += want(v, e, CG_J_STRING, "program") != 0;
+        bad += check_kind(v, e, CG_J_STRING, "program") != 0;
     }
     if ((e = cg_json_get(j, "setup")) != NULL) {
         if (launcher != CG_LAUNCH_SLURM) {
@@ -624,7 +625,8 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
                    strstr(l->force_env[i].value.s, "{id}") != NULL;
     }
     int nalgos = 0;
-    if ((e = cg_json_get(j, "algorithms")) != NULL && want(v, e, CG_J_OBJECT, "algorithms") == 0) {
+    if ((e = cg_json_get(j, "algorithms")) != NULL &&
+        check_kind(v, e, CG_J_OBJECT, "algorithms") == 0) {
         for (int i = 0; i < e->nitems; i++) {
             const struct cg_json *c = e->items[i];
             int coll = cg_coll_by_name(c->key);
@@ -645,7 +647,7 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
                 bad++;
                 continue;
             }
-            if (want(v, c, CG_J_OBJECT, c->key) != 0) {
+            if (check_kind(v, c, CG_J_OBJECT, c->key) != 0) {
                 bad++;
                 continue;
             }
@@ -679,11 +681,12 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
              l->name, fe != NULL ? "its 'algorithm_env' is empty" : "has no 'algorithm_env'");
         bad++;
     }
-    if ((e = cg_json_get(j, "knobs")) != NULL && want(v, e, CG_J_OBJECT, "knobs") == 0) {
+    if ((e = cg_json_get(j, "knobs")) != NULL &&
+        check_kind(v, e, CG_J_OBJECT, "knobs") == 0) {
         l->knobs = cg_arena_alloc(v->a, sizeof(*l->knobs) * (size_t)(e->nitems + 1));
         for (int i = 0; i < e->nitems; i++) {
             const struct cg_json *k = e->items[i];
-            if (want(v, k, CG_J_OBJECT, k->key) != 0) {
+            if (check_kind(v, k, CG_J_OBJECT, k->key) != 0) {
                 bad++;
                 continue;
             }
@@ -699,7 +702,7 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
                 bad++;
                 continue;
             }
-            if (want(v, ke, CG_J_STRING, "env") != 0 ||
+            if (check_kind(v, ke, CG_J_STRING, "env") != 0 ||
                 check_template(v, ke, "a knob's 'env'", ph_knob, NULL, 0, 0) != 0) {
                 bad++;
                 continue;
@@ -748,7 +751,7 @@ int cg_platform_load(struct cg_platform *p, struct cg_arena *arena, struct cg_di
         verr(&v, root->pos,
              "missing key 'launcher' in platform descriptor "
              "({\"kind\": \"local\"} or {\"kind\": \"slurm\", ...})");
-    } else if (want(&v, l, CG_J_OBJECT, "launcher") == 0) {
+    } else if (check_kind(&v, l, CG_J_OBJECT, "launcher") == 0) {
         static const char *const kinds[] = { "local", "slurm" };
         const struct cg_json *k = cg_json_get(l, "kind");
         int kind = -1;
@@ -852,7 +855,7 @@ int cg_platform_load(struct cg_platform *p, struct cg_arena *arena, struct cg_di
     const struct cg_json *libs = cg_json_get(root, "libraries");
     if (libs == NULL) {
         verr(&v, root->pos, "missing key 'libraries' in platform descriptor");
-    } else if (want(&v, libs, CG_J_OBJECT, "libraries") == 0) {
+    } else if (check_kind(&v, libs, CG_J_OBJECT, "libraries") == 0) {
         if (libs->nitems == 0) {
             verr(&v, libs->pos, "'libraries' must not be empty");
         }
@@ -1168,7 +1171,7 @@ static int parse_int_list(struct vctx *v, const struct cg_json *j, const char *w
 static int parse_name_list(struct vctx *v, const struct cg_json *j, const char *what,
                            const char *item, const char *const *names, int nnames, int *out, int *n)
 {
-    if (want(v, j, CG_J_ARRAY, what) != 0) {
+    if (check_kind(v, j, CG_J_ARRAY, what) != 0) {
         return -1;
     }
     if (j->nitems == 0) {
@@ -1213,7 +1216,7 @@ static int parse_impl(struct vctx *v, const struct cg_json *j, const struct cg_t
         }
         const struct cg_json *libs = cg_json_get(j, "libraries");
         if (libs != NULL) {
-            if (want(v, libs, CG_J_ARRAY, "libraries") != 0) {
+            if (check_kind(v, libs, CG_J_ARRAY, "libraries") != 0) {
                 return -1;
             }
             r->libs = cg_arena_alloc(v->a, sizeof(char *) * (size_t)(libs->nitems + 1));
@@ -1300,7 +1303,7 @@ static int parse_impl(struct vctx *v, const struct cg_json *j, const struct cg_t
 static int parse_impls(struct vctx *v, const struct cg_json *j, const struct cg_test *t,
                        struct lists *L)
 {
-    if (want(v, j, CG_J_ARRAY, "implementations") != 0) {
+    if (check_kind(v, j, CG_J_ARRAY, "implementations") != 0) {
         return -1;
     }
     if (j->nitems == 0) {
@@ -1367,7 +1370,7 @@ static int parse_lists(struct vctx *v, const struct cg_json *obj, const struct c
         } else {
             for (int i = 0; i < count; i++) {
                 const struct cg_json *b = j->kind == CG_J_ARRAY ? j->items[i] : j;
-                if (want(v, b, CG_J_BOOL, "in_place") != 0) {
+                if (check_kind(v, b, CG_J_BOOL, "in_place") != 0) {
                     bad++;
                     continue;
                 }
@@ -1664,7 +1667,7 @@ static int parse_collectives(struct vctx *v, const struct cg_json *j, struct cg_
                              const struct cg_platform *p, const struct cg_registry *reg,
                              const struct lists *top)
 {
-    if (want(v, j, CG_J_ARRAY, "collectives") != 0) {
+    if (check_kind(v, j, CG_J_ARRAY, "collectives") != 0) {
         return -1;
     }
     if (j->nitems == 0) {
@@ -1842,7 +1845,7 @@ static int parse_collectives(struct vctx *v, const struct cg_json *j, struct cg_
 
 static int parse_nrep(struct vctx *v, const struct cg_json *j, struct cg_nrep *np)
 {
-    if (want(v, j, CG_J_OBJECT, "nrep") != 0) {
+    if (check_kind(v, j, CG_J_OBJECT, "nrep") != 0) {
         return -1;
     }
     static const char *const keys[] = { "t1_rse", "b1", "b2", "rse_b", "k", NULL };
@@ -1872,7 +1875,7 @@ static int parse_nrep(struct vctx *v, const struct cg_json *j, struct cg_nrep *n
 
 static int parse_timing(struct vctx *v, const struct cg_json *j, struct cg_timing *tm)
 {
-    if (want(v, j, CG_J_OBJECT, "timing") != 0) {
+    if (check_kind(v, j, CG_J_OBJECT, "timing") != 0) {
         return -1;
     }
     static const char *const keys[] = { "sync",      "warmup", "min_reps", "max_reps",
@@ -1934,7 +1937,7 @@ static int parse_timing(struct vctx *v, const struct cg_json *j, struct cg_timin
 
 static int parse_knob_sweeps(struct vctx *v, const struct cg_json *j, struct cg_test *t)
 {
-    if (want(v, j, CG_J_OBJECT, "knobs") != 0) {
+    if (check_kind(v, j, CG_J_OBJECT, "knobs") != 0) {
         return -1;
     }
     int bad = 0, total = 0;
@@ -1958,7 +1961,7 @@ static int parse_knob_sweeps(struct vctx *v, const struct cg_json *j, struct cg_
             bad++;
             continue;
         }
-        if (want(v, lj, CG_J_OBJECT, lj->key) != 0) {
+        if (check_kind(v, lj, CG_J_OBJECT, lj->key) != 0) {
             bad++;
             continue;
         }
@@ -1981,7 +1984,7 @@ static int parse_knob_sweeps(struct vctx *v, const struct cg_json *j, struct cg_
                 bad++;
                 continue;
             }
-            if (want(v, kj, CG_J_ARRAY, kj->key) != 0) {
+            if (check_kind(v, kj, CG_J_ARRAY, kj->key) != 0) {
                 bad++;
                 continue;
             }
@@ -2103,7 +2106,7 @@ static int measures_schedule(const struct cg_test *t, const struct cg_sched_entr
 static int parse_param_sweeps(struct vctx *v, const struct cg_json *j, struct cg_test *t,
                               const struct cg_registry *reg)
 {
-    if (want(v, j, CG_J_OBJECT, "params") != 0) {
+    if (check_kind(v, j, CG_J_OBJECT, "params") != 0) {
         return -1;
     }
     int bad = 0, total = 0;
@@ -2122,7 +2125,7 @@ static int parse_param_sweeps(struct vctx *v, const struct cg_json *j, struct cg
             bad++;
             continue;
         }
-        if (want(v, sj, CG_J_OBJECT, sj->key) != 0) {
+        if (check_kind(v, sj, CG_J_OBJECT, sj->key) != 0) {
             bad++;
             continue;
         }
@@ -2237,7 +2240,7 @@ static int parse_micro_k(struct vctx *v, const struct cg_json *j, struct cg_micr
 static int parse_micro(struct vctx *v, const struct cg_json *j, struct cg_test *t,
                        const struct lists *top)
 {
-    if (want(v, j, CG_J_OBJECT, "micro") != 0) {
+    if (check_kind(v, j, CG_J_OBJECT, "micro") != 0) {
         return -1;
     }
     int bad = 0;
@@ -2250,7 +2253,7 @@ static int parse_micro(struct vctx *v, const struct cg_json *j, struct cg_test *
             bad++;
             continue;
         }
-        if (want(v, mj, CG_J_OBJECT, mj->key) != 0) {
+        if (check_kind(v, mj, CG_J_OBJECT, mj->key) != 0) {
             bad++;
             continue;
         }
@@ -2335,7 +2338,7 @@ static int parse_micro(struct vctx *v, const struct cg_json *j, struct cg_test *
             }
             continue;
         }
-        if (want(v, cl, CG_J_ARRAY, "collectives") != 0) {
+        if (check_kind(v, cl, CG_J_ARRAY, "collectives") != 0) {
             bad++;
             continue;
         }
@@ -2424,11 +2427,12 @@ int cg_test_load(struct cg_test *t, struct cg_arena *arena, struct cg_diag *d, c
     if ((e = cg_json_get(root, "description")) != NULL) {
         t->description = get_str(&v, e, "description");
     }
-    if ((e = cg_json_get(root, "labels")) != NULL && want(&v, e, CG_J_OBJECT, "labels") == 0) {
+    if ((e = cg_json_get(root, "labels")) != NULL &&
+        check_kind(&v, e, CG_J_OBJECT, "labels") == 0) {
         t->labels = cg_arena_alloc(arena, sizeof(*t->labels) * (size_t)(e->nitems + 1));
         for (int i = 0; i < e->nitems; i++) {
             const struct cg_json *l = e->items[i];
-            if (want(&v, l, CG_J_STRING, l->key) == 0) {
+            if (check_kind(&v, l, CG_J_STRING, l->key) == 0) {
                 t->labels[t->nlabels].key.s = l->key;
                 t->labels[t->nlabels].value.s = l->str;
                 t->nlabels++;
@@ -2437,7 +2441,7 @@ int cg_test_load(struct cg_test *t, struct cg_arena *arena, struct cg_diag *d, c
     }
     /* Libraries first: implementations and knobs refer to them. */
     if ((e = cg_json_get(root, "libraries")) != NULL) {
-        if (want(&v, e, CG_J_ARRAY, "libraries") == 0) {
+        if (check_kind(&v, e, CG_J_ARRAY, "libraries") == 0) {
             if (e->nitems == 0) {
                 verr(&v, e->pos, "'libraries' must not be empty");
             }

@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -1472,37 +1473,70 @@ static int mkdir_p(const char *path)
 
 static int parse_args(struct run_ctx *c, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    enum { OPT_LIST = 256, OPT_NO_REPORT, OPT_RETRY, OPT_REGISTRY, OPT_PLATFORM, OPT_OUT,
+           OPT_RESUME, OPT_DRY_RUN };
+    static const struct option opts[] = {
+        { "help", no_argument, NULL, 'h' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "dry-run", no_argument, NULL, OPT_DRY_RUN },
+        { "list-algorithms", no_argument, NULL, OPT_LIST },
+        { "no-report", no_argument, NULL, OPT_NO_REPORT },
+        { "retry-errors", no_argument, NULL, OPT_RETRY },
+        { "registry", required_argument, NULL, OPT_REGISTRY },
+        { "platform", required_argument, NULL, OPT_PLATFORM },
+        { "out", required_argument, NULL, OPT_OUT },
+        { "resume", required_argument, NULL, OPT_RESUME },
+        { NULL, 0, NULL, 0 },
+    };
+    /* Why a copy: getopt_long permutes what it is given, and c->argv is
+     * the command line as typed, for campaign.json. */
+    char **args = cg_arena_alloc(&c->arena, sizeof(char *) * (size_t)(argc + 1));
+    memcpy(args, argv, sizeof(char *) * (size_t)argc);
+    opterr = 0;
+    optind = 0;
+    int o;
+    while ((o = getopt_long(argc, args, "hq", opts, NULL)) != -1) {
+        switch (o) {
+        case 'h':
             fputs(usage, stdout);
             exit(0);
-        } else if (strcmp(a, "--dry-run") == 0) {
-            c->dry_run = 1;
-        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+        case 'q':
             c->quiet = 1;
-        } else if (strcmp(a, "--list-algorithms") == 0) {
+            break;
+        case OPT_DRY_RUN:
+            c->dry_run = 1;
+            break;
+        case OPT_LIST:
             c->list_algorithms = 1;
-        } else if (strcmp(a, "--no-report") == 0) {
+            break;
+        case OPT_NO_REPORT:
             c->no_report = 1;
-        } else if (strcmp(a, "--retry-errors") == 0) {
+            break;
+        case OPT_RETRY:
             c->retry_errors = 1;
-        } else if (strcmp(a, "--registry") == 0 && v != NULL) {
-            c->registry_arg = v;
-            i++;
-        } else if ((strcmp(a, "--platform") == 0 || strcmp(a, "--out") == 0 ||
-                    strcmp(a, "--resume") == 0) &&
-                   v != NULL) {
-            *(a[2] == 'p' ? &c->platform_arg : a[2] == 'o' ? &c->out_arg : &c->resume_dir) = v;
-            i++;
-        } else if (a[0] == '-') {
-            fail(c, "unknown option '%s' (or it needs a value)\n%s", a, usage);
+            break;
+        case OPT_REGISTRY:
+            c->registry_arg = optarg;
+            break;
+        case OPT_PLATFORM:
+            c->platform_arg = optarg;
+            break;
+        case OPT_OUT:
+            c->out_arg = optarg;
+            break;
+        case OPT_RESUME:
+            c->resume_dir = optarg;
+            break;
+        default:
+            fail(c, "unknown option '%s' (or it needs a value)\n%s", args[optind - 1], usage);
             return -1;
-        } else if (c->test_arg == NULL) {
-            c->test_arg = a;
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (c->test_arg == NULL) {
+            c->test_arg = args[i];
         } else {
-            fail(c, "one TEST at a time ('%s' and '%s')", c->test_arg, a);
+            fail(c, "one TEST at a time ('%s' and '%s')", c->test_arg, args[i]);
             return -1;
         }
     }

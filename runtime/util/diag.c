@@ -1,6 +1,8 @@
-/* diag.c - located diagnostics in GCC form and internal-error panics. */
+/* diag.c - located diagnostics in GCC form, internal-error panics, and
+ * whole-file reads that report with them (cg_read_file). */
 #include "util.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,4 +74,28 @@ void cg_panic(const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     exit(70);
+}
+
+char *cg_read_file(struct cg_arena *arena, struct cg_diag *d, const char *path, size_t *len)
+{
+    struct cg_pos none = { 0, 0 };
+    size_t n = 0;
+    char *buf = cg_slurp(path, &n);
+    if (buf == NULL && errno == ENOMEM) {
+        cg_panic("out of memory reading %s", path);
+    }
+    if (buf == NULL && errno == EISDIR) {
+        cg_error(d, path, none, "cannot read: it is a directory, not a file (name the .json "
+                 "files in it)");
+        return NULL;
+    }
+    if (buf == NULL) {
+        cg_error(d, path, none, "cannot read: %s", errno == EIO ? "I/O error" : strerror(errno));
+        return NULL;
+    }
+    char *copy = cg_arena_alloc(arena, n + 1);
+    memcpy(copy, buf, n + 1);
+    free(buf);
+    *len = n;
+    return copy;
 }

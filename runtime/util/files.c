@@ -1,19 +1,23 @@
-/* files.c - whole-file reads, write-then-rename and FNV-1a 64 (util.h). */
+/* files.c - whole-file reads, write-then-rename and FNV-1a 64 (util.h).
+ * Depends on nothing else here, so that bench and bench_cuda link it alone
+ * (runtime/mpi.ninja, runtime/cuda.ninja). */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* fsync, O_CLOEXEC under -std=c11 */
+#endif
 #include "util.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-char *cg_read_file(struct cg_arena *arena, struct cg_diag *d, const char *path, size_t *len)
+char *cg_slurp(const char *path, size_t *len)
 {
-    struct cg_pos none = { 0, 0 };
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
-        cg_error(d, path, none, "cannot read: %s", strerror(errno));
         return NULL;
     }
     /* Why: fopen succeeds on a directory and only reading fails, with
@@ -21,8 +25,7 @@ char *cg_read_file(struct cg_arena *arena, struct cg_diag *d, const char *path, 
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
         fclose(f);
-        cg_error(d, path, none, "cannot read: it is a directory, not a file (name the .json "
-                 "files in it)");
+        errno = EISDIR;
         return NULL;
     }
     size_t cap = 4096, n = 0;
@@ -30,27 +33,32 @@ char *cg_read_file(struct cg_arena *arena, struct cg_diag *d, const char *path, 
     for (;;) {
         if (buf == NULL) {
             fclose(f);
-            cg_panic("out of memory reading %s", path);
+            errno = ENOMEM;
+            return NULL;
         }
         n += fread(buf + n, 1, cap - n - 1, f);
         if (n < cap - 1) {
             break;
         }
+        char *grown = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+        if (grown == NULL) {
+            free(buf);
+        }
+        buf = grown;
         cap *= 2;
-        buf = realloc(buf, cap);
     }
     int err = ferror(f);
     fclose(f);
     if (err) {
         free(buf);
-        cg_error(d, path, none, "cannot read: I/O error");
+        errno = EIO;
         return NULL;
     }
-    char *copy = cg_arena_alloc(arena, n + 1);
-    memcpy(copy, buf, n);
-    free(buf);
-    *len = n;
-    return copy;
+    buf[n] = '\0';
+    if (len != NULL) {
+        *len = n;
+    }
+    return buf;
 }
 
 uint64_t cg_fnv1a64(const void *data, size_t len)
@@ -111,5 +119,17 @@ int cg_write_atomic(const char *path, const char *text, size_t len)
         return -1;
     }
     free(tmp);
+    return 0;
+}
+
+int cg_fnv1a64_file(const char *path, char hex[17])
+{
+    size_t len = 0;
+    char *text = cg_slurp(path, &len);
+    if (text == NULL) {
+        return -1;
+    }
+    snprintf(hex, 17, "%016llx", (unsigned long long)cg_fnv1a64(text, len));
+    free(text);
     return 0;
 }

@@ -53,6 +53,11 @@ void cg_panic(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
 
 /* ---- files and hashing (files.c) ---- */
 
+/* Reads a whole file into a NUL-terminated malloc'd buffer (*len its bytes,
+ * when len is not NULL). NULL with errno set on failure (EISDIR for a
+ * directory, ENOMEM, EIO). */
+char *cg_slurp(const char *path, size_t *len);
+
 /* Reads a whole file into a NUL-terminated arena buffer. Returns NULL and
  * reports "file: error: cannot read: <strerror>" on failure. */
 char *cg_read_file(struct cg_arena *arena, struct cg_diag *d, const char *path, size_t *len);
@@ -64,5 +69,8 @@ int cg_write_atomic(const char *path, const char *text, size_t len);
 
 /* FNV-1a, 64 bits (the fingerprint of schedules, descriptors and records). */
 uint64_t cg_fnv1a64(const void *data, size_t len);
+/* FNV-1a 64 of a file's bytes as 16 lower-case hex digits (bench's
+ * schedule_hash). Returns 0, or -1 with errno set. */
+int cg_fnv1a64_file(const char *path, char hex[17]);
 
 #endif
