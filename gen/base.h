@@ -1,49 +1,13 @@
 /* base.h - what every pass of the generator shares: source positions,
- * the arena, diagnostics and the one context struct (no globals).
+ * the arena and diagnostics (runtime/util/util.h, shared with the harness),
+ * the options and the one context struct (no globals).
  */
 #ifndef CG_BASE_H
 #define CG_BASE_H
 
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
-/* A place in a schedule file, 1-based. line == 0 means "no position". */
-struct cg_pos {
-    int line; /* 1-based line */
-    int col;  /* 1-based column, in bytes */
-};
-
-/* Bump allocator: everything a pass builds lives here and is freed at once. */
-struct cg_arena_block;
-struct cg_arena {
-    struct cg_arena_block *head; /* newest block first */
-};
-
-void *cg_arena_alloc(struct cg_arena *a, size_t n); /* zeroed; never NULL (panics) */
-char *cg_arena_strdup(struct cg_arena *a, const char *s);
-char *cg_arena_printf(struct cg_arena *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void cg_arena_fini(struct cg_arena *a);
-
-/* Diagnostics in GCC form: "file:line:col: error: message". */
-struct cg_diag {
-    FILE *sink;     /* where messages go (stderr by default) */
-    int errors;     /* errors reported so far */
-    int max_errors; /* stop reporting (not counting) beyond this */
-};
-
-void cg_diag_init(struct cg_diag *d, FILE *sink);
-void cg_error(struct cg_diag *d, const char *file, struct cg_pos pos, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-void cg_verror(struct cg_diag *d, const char *file, struct cg_pos pos, const char *fmt,
-               va_list ap);
-/* A note attached to the previous error ("first defined here"). */
-void cg_note(struct cg_diag *d, const char *file, struct cg_pos pos, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-/* Generator bug: print and exit(70). Only emitters and internal code call it. */
-void cg_panic(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+#include "util.h"
 
 /* Options of one generator run. */
 struct cg_options {

@@ -368,7 +368,7 @@ static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const st
         range_args(&st->dst, b, sizeof(b));
         if (st->call_group == CG_GROUP_NODE || st->call_group == CG_GROUP_LANE) {
             /* Split once per communicator by cg_topo (runtime/topo.c). */
-            cg_out_line(o, "CG_TRY(cg_call_coll%s_in(&c, topo->%s_comm, CG_COLL_%s, %s, %s,",
+            cg_out_line(o, "CG_TRY(cg_call_coll%s_in(&c, c.topo->%s_comm, CG_COLL_%s, %s, %s,",
                         st->call_bor ? "_bor" : "",
                         st->call_group == CG_GROUP_NODE ? "node" : "lane", cu, fn,
                         st->call_root ? cg_emit_c_expr(st->call_root) : "0");
@@ -644,28 +644,6 @@ void cg_emit_arg_names(const char *params, char *buf, size_t cap)
     }
 }
 
-/* Whether the code mentions the topology: its names, or a call step on the
- * node or lane communicator. */
-static int uses_topo(const struct cg_emitter *em)
-{
-    const struct cg_schedule *s = em->s;
-    for (int k = 0; k < 4; k++) {
-        if (em->used[CG_SLOT_PPN + k]) {
-            return 1;
-        }
-    }
-    for (int pi = 0; pi < s->nphases; pi++) {
-        for (int si = 0; si < s->phases[pi].nsteps; si++) {
-            const struct cg_step *st = &s->phases[pi].steps[si];
-            if (st->kind == CG_STEP_CALL &&
-                (st->call_group == CG_GROUP_NODE || st->call_group == CG_GROUP_LANE)) {
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
-
 /* From the opening brace to the first phase: the runtime's begin for the
  * collective (which also says when the call is over: an error, the fallback
  * ran, count 0), the params, p, rank, the topology's names, the lets, the
@@ -704,17 +682,18 @@ static void prologue(struct cg_emitter *em)
     if (reads > 0) {
         snprintf(flags + nf, sizeof(flags) - nf, "%sCG_READS_PARAMS", nf ? " | " : "");
     }
-    /* MPI: CG_TRY(begin) (CG_DONE jumps to out too); the GPU's C++ body is a
-     * block under `if (rc == MPI_SUCCESS)` instead. One line, or two where it
-     * would pass 120 columns: the caller's arguments, then the schedule's. */
+    /* MPI: CG_TRY(begin) (CG_DONE jumps to out too); the GPU: CG_CU_BEGIN,
+     * which returns instead (C++ forbids a goto over the initialisations
+     * that follow, runtime/cuda/cg_cuda.h). One line, or two where it would
+     * pass 120 columns: the caller's arguments, then the schedule's. */
     char head[160];
     if (!api->gpu) {
         cg_out_line(o, "int rc = MPI_SUCCESS;");
-        cg_out_blank(o);
     }
-    snprintf(head, sizeof(head), api->gpu ? "int rc = %s%s(" : "CG_TRY(%s%s(", api->begin,
+    cg_out_blank(o);
+    snprintf(head, sizeof(head), api->gpu ? "CG_CU_BEGIN(%s%s(" : "CG_TRY(%s%s(", api->begin,
              info->name);
-    const char *end = api->gpu ? ");" : "));";
+    const char *end = "));";
     if (4 * o->indent + strlen(head) + strlen(names) + strlen(flags) + strlen(fallback) + 10 <=
         120) {
         cg_out_line(o, "%s&c, %s, %s, %s%s", head, names, flags, fallback, end);
@@ -724,27 +703,17 @@ static void prologue(struct cg_emitter *em)
     }
     for (int i = 0; i < s->nparams; i++) {
         if (s->params[i].ranged && em->used[s->params[i].slot]) {
-            if (api->gpu) {
-                cg_out_open(o, "if (rc == MPI_SUCCESS)");
-                cg_out_line(o, "rc = cg_param_value(&cg_param_%s_%s, &%s);", s->name,
-                            s->params[i].name, s->params[i].name);
-                cg_out_close(o);
-            } else {
-                cg_out_line(o, "CG_TRY(cg_param_value(&cg_param_%s_%s, &%s));", s->name,
-                            s->params[i].name, s->params[i].name);
-            }
+            cg_out_line(o, "%s(cg_param_value(&cg_param_%s_%s, &%s));",
+                        api->gpu ? "CG_CU_RETURN_ON" : "CG_TRY", s->name, s->params[i].name,
+                        s->params[i].name);
         }
     }
-    if (reads > 0 && !api->gpu) {
+    if (reads > 0 && api->gpu) {
+        cg_out_line(o, "CG_CU_RETURN_ON(cg_cu_empty(&c));");
+    } else if (reads > 0) {
         cg_out_open(o, "if (c.empty)");
         cg_out_line(o, "goto out;");
         cg_out_close(o);
-    }
-    if (api->gpu) {
-        cg_out_blank(o);
-        cg_out_line(o, "/* The body in a block: C++ forbids a goto out that jumps over "
-                       "initialisations into their scope. */");
-        cg_out_open(o, reads > 0 ? "if ((rc == MPI_SUCCESS) && !c.empty)" : "if (rc == MPI_SUCCESS)");
     }
     if (em->used[CG_SLOT_P]) {
         cg_out_line(o, "const int p = c.p;");
@@ -752,12 +721,9 @@ static void prologue(struct cg_emitter *em)
     if (em->used[CG_SLOT_RANK]) {
         cg_out_line(o, "const int rank = c.rank;");
     }
-    if (s->topology && uses_topo(em)) {
-        cg_out_line(o, "const struct cg_topo *topo = c.topo;");
-    }
     for (int k = 0; k < 4 && s->topology; k++) {
         if (em->used[CG_SLOT_PPN + k]) {
-            cg_out_line(o, "const int %s = topo->%s;", topo_names[k], topo_names[k]);
+            cg_out_line(o, "const int %s = c.topo->%s;", topo_names[k], topo_names[k]);
         }
     }
     for (int i = 0; i < s->nparams; i++) {
@@ -793,9 +759,6 @@ void cg_emit_function(struct cg_emitter *em)
     cg_emit_tag_name(em, tag, sizeof(tag), NULL, NULL);
     cg_out_blank(o);
     cg_out_line(o, "%s(%s);", api->tag_end, tag);
-    if (api->gpu) {
-        cg_out_close(o);
-    }
     o->indent--;
     cg_out_line(o, "out:");
     o->indent++;

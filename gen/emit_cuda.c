@@ -16,9 +16,10 @@
  * the root, device scratch). This file has what is the GPU's own: those
  * names, the header comment's lines, and which schedules get a .cu.
  *
- * What C++ needs that C does not: the body after the shortcut out is a
- * block, since C++ forbids a goto out that jumps over initialisations into
- * their scope.
+ * What C++ needs that C does not: the prologue returns (CG_CU_BEGIN,
+ * CG_CU_RETURN_ON, runtime/cuda/cg_cuda.h) where the MPI backend's jumps to
+ * out, since C++ forbids a goto that jumps over the initialisations of p,
+ * rank and the lets into their scope.
  */
 #include <stdio.h>
 

@@ -34,7 +34,6 @@
 #include <string.h>
 
 #include "emit_common.h"
-#include "json.h" /* cg_read_file */
 
 /* A schedule's ranged parameters as `static const struct cg_param_info
  * params_<name>[]` (runtime/cg_algo.h), for both tables; nothing when it has
@@ -349,17 +348,6 @@ static int emit_cuda_files(struct cg_gen *g, const struct cg_schedule *const *s,
 
 /* ---- the JSON files (cJSON) ------------------------------------------------ */
 
-/* FNV-1a, 64 bits: the schedule file's fingerprint in registry.json. */
-uint64_t cg_gen_fnv1a64(const char *text, size_t len)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)text[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 /* Writes the document (and deletes it): formatted, one value per line, so
  * that a schedule's entry is lines of its own. */
 static int write_json(struct cg_gen *g, cJSON *doc, const char *name)
@@ -414,7 +402,7 @@ static int emit_registry_json(struct cg_gen *g, const struct cg_schedule *const 
         if (text == NULL) {
             rc = -1;
         } else {
-            snprintf(hash, sizeof(hash), "fnv1a64:%016" PRIx64, cg_gen_fnv1a64(text, len));
+            snprintf(hash, sizeof(hash), "fnv1a64:%016" PRIx64, cg_fnv1a64(text, len));
         }
         cg_arena_fini(&a);
         cJSON_AddStringToObject(e, "name", s[i]->name);

@@ -200,7 +200,7 @@ int cg_goal(struct cg_gen *g, const struct cg_schedule *s, int p, int root, int 
         struct cg_arena a = { 0 };
         size_t flen = 0;
         char *src = cg_read_file(&a, &g->diag, s->file, &flen);
-        uint64_t h = src ? cg_gen_fnv1a64(src, flen) : 0;
+        uint64_t h = src ? cg_fnv1a64(src, flen) : 0;
         cg_arena_fini(&a);
         fprintf(f, "// collgen goal: %s (%s, %s)\n", s->file, s->name, cg_colls[s->coll].name);
         fprintf(f, "// schedule hash: fnv1a64:%016llx (registry.json's file_hash)\n",

@@ -175,3 +175,20 @@ void cg_scan_free(char **list, int n)
     }
     free(list);
 }
+
+/* The default options of a generator run. */
+void cg_options_init(struct cg_options *opt)
+{
+    static const int extra[] = {100, 127, 128, 255, 256, 1000};
+    memset(opt, 0, sizeof(*opt));
+    for (int p = 1; p <= 64; p++) {
+        opt->p_list[opt->np++] = p;
+    }
+    for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++) {
+        opt->p_list[opt->np++] = extra[i];
+    }
+    opt->all_roots_max_p = 64;
+    opt->out_dir = "emitted";
+    opt->depfile = NULL;
+    opt->quiet = 0;
+}

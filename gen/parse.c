@@ -26,8 +26,10 @@ static void err(struct parser *ps, struct cg_pos pos, const char *fmt, ...)
     va_end(ap);
 }
 
-static int want(struct parser *ps, const struct cg_json *v, enum cg_json_kind kind,
-                const char *what)
+/* 1 when v is of that kind, else reports "what must be ..." and returns 0
+ * (a predicate; descriptor.c's getters return 0 or -1 instead). */
+static int has_kind(struct parser *ps, const struct cg_json *v, enum cg_json_kind kind,
+                    const char *what)
 {
     if (v->kind != kind) {
         err(ps, v->pos, "%s must be %s, not %s", what, cg_json_kind_name(kind),
@@ -66,7 +68,7 @@ static struct cg_expr *expr(struct parser *ps, const struct cg_json *v, const ch
 
 static const char *string(struct parser *ps, const struct cg_json *v, const char *what)
 {
-    if (v == NULL || !want(ps, v, CG_J_STRING, what)) {
+    if (v == NULL || !has_kind(ps, v, CG_J_STRING, what)) {
         return NULL;
     }
     return v->str;
@@ -93,7 +95,7 @@ static void comment(struct parser *ps, const struct cg_json *v, const char ***li
     }
     *lines = cg_arena_alloc(ps->arena, sizeof(char *) * (size_t)(v->nitems + 1));
     for (int i = 0; i < v->nitems; i++) {
-        if (want(ps, v->items[i], CG_J_STRING, "a line of \"comment\"")) {
+        if (has_kind(ps, v->items[i], CG_J_STRING, "a line of \"comment\"")) {
             (*lines)[(*n)++] = v->items[i]->str;
         }
     }
@@ -163,7 +165,7 @@ static void buffer_ref(struct parser *ps, const struct cg_json *obj, struct cg_r
 static void ref_object(struct parser *ps, const struct cg_json *v, const char *what,
                        struct cg_ref *ref)
 {
-    if (v == NULL || !want(ps, v, CG_J_OBJECT, what)) {
+    if (v == NULL || !has_kind(ps, v, CG_J_OBJECT, what)) {
         return;
     }
     static const char *const keys[] = { "buf", "blocks", NULL };
@@ -190,7 +192,7 @@ static void xfers(struct parser *ps, const struct cg_json *v, int is_send,
     *n = 0;
     for (int i = 0; i < count; i++) {
         const struct cg_json *o = items[i];
-        if (!want(ps, o, CG_J_OBJECT, what)) {
+        if (!has_kind(ps, o, CG_J_OBJECT, what)) {
             continue;
         }
         static const char *const send_keys[] = { "to", "buf", "blocks", "when", "comment", NULL };
@@ -206,7 +208,7 @@ static void xfers(struct parser *ps, const struct cg_json *v, int is_send,
 
 static void lets(struct parser *ps, const struct cg_json *v, struct cg_let **out, int *n)
 {
-    if (v == NULL || !want(ps, v, CG_J_OBJECT, "\"let\"")) {
+    if (v == NULL || !has_kind(ps, v, CG_J_OBJECT, "\"let\"")) {
         return;
     }
     *out = cg_arena_alloc(ps->arena, sizeof(**out) * (size_t)(v->nitems > 0 ? v->nitems : 1));
@@ -384,7 +386,7 @@ static void phase(struct parser *ps, const struct cg_json *o, struct cg_phase *p
     ph->when = expr(ps, cg_json_get(o, "when"), "\"when\"");
     comment(ps, cg_json_get(o, "comment"), &ph->comment, &ph->ncomment);
     const struct cg_json *r = cg_json_get(o, "rounds");
-    if (r != NULL && want(ps, r, CG_J_OBJECT, "\"rounds\"")) {
+    if (r != NULL && has_kind(ps, r, CG_J_OBJECT, "\"rounds\"")) {
         static const char *const rkeys[] = { "var", "count", "from", "to", "down_to", NULL };
         cg_json_check_keys(&ps->g->diag, ps->file, r, "\"rounds\"", rkeys);
         ph->rounds_pos = r->pos;
@@ -410,11 +412,11 @@ static void phase(struct parser *ps, const struct cg_json *o, struct cg_phase *p
     }
     lets(ps, cg_json_get(o, "let"), &ph->lets, &ph->nlets);
     const struct cg_json *steps = required(ps, o, "steps", "a phase");
-    if (steps != NULL && want(ps, steps, CG_J_ARRAY, "\"steps\"")) {
+    if (steps != NULL && has_kind(ps, steps, CG_J_ARRAY, "\"steps\"")) {
         ph->nsteps = steps->nitems;
         ph->steps = cg_arena_alloc(ps->arena, sizeof(*ph->steps) * (size_t)(ph->nsteps + 1));
         for (int i = 0; i < steps->nitems; i++) {
-            if (want(ps, steps->items[i], CG_J_OBJECT, "a step")) {
+            if (has_kind(ps, steps->items[i], CG_J_OBJECT, "a step")) {
                 step(ps, steps->items[i], &ph->steps[i]);
             }
         }
@@ -445,7 +447,7 @@ int cg_parse_text(struct cg_gen *g, struct cg_arena *arena, const char *path, co
         return -1;
     }
     s->pos = top->pos;
-    if (!want(&ps, top, CG_J_OBJECT, "a schedule")) {
+    if (!has_kind(&ps, top, CG_J_OBJECT, "a schedule")) {
         return -1;
     }
     static const char *const keys[] = { "schedule", "collective", "summary", "comment",
@@ -476,16 +478,16 @@ int cg_parse_text(struct cg_gen *g, struct cg_arena *arena, const char *path, co
     }
     s->summary = string(&ps, required(&ps, top, "summary", "a schedule"), "\"summary\"");
     const struct cg_json *req = cg_json_get(top, "requires");
-    if (req != NULL && want(&ps, req, CG_J_OBJECT, "\"requires\"")) {
+    if (req != NULL && has_kind(&ps, req, CG_J_OBJECT, "\"requires\"")) {
         static const char *const rkeys[] = { "commutative", NULL };
         cg_json_check_keys(&g->diag, path, req, "\"requires\"", rkeys);
         const struct cg_json *comm = cg_json_get(req, "commutative");
-        if (comm != NULL && want(&ps, comm, CG_J_BOOL, "\"commutative\"")) {
+        if (comm != NULL && has_kind(&ps, comm, CG_J_BOOL, "\"commutative\"")) {
             s->commutative = comm->boolean;
         }
     }
     const struct cg_json *topo = cg_json_get(top, "topology");
-    if (topo != NULL && want(&ps, topo, CG_J_OBJECT, "\"topology\"")) {
+    if (topo != NULL && has_kind(&ps, topo, CG_J_OBJECT, "\"topology\"")) {
         static const char *const tkeys[] = { "fallback", "comment", NULL };
         cg_json_check_keys(&g->diag, path, topo, "\"topology\"", tkeys);
         s->topology = 1;
@@ -500,7 +502,7 @@ int cg_parse_text(struct cg_gen *g, struct cg_arena *arena, const char *path, co
     s->blocks = expr(&ps, blocks, "\"blocks\"");
     s->scratch = expr(&ps, cg_json_get(top, "scratch"), "\"scratch\"");
     const struct cg_json *params = cg_json_get(top, "params");
-    if (params != NULL && want(&ps, params, CG_J_OBJECT, "\"params\"")) {
+    if (params != NULL && has_kind(&ps, params, CG_J_OBJECT, "\"params\"")) {
         s->nparams = params->nitems;
         s->params = cg_arena_alloc(arena, sizeof(*s->params) * (size_t)(s->nparams + 1));
         for (int i = 0; i < params->nitems; i++) {
@@ -545,11 +547,11 @@ int cg_parse_text(struct cg_gen *g, struct cg_arena *arena, const char *path, co
     }
     lets(&ps, cg_json_get(top, "let"), &s->lets, &s->nlets);
     const struct cg_json *phases = required(&ps, top, "phases", "a schedule");
-    if (phases != NULL && want(&ps, phases, CG_J_ARRAY, "\"phases\"")) {
+    if (phases != NULL && has_kind(&ps, phases, CG_J_ARRAY, "\"phases\"")) {
         s->nphases = phases->nitems;
         s->phases = cg_arena_alloc(arena, sizeof(*s->phases) * (size_t)(s->nphases + 1));
         for (int i = 0; i < phases->nitems; i++) {
-            if (want(&ps, phases->items[i], CG_J_OBJECT, "a phase")) {
+            if (has_kind(&ps, phases->items[i], CG_J_OBJECT, "a phase")) {
                 phase(&ps, phases->items[i], &s->phases[i]);
             }
         }

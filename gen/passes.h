@@ -87,9 +87,6 @@ void cg_bytes_init(struct cg_bytes *b, const struct cg_schedule *s, int p, size_
 void cg_bytes_start(struct cg_bytes *b, long blocks, const long *nblocks);
 double cg_range_bytes(const struct cg_bytes *b, const struct cg_sim_range *r);
 
-/* FNV-1a (64 bits) of a file's bytes: registry.json's "file_hash" and the
- * GOAL header's hash. */
-uint64_t cg_gen_fnv1a64(const char *text, size_t len);
 
 /* Writes, for every rank, each timing tag the emitted code enters at (p,
  * root) and how many times: "rank path calls" lines, the call tag first. */

@@ -1603,7 +1603,7 @@ static int estimate_t1(const struct bench_ctx *ctx, char *msg, size_t msglen)
         t1s = NULL;
         text = cJSON_Print(doc);
         ok = (text != NULL &&
-              bench_write_atomic(job->timing.nrep.estimate_out, text, strlen(text)) == 0);
+              cg_write_atomic(job->timing.nrep.estimate_out, text, strlen(text)) == 0);
         if (!ok) {
             bench_fmt(msg, msglen, "%s: %s", job->timing.nrep.estimate_out,
                       (text == NULL) ? "out of memory" : strerror(errno));

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "cg_algo.h"
+#include "util/util.h" /* cg_slurp, cg_write_atomic, cg_fnv1a64_file */
 
 #include <cjson/cJSON.h>
 
@@ -275,11 +276,8 @@ void jw_bool(struct jw *w, int v);
 void jw_null(struct jw *w);
 void jw_json(struct jw *w, const cJSON *item); /* a cJSON value, or null */
 
-/* The whole file at path, NUL-terminated (malloc'd; *len its bytes, NUL
- * excluded), or NULL with errno set. */
-char *bench_read_file(const char *path, size_t *len);
-/* Writes data to path through path.tmp, fsync and rename. 0 or -1 (errno). */
-int bench_write_atomic(const char *path, const char *data, size_t len);
+/* Whole files (cg_slurp), write-then-rename (cg_write_atomic) and FNV-1a 64
+ * (cg_fnv1a64_file) are runtime/util/util.h's, shared with collgen. */
 /* Appends data (one whole line) to path with O_APPEND and fsyncs. 0 or -1. */
 int bench_append_line(const char *path, const char *data, size_t len);
 /* mkdir -p. 0 or -1. */
@@ -288,8 +286,6 @@ int bench_mkdirs(const char *path);
  * function of its own so that -Wformat-truncation does not ask for bounds
  * that text from the library or the file system cannot have. */
 void bench_fmt(char *dst, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* FNV-1a 64 of a file's bytes as 16 hex digits. 0 or -1 (unreadable). */
-int bench_fnv1a64_file(const char *path, char hex[17]);
 
 /* ---- the record of a point (bench_record.c, rank 0) --------------------- */
 

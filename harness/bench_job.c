@@ -591,7 +591,7 @@ int bench_job_load(const char *path, struct bench_job *job, char *msg, size_t ms
 
     memset(job, 0, sizeof(*job));
     job->path = path;
-    text = bench_read_file(path, &len);
+    text = cg_slurp(path, &len);
     if (text == NULL) {
         if (errno == ENOMEM || errno == EIO) {
             return fail(&ld, "%s", (errno == ENOMEM) ? "out of memory reading it" : "read error");

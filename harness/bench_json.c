@@ -1,5 +1,5 @@
-/* bench_json.c - a small JSON writer for records and run metadata, atomic
- * file writes, appends, and FNV-1a 64.
+/* bench_json.c - a small JSON writer for records and run metadata, and
+ * appends (whole files, atomic writes and FNV-1a 64: runtime/util/files.c).
  *
  * Why our own writer rather than cJSON's printer: records are written field
  * by field in FORMATS.md's order (people read them), strings come from the
@@ -18,46 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-char *bench_read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    size_t cap = 0;
-    int err = 0;
-
-    *len = 0;
-    if (f == NULL) {
-        return NULL;
-    }
-    for (;;) {
-        size_t n;
-        if (*len + 4096 + 1 > cap) {
-            char *nt;
-            cap = (cap > 0) ? cap * 2 : 65536;
-            nt = realloc(text, cap);
-            if (nt == NULL) {
-                err = ENOMEM;
-                break;
-            }
-            text = nt;
-        }
-        n = fread(text + *len, 1, cap - *len - 1, f);
-        *len += n;
-        if (n == 0) {
-            err = ferror(f) ? EIO : 0;
-            break;
-        }
-    }
-    fclose(f);
-    if (err != 0) {
-        free(text);
-        errno = err;
-        return NULL;
-    }
-    text[*len] = '\0';
-    return text;
-}
 
 void jw_init(struct jw *w)
 {
@@ -321,45 +281,6 @@ static int write_all(int fd, const char *data, size_t len)
     return 0;
 }
 
-int bench_write_atomic(const char *path, const char *data, size_t len)
-{
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 5);
-    int fd;
-    int saved;
-
-    if (tmp == NULL) {
-        errno = ENOMEM;
-        return -1;
-    }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp", 5);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) {
-        saved = errno;
-        free(tmp);
-        errno = saved;
-        return -1;
-    }
-    if (write_all(fd, data, len) != 0 || fsync(fd) != 0) {
-        saved = errno;
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        errno = saved;
-        return -1;
-    }
-    if (close(fd) != 0 || rename(tmp, path) != 0) {
-        saved = errno;
-        unlink(tmp);
-        free(tmp);
-        errno = saved;
-        return -1;
-    }
-    free(tmp);
-    return 0;
-}
-
 int bench_append_line(const char *path, const char *data, size_t len)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -405,31 +326,6 @@ int bench_mkdirs(const char *path)
         return -1;
     }
     free(p);
-    return 0;
-}
-
-int bench_fnv1a64_file(const char *path, char hex[17])
-{
-    FILE *f = fopen(path, "rb");
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a 64 offset basis */
-    unsigned char b[65536];
-    size_t n;
-
-    if (f == NULL) {
-        return -1;
-    }
-    while ((n = fread(b, 1, sizeof(b), f)) > 0) {
-        for (size_t i = 0; i < n; i++) {
-            h ^= b[i];
-            h *= 0x100000001b3ULL; /* FNV-1a 64 prime */
-        }
-    }
-    if (ferror(f)) {
-        fclose(f);
-        return -1;
-    }
-    fclose(f);
-    snprintf(hex, 17, "%016llx", (unsigned long long)h);
     return 0;
 }
 

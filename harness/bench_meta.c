@@ -617,18 +617,18 @@ int bench_write_run_meta(struct bench_ctx *ctx, char *msg, size_t msglen)
             if (text != NULL) {
                 memcpy(text, pretty, plen);
                 text[plen] = '\n';
-                wrc = bench_write_atomic(job->out_run_meta, text, plen + 1);
+                wrc = cg_write_atomic(job->out_run_meta, text, plen + 1);
                 saved_errno = errno;
                 free(text);
                 errno = saved_errno;
             } else {
-                wrc = bench_write_atomic(job->out_run_meta, w.buf, w.len);
+                wrc = cg_write_atomic(job->out_run_meta, w.buf, w.len);
             }
             saved_errno = errno;
             cJSON_free(pretty);
             errno = saved_errno;
         } else {
-            wrc = bench_write_atomic(job->out_run_meta, w.buf, w.len);
+            wrc = cg_write_atomic(job->out_run_meta, w.buf, w.len);
         }
         saved_errno = errno;
         jw_free(&w);

@@ -33,7 +33,7 @@ void bench_nrep_group(const struct bench_point *pt, char *out, size_t len)
 static cJSON *read_json(const char *path)
 {
     size_t len = 0;
-    char *text = bench_read_file(path, &len);
+    char *text = cg_slurp(path, &len);
     cJSON *j = (text != NULL) ? cJSON_Parse(text) : NULL;
 
     free(text);

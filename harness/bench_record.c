@@ -171,7 +171,7 @@ static int write_raw(const struct bench_job *job, const struct bench_record *r, 
         }
         text[len++] = '\n';
     }
-    rc = bench_write_atomic(path, text, len);
+    rc = cg_write_atomic(path, text, len);
     if (rc != 0) {
         bench_fmt(msg, msglen, "%s: %s", path, strerror(errno));
     }
@@ -536,7 +536,7 @@ int bench_record_write(const struct bench_job *job, const struct bench_record *r
     jw_key(&w, "schedule_file");
     jw_str(&w, r->schedule_file);
     jw_key(&w, "schedule_hash");
-    jw_str(&w, (r->schedule_file != NULL && bench_fnv1a64_file(r->schedule_file, hash) == 0)
+    jw_str(&w, (r->schedule_file != NULL && cg_fnv1a64_file(r->schedule_file, hash) == 0)
                    ? hash
                    : NULL);
     jw_key(&w, "requested");

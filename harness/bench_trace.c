@@ -589,7 +589,7 @@ int bench_trace_write(const struct bench_ctx *ctx, const struct bench_point *pt,
             bench_fmt(msg, msglen, "trace of %s: out of memory", pt->id);
             out = -1;
         } else if (bench_mkdirs(ctx->job->out_trace_dir) != 0 ||
-                   bench_write_atomic(path, text, strlen(text)) != 0) {
+                   cg_write_atomic(path, text, strlen(text)) != 0) {
             bench_fmt(msg, msglen, "%s: cannot write: %s", path, strerror(errno));
             out = -1;
         }

@@ -1,12 +1,13 @@
 /* collgen.c - the collgen program: the generator's commands (gen/main.c,
- * through cg_main) and the harness's run and report.
+ * through cg_main) and the harness's run, report and compare.
  *
- * Why here: this is the one file that knows both. The generator's library
- * (gen/) includes nothing of the harness; the harness uses the generator's
- * (descriptors are read through gen/json.h); the program joins them by
- * adding the harness's commands to the generator's table.
+ * Why here: the program is the one place that links both. gen/ includes
+ * nothing of the harness and the harness nothing of gen/ (both include
+ * runtime/util/, where cli.h is; the harness reads the schedules from
+ * emitted/registry.json); the program joins them by adding the harness's
+ * commands to the generator's table.
  */
-#include "../gen/cli.h"
+#include "cli.h"
 #include "harness.h"
 
 static const struct cg_command harness_commands[] = {

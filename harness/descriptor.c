@@ -1,5 +1,5 @@
 /* descriptor.c - platform and test descriptors: JSON with positions
- * (gen/json.h) -> validated structs (descriptor.h). Every check is here, so
+ * (runtime/util/json.h) -> validated structs (descriptor.h). Every check is here, so
  * that nothing starts before the whole campaign is known to make sense;
  * descriptors/README.md documents every key and rule.
  *
@@ -7,9 +7,8 @@
  * diagnostic limit), so one run shows every mistake in a file.
  */
 #include "descriptor.h"
-#include "../gen/passes.h" /* cg_emit_cuda_supports */
 #include "run_baseline.h"     /* baseline:<name> */
-#include "../gen/strset.h"
+#include "strset.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -90,7 +89,7 @@ static int repeats(struct vctx *v, struct cg_strset *set, const char *key)
 
 int cg_coll_by_name(const char *name)
 {
-    for (int c = 0; c < CG_C_COUNT_; c++) {
+    for (int c = 0; c < CG_COLL_COUNT_; c++) {
         if (strcmp(cg_colls[c].name, name) == 0) {
             return c;
         }
@@ -134,7 +133,8 @@ static const char *kind_article(const struct cg_json *j)
  * Each reports "'what' must be ..., not ..." at the value and returns -1 on
  * a wrong type or range. */
 
-static int want(struct vctx *v, const struct cg_json *j, enum cg_json_kind k, const char *what)
+static int check_kind(struct vctx *v, const struct cg_json *j, enum cg_json_kind k,
+                      const char *what)
 {
     if (j->kind != k) {
         verr(v, j->pos, "'%s' must be %s, not %s", what, cg_json_kind_name(k), kind_article(j));
@@ -188,7 +188,7 @@ static int get_num(struct vctx *v, const struct cg_json *j, const char *what, do
 
 static const char *get_str(struct vctx *v, const struct cg_json *j, const char *what)
 {
-    if (want(v, j, CG_J_STRING, what) != 0) {
+    if (check_kind(v, j, CG_J_STRING, what) != 0) {
         return NULL;
     }
     return j->str;
@@ -358,7 +358,7 @@ static int check_setup(struct vctx *v, const struct cg_json *e)
 static int get_str_array(struct vctx *v, const struct cg_json *j, const char *what,
                          struct cg_str **out, int *n, int nonempty)
 {
-    if (want(v, j, CG_J_ARRAY, what) != 0) {
+    if (check_kind(v, j, CG_J_ARRAY, what) != 0) {
         return -1;
     }
     if (nonempty && j->nitems == 0) {
@@ -387,7 +387,7 @@ static int get_str_array(struct vctx *v, const struct cg_json *j, const char *wh
 static int get_env(struct vctx *v, const struct cg_json *j, const char *what, struct cg_kv **out,
                    int *n, const char *const *name_ph, const char *const *value_ph)
 {
-    if (want(v, j, CG_J_OBJECT, what) != 0) {
+    if (check_kind(v, j, CG_J_OBJECT, what) != 0) {
         return -1;
     }
     *out = cg_arena_alloc(v->a, sizeof(**out) * (size_t)(j->nitems + 1));
@@ -517,7 +517,7 @@ static int parse_algo(struct vctx *v, const struct cg_json *j, struct cg_algo_sp
                 bad++;
             }
         } else if (strcmp(e->key, "pow2_ranks") == 0 || strcmp(e->key, "even_ranks") == 0) {
-            if (want(v, e, CG_J_BOOL, e->key) == 0) {
+            if (check_kind(v, e, CG_J_BOOL, e->key) == 0) {
                 *(e->key[0] == 'p' ? &a->pow2_ranks : &a->even_ranks) = e->boolean;
             } else {
                 bad++;
@@ -539,7 +539,7 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
     if (!is_ident(j->key, 0)) {
         verr(v, j->key_pos, "library name '%s' must be letters, digits, '_', '-' or '.'", j->key);
     }
-    if (want(v, j, CG_J_OBJECT, j->key) != 0) {
+    if (check_kind(v, j, CG_J_OBJECT, j->key) != 0) {
         return -1;
     }
     static const char *const keys[] = { "backend",    "version", "note", "launch",
@@ -591,7 +591,7 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
                  "\"build/{library}/bench\")",
                  l->name);
             bad++;
-        } else if (want(v, pr, CG_J_STRING, "program") == 0) {
+        } else if (check_kind(v, pr, CG_J_STRING, "program") == 0) {
             l->program.s = pr->str;
             l->program.pos = pr->pos;
             bad += check_template(v, pr, "'program'", ph_program, NULL, 0, 0);
@@ -599,7 +599,7 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
             bad++;
         }
     } else if ((e = cg_json_get(j, "program")) != NULL) {
-        bad += want(v, e, CG_J_STRING, "program") != 0;
+        bad += check_kind(v, e, CG_J_STRING, "program") != 0;
     }
     if ((e = cg_json_get(j, "setup")) != NULL) {
         if (launcher != CG_LAUNCH_SLURM) {
@@ -625,7 +625,8 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
                    strstr(l->force_env[i].value.s, "{id}") != NULL;
     }
     int nalgos = 0;
-    if ((e = cg_json_get(j, "algorithms")) != NULL && want(v, e, CG_J_OBJECT, "algorithms") == 0) {
+    if ((e = cg_json_get(j, "algorithms")) != NULL &&
+        check_kind(v, e, CG_J_OBJECT, "algorithms") == 0) {
         for (int i = 0; i < e->nitems; i++) {
             const struct cg_json *c = e->items[i];
             int coll = cg_coll_by_name(c->key);
@@ -646,7 +647,7 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
                 bad++;
                 continue;
             }
-            if (want(v, c, CG_J_OBJECT, c->key) != 0) {
+            if (check_kind(v, c, CG_J_OBJECT, c->key) != 0) {
                 bad++;
                 continue;
             }
@@ -680,11 +681,12 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
              l->name, fe != NULL ? "its 'algorithm_env' is empty" : "has no 'algorithm_env'");
         bad++;
     }
-    if ((e = cg_json_get(j, "knobs")) != NULL && want(v, e, CG_J_OBJECT, "knobs") == 0) {
+    if ((e = cg_json_get(j, "knobs")) != NULL &&
+        check_kind(v, e, CG_J_OBJECT, "knobs") == 0) {
         l->knobs = cg_arena_alloc(v->a, sizeof(*l->knobs) * (size_t)(e->nitems + 1));
         for (int i = 0; i < e->nitems; i++) {
             const struct cg_json *k = e->items[i];
-            if (want(v, k, CG_J_OBJECT, k->key) != 0) {
+            if (check_kind(v, k, CG_J_OBJECT, k->key) != 0) {
                 bad++;
                 continue;
             }
@@ -700,7 +702,7 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
                 bad++;
                 continue;
             }
-            if (want(v, ke, CG_J_STRING, "env") != 0 ||
+            if (check_kind(v, ke, CG_J_STRING, "env") != 0 ||
                 check_template(v, ke, "a knob's 'env'", ph_knob, NULL, 0, 0) != 0) {
                 bad++;
                 continue;
@@ -749,7 +751,7 @@ int cg_platform_load(struct cg_platform *p, struct cg_arena *arena, struct cg_di
         verr(&v, root->pos,
              "missing key 'launcher' in platform descriptor "
              "({\"kind\": \"local\"} or {\"kind\": \"slurm\", ...})");
-    } else if (want(&v, l, CG_J_OBJECT, "launcher") == 0) {
+    } else if (check_kind(&v, l, CG_J_OBJECT, "launcher") == 0) {
         static const char *const kinds[] = { "local", "slurm" };
         const struct cg_json *k = cg_json_get(l, "kind");
         int kind = -1;
@@ -853,7 +855,7 @@ int cg_platform_load(struct cg_platform *p, struct cg_arena *arena, struct cg_di
     const struct cg_json *libs = cg_json_get(root, "libraries");
     if (libs == NULL) {
         verr(&v, root->pos, "missing key 'libraries' in platform descriptor");
-    } else if (want(&v, libs, CG_J_OBJECT, "libraries") == 0) {
+    } else if (check_kind(&v, libs, CG_J_OBJECT, "libraries") == 0) {
         if (libs->nitems == 0) {
             verr(&v, libs->pos, "'libraries' must not be empty");
         }
@@ -877,7 +879,7 @@ const struct cg_library *cg_platform_library(const struct cg_platform *p, const 
     return NULL;
 }
 
-const struct cg_algo_spec *cg_library_algo(const struct cg_library *l, enum cg_coll_kind c,
+const struct cg_algo_spec *cg_library_algo(const struct cg_library *l, enum cg_coll c,
                                            const char *name)
 {
     const struct cg_lib_coll *lc = &l->colls[c];
@@ -908,102 +910,95 @@ const char *cg_algo_ranks_problem(const struct cg_algo_spec *a, int ranks, char 
 
 /* ---- the schedules ------------------------------------------------------ */
 
-static int cmp_str(const void *x, const void *y)
+/* What the generator wrote: emitted/registry.json (gen/README.md), the
+ * harness's only view of the schedules. Why not schedules/: the harness would
+ * parse and check them again, and decide again what the generator decides
+ * (which schedules have a GPU twin); it runs what was emitted. */
+
+/* A member of a registry object of the given kind, or NULL (r->problem). */
+static const struct cg_json *reg_member(struct cg_registry *r, const struct cg_json *o,
+                                        const char *key, enum cg_json_kind kind)
 {
-    return strcmp(*(const char *const *)x, *(const char *const *)y);
+    const struct cg_json *m = o != NULL && o->kind == CG_J_OBJECT ? cg_json_get(o, key) : NULL;
+    if (m == NULL || m->kind != kind) {
+        if (r->problem == NULL) {
+            r->problem = "is not a registry collgen emit wrote (run ninja)";
+        }
+        return NULL;
+    }
+    return m;
 }
 
-/* Every *.json below dir, sorted, recursively. */
-static void scan_dir(struct cg_arena *a, const char *dir, char ***files, int *n, int *cap)
-{
-    DIR *dp = opendir(dir);
-    if (dp == NULL) {
-        return;
-    }
-    char **names = NULL;
-    int nn = 0;
-    for (struct dirent *e = readdir(dp); e != NULL; e = readdir(dp)) {
-        if (e->d_name[0] == '.') {
-            continue;
-        }
-        names = realloc(names, sizeof(char *) * (size_t)(nn + 1));
-        if (names == NULL) {
-            cg_panic("out of memory");
-        }
-        names[nn++] = cg_arena_printf(a, "%s/%s", dir, e->d_name);
-    }
-    closedir(dp);
-    if (nn > 0) {
-        qsort(names, (size_t)nn, sizeof(char *), cmp_str);
-    }
-    for (int i = 0; i < nn; i++) {
-        struct stat st;
-        size_t len = strlen(names[i]);
-        if (stat(names[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            scan_dir(a, names[i], files, n, cap);
-        } else if (len > 5 && strcmp(names[i] + len - 5, ".json") == 0) {
-            if (*n == *cap) {
-                *cap = *cap ? *cap * 2 : 32;
-                *files = realloc(*files, sizeof(char *) * (size_t)*cap);
-                if (*files == NULL) {
-                    cg_panic("out of memory");
-                }
-            }
-            (*files)[(*n)++] = names[i];
-        }
-    }
-    free(names);
-}
-
-int cg_registry_load(struct cg_registry *r, struct cg_arena *arena, const char *dir)
+int cg_registry_load(struct cg_registry *r, struct cg_arena *arena, const char *path)
 {
     memset(r, 0, sizeof(*r));
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        return -1;
-    }
-    r->loaded = 1;
-    char **files = NULL;
-    int n = 0, cap = 0;
-    scan_dir(arena, dir, &files, &n, &cap);
-    r->s = cg_arena_alloc(arena, sizeof(*r->s) * (size_t)(n + 1));
-    /* Why a private, silent diagnostic sink: a schedule that is being
-     * written must not stop campaigns that do not use it; a test that asks
-     * for generated code is told which schedule failed. */
+    r->path = path;
     FILE *quiet = fopen("/dev/null", "w");
-    struct cg_options opt;
-    cg_options_init(&opt);
-    for (int i = 0; i < n; i++) {
-        struct cg_gen g = { &opt, { 0 } };
-        cg_diag_init(&g.diag, quiet != NULL ? quiet : stderr);
-        struct cg_arena sa = { 0 };
-        struct cg_schedule s;
-        memset(&s, 0, sizeof(s));
-        if (cg_parse(&g, &sa, files[i], &s) == 0 && cg_check(&g, &sa, &s) == 0) {
-            struct cg_sched_entry *se = &r->s[r->n];
-            se->name = cg_arena_strdup(arena, s.name);
-            se->coll = s.coll;
-            se->file = files[i];
-            se->params = cg_arena_alloc(arena, sizeof(*se->params) * (size_t)(s.nparams + 1));
-            for (int k = 0; k < s.nparams; k++) {
-                se->params[k].name = cg_arena_strdup(arena, s.params[k].name);
-                se->params[k].dflt = (int)s.params[k].value;
-                se->params[k].lo = (int)s.params[k].lo;
-                se->params[k].hi = (int)s.params[k].hi;
-                se->params[k].ranged = s.params[k].ranged;
-            }
-            se->nparams = s.nparams;
-            se->gpu = cg_emit_cuda_supports(s.coll) && !cg_has_calls(&s);
-            r->n++;
-        } else {
-            r->failed++;
-        }
-        cg_arena_fini(&sa);
-    }
+    struct cg_diag d;
+    cg_diag_init(&d, quiet != NULL ? quiet : stderr);
+    size_t len = 0;
+    char *text = cg_read_file(arena, &d, path, &len);
+    const struct cg_json *root = text != NULL ? cg_json_parse(arena, &d, path, text, len) : NULL;
     if (quiet != NULL) {
         fclose(quiet);
     }
-    free(files);
+    if (text == NULL) {
+        r->problem = "cannot be read (run ninja, and collgen from the repository root)";
+        return -1;
+    }
+    const struct cg_json *list = reg_member(r, root, "schedules", CG_J_ARRAY);
+    if (list == NULL) {
+        return -1;
+    }
+    r->s = cg_arena_alloc(arena, sizeof(*r->s) * (size_t)(list->nitems + 1));
+    for (int i = 0; i < list->nitems && r->problem == NULL; i++) {
+        const struct cg_json *o = list->items[i];
+        const struct cg_json *name = reg_member(r, o, "name", CG_J_STRING);
+        const struct cg_json *coll = reg_member(r, o, "collective", CG_J_STRING);
+        const struct cg_json *file = reg_member(r, o, "file", CG_J_STRING);
+        const struct cg_json *params = reg_member(r, o, "params", CG_J_ARRAY);
+        const struct cg_json *gpu = reg_member(r, o, "gpu", CG_J_BOOL);
+        int c = coll != NULL ? cg_coll_lookup(coll->str) : -1;
+        if (r->problem != NULL || c < 0) {
+            r->problem = r->problem ? r->problem : "names a collective this harness does not know";
+            break;
+        }
+        struct cg_sched_entry *se = &r->s[r->n++];
+        se->name = name->str;
+        se->coll = (enum cg_coll)c;
+        se->file = file->str;
+        se->gpu = gpu->boolean;
+        se->params = cg_arena_alloc(arena, sizeof(*se->params) * (size_t)(params->nitems + 1));
+        for (int k = 0; k < params->nitems && r->problem == NULL; k++) {
+            const struct cg_json *pn = reg_member(r, params->items[k], "name", CG_J_STRING);
+            const struct cg_json *pd = reg_member(r, params->items[k], "default", CG_J_NUMBER);
+            const struct cg_json *lo = reg_member(r, params->items[k], "min", CG_J_NUMBER);
+            const struct cg_json *hi = reg_member(r, params->items[k], "max", CG_J_NUMBER);
+            const struct cg_json *rg = reg_member(r, params->items[k], "ranged", CG_J_BOOL);
+            if (r->problem == NULL) {
+                se->params[k] = (struct cg_sched_param){ pn->str, (int)pd->ival, (int)lo->ival,
+                                                         (int)hi->ival, rg->boolean };
+                se->nparams++;
+            }
+        }
+    }
+    if (r->problem != NULL) {
+        r->n = 0;
+        return -1;
+    }
+    r->loaded = 1;
+    return 0;
+}
+
+/* Whether some schedule of collective c has a GPU twin (registry.json's
+ * "gpu", which the generator decides). */
+static int registry_has_gpu(const struct cg_registry *r, int c)
+{
+    for (int i = 0; i < r->n; i++) {
+        if ((int)r->s[i].coll == c && r->s[i].gpu) {
+            return 1;
+        }
+    }
     return 0;
 }
 
@@ -1176,7 +1171,7 @@ static int parse_int_list(struct vctx *v, const struct cg_json *j, const char *w
 static int parse_name_list(struct vctx *v, const struct cg_json *j, const char *what,
                            const char *item, const char *const *names, int nnames, int *out, int *n)
 {
-    if (want(v, j, CG_J_ARRAY, what) != 0) {
+    if (check_kind(v, j, CG_J_ARRAY, what) != 0) {
         return -1;
     }
     if (j->nitems == 0) {
@@ -1221,7 +1216,7 @@ static int parse_impl(struct vctx *v, const struct cg_json *j, const struct cg_t
         }
         const struct cg_json *libs = cg_json_get(j, "libraries");
         if (libs != NULL) {
-            if (want(v, libs, CG_J_ARRAY, "libraries") != 0) {
+            if (check_kind(v, libs, CG_J_ARRAY, "libraries") != 0) {
                 return -1;
             }
             r->libs = cg_arena_alloc(v->a, sizeof(char *) * (size_t)(libs->nitems + 1));
@@ -1308,7 +1303,7 @@ static int parse_impl(struct vctx *v, const struct cg_json *j, const struct cg_t
 static int parse_impls(struct vctx *v, const struct cg_json *j, const struct cg_test *t,
                        struct lists *L)
 {
-    if (want(v, j, CG_J_ARRAY, "implementations") != 0) {
+    if (check_kind(v, j, CG_J_ARRAY, "implementations") != 0) {
         return -1;
     }
     if (j->nitems == 0) {
@@ -1375,7 +1370,7 @@ static int parse_lists(struct vctx *v, const struct cg_json *obj, const struct c
         } else {
             for (int i = 0; i < count; i++) {
                 const struct cg_json *b = j->kind == CG_J_ARRAY ? j->items[i] : j;
-                if (want(v, b, CG_J_BOOL, "in_place") != 0) {
+                if (check_kind(v, b, CG_J_BOOL, "in_place") != 0) {
                     bad++;
                     continue;
                 }
@@ -1429,7 +1424,7 @@ static void check_bound(struct vctx *v, const struct cg_test *t, const struct cg
              im->name);
         return;
     }
-    if (cr->coll != CG_C_ALLREDUCE) {
+    if (cr->coll != CG_COLL_ALLREDUCE) {
         if (!from_top) {
             verr(v, im->pos,
                  "%s is a bound of allreduce (two MPI_Sendrecv of n/2 and a local reduce of "
@@ -1499,7 +1494,7 @@ static void check_coll(struct vctx *v, const struct cg_test *t, const struct cg_
     /* A "sizes" that failed to parse was reported already. Barrier moves no
      * data: it takes any sizes, or none, and is planned as one point of
      * 0 B (run_plan.c). */
-    int sized = c != CG_C_BARRIER;
+    int sized = c != CG_COLL_BARRIER;
     if (sized && cr->nsizes == 0 && top->sizes == NULL && (own == NULL || own->sizes == NULL)) {
         verr(v, cr->pos, "no sizes for %s: give 'sizes' at the top level or in its entry",
              info->name);
@@ -1520,13 +1515,13 @@ static void check_coll(struct vctx *v, const struct cg_test *t, const struct cg_
              rooted ? " instead)" : "");
     }
     for (int i = 0; i < cr->nin_place; i++) {
-        if (cr->in_place[i] && (c == CG_C_BCAST || c == CG_C_BARRIER)) {
+        if (cr->in_place[i] && (c == CG_COLL_BCAST || c == CG_COLL_BARRIER)) {
             verr(v, cr->in_place_pos[i],
                  "%s has no in-place form (%s): "
                  "'in_place' true does not apply to it (give 'in_place' in the entries of the "
                  "other collectives instead)",
                  info->name,
-                 c == CG_C_BCAST ? "MPI_Bcast has one buffer" : "MPI_Barrier has no buffer");
+                 c == CG_COLL_BCAST ? "MPI_Bcast has one buffer" : "MPI_Barrier has no buffer");
         }
     }
     if (sized) {
@@ -1582,7 +1577,7 @@ static void check_coll(struct vctx *v, const struct cg_test *t, const struct cg_
                 if (!applies) {
                     continue;
                 }
-                const struct cg_algo_spec *a = cg_library_algo(l, (enum cg_coll_kind)c, im->name);
+                const struct cg_algo_spec *a = cg_library_algo(l, (enum cg_coll)c, im->name);
                 if (a == NULL) {
                     verr(v, im->pos,
                          "%s has no native algorithm '%s' for %s on platform %s (it "
@@ -1608,7 +1603,7 @@ static void check_coll(struct vctx *v, const struct cg_test *t, const struct cg_
         case CG_IMPL_BASELINE:
         case CG_IMPL_BASELINE_ALL: {
             char why[1200];
-            if (cg_baseline_problem(im, (enum cg_coll_kind)c, t, from_top, why, sizeof(why))) {
+            if (cg_baseline_problem(im, (enum cg_coll)c, t, from_top, why, sizeof(why))) {
                 verr(v, im->pos, "%s", why);
             }
             break;
@@ -1616,24 +1611,15 @@ static void check_coll(struct vctx *v, const struct cg_test *t, const struct cg_
         case CG_IMPL_GENERATED:
         case CG_IMPL_GENERATED_ALL:
             if (!reg->loaded) {
-                verr(v, im->pos,
-                     "%s: schedules/ cannot be read (run collgen from the repository "
-                     "root)",
-                     im->text);
-                break;
-            }
-            if (reg->failed) {
-                verr(v, im->pos,
-                     "%s: %d schedule(s) under schedules/ do not parse or check; run "
-                     "collgen verify",
-                     im->text, reg->failed);
+                verr(v, im->pos, "%s: %s %s", im->text, reg->path != NULL ? reg->path :
+                     "emitted/registry.json", reg->problem != NULL ? reg->problem :
+                     "was not read");
                 break;
             }
             for (int k = 0; k < t->nlibs; k++) {
                 /* Generated code runs over MPI, or, for a library whose
                  * backend is nccl, as the GPU backend's twin (bench_cuda). */
-                if (strcmp(t->libs[k]->backend, "nccl") == 0 &&
-                    !cg_emit_cuda_supports((enum cg_coll_kind)c)) {
+                if (strcmp(t->libs[k]->backend, "nccl") == 0 && !registry_has_gpu(reg, c)) {
                     verr(v, im->pos, "%s: the GPU backend has no generated %s (library %s is "
                          "nccl)", im->text, info->name, t->libs[k]->name);
                 } else if (strcmp(t->libs[k]->backend, "mpi") != 0 &&
@@ -1645,7 +1631,7 @@ static void check_coll(struct vctx *v, const struct cg_test *t, const struct cg_
             if (im->kind == CG_IMPL_GENERATED_ALL) {
                 int n = 0;
                 for (int k = 0; k < reg->n; k++) {
-                    n += reg->s[k].coll == (enum cg_coll_kind)c;
+                    n += reg->s[k].coll == (enum cg_coll)c;
                 }
                 if (n == 0) {
                     verr(v, im->pos, "generated:* finds no %s schedule under schedules/",
@@ -1667,7 +1653,7 @@ static void check_coll(struct vctx *v, const struct cg_test *t, const struct cg_
                          "schedules)",
                          im->name);
                 }
-            } else if (se->coll != (enum cg_coll_kind)c && !from_top) {
+            } else if (se->coll != (enum cg_coll)c && !from_top) {
                 verr(v, im->pos, "generated:%s is %s %s schedule, not %s", im->name,
                      strchr("aeiou", coll_name(se->coll)[0]) ? "an" : "a", coll_name(se->coll),
                      info->name);
@@ -1681,7 +1667,7 @@ static int parse_collectives(struct vctx *v, const struct cg_json *j, struct cg_
                              const struct cg_platform *p, const struct cg_registry *reg,
                              const struct lists *top)
 {
-    if (want(v, j, CG_J_ARRAY, "collectives") != 0) {
+    if (check_kind(v, j, CG_J_ARRAY, "collectives") != 0) {
         return -1;
     }
     if (j->nitems == 0) {
@@ -1695,7 +1681,7 @@ static int parse_collectives(struct vctx *v, const struct cg_json *j, struct cg_
     t->colls = cg_arena_alloc(v->a, sizeof(*t->colls) * (size_t)j->nitems);
     struct lists *own = cg_arena_alloc(v->a, sizeof(*own) * (size_t)j->nitems);
     int *has_own = cg_arena_alloc(v->a, sizeof(int) * (size_t)j->nitems);
-    int listed[CG_C_COUNT_] = { 0 };
+    int listed[CG_COLL_COUNT_] = { 0 };
     int bad = 0;
     for (int i = 0; i < j->nitems; i++) {
         const struct cg_json *e = j->items[i];
@@ -1743,7 +1729,7 @@ static int parse_collectives(struct vctx *v, const struct cg_json *j, struct cg_
         bad += again > 0;
         struct cg_coll_req *cr = &t->colls[t->ncolls];
         memset(cr, 0, sizeof(*cr));
-        cr->coll = (enum cg_coll_kind)c;
+        cr->coll = (enum cg_coll)c;
         cr->pos = e->pos;
         if (e->kind == CG_J_OBJECT) {
             has_own[t->ncolls] = 1;
@@ -1826,7 +1812,7 @@ static int parse_collectives(struct vctx *v, const struct cg_json *j, struct cg_
         if (im->kind == CG_IMPL_BOUND) {
             int used = 0;
             for (int k = 0; k < t->ncolls; k++) {
-                used |= t->colls[k].coll == CG_C_ALLREDUCE;
+                used |= t->colls[k].coll == CG_COLL_ALLREDUCE;
             }
             if (!used) {
                 verr(v, im->pos, "%s is a bound of allreduce, but the test measures no allreduce",
@@ -1859,7 +1845,7 @@ static int parse_collectives(struct vctx *v, const struct cg_json *j, struct cg_
 
 static int parse_nrep(struct vctx *v, const struct cg_json *j, struct cg_nrep *np)
 {
-    if (want(v, j, CG_J_OBJECT, "nrep") != 0) {
+    if (check_kind(v, j, CG_J_OBJECT, "nrep") != 0) {
         return -1;
     }
     static const char *const keys[] = { "t1_rse", "b1", "b2", "rse_b", "k", NULL };
@@ -1889,7 +1875,7 @@ static int parse_nrep(struct vctx *v, const struct cg_json *j, struct cg_nrep *n
 
 static int parse_timing(struct vctx *v, const struct cg_json *j, struct cg_timing *tm)
 {
-    if (want(v, j, CG_J_OBJECT, "timing") != 0) {
+    if (check_kind(v, j, CG_J_OBJECT, "timing") != 0) {
         return -1;
     }
     static const char *const keys[] = { "sync",      "warmup", "min_reps", "max_reps",
@@ -1951,7 +1937,7 @@ static int parse_timing(struct vctx *v, const struct cg_json *j, struct cg_timin
 
 static int parse_knob_sweeps(struct vctx *v, const struct cg_json *j, struct cg_test *t)
 {
-    if (want(v, j, CG_J_OBJECT, "knobs") != 0) {
+    if (check_kind(v, j, CG_J_OBJECT, "knobs") != 0) {
         return -1;
     }
     int bad = 0, total = 0;
@@ -1975,7 +1961,7 @@ static int parse_knob_sweeps(struct vctx *v, const struct cg_json *j, struct cg_
             bad++;
             continue;
         }
-        if (want(v, lj, CG_J_OBJECT, lj->key) != 0) {
+        if (check_kind(v, lj, CG_J_OBJECT, lj->key) != 0) {
             bad++;
             continue;
         }
@@ -1998,7 +1984,7 @@ static int parse_knob_sweeps(struct vctx *v, const struct cg_json *j, struct cg_
                 bad++;
                 continue;
             }
-            if (want(v, kj, CG_J_ARRAY, kj->key) != 0) {
+            if (check_kind(v, kj, CG_J_ARRAY, kj->key) != 0) {
                 bad++;
                 continue;
             }
@@ -2120,7 +2106,7 @@ static int measures_schedule(const struct cg_test *t, const struct cg_sched_entr
 static int parse_param_sweeps(struct vctx *v, const struct cg_json *j, struct cg_test *t,
                               const struct cg_registry *reg)
 {
-    if (want(v, j, CG_J_OBJECT, "params") != 0) {
+    if (check_kind(v, j, CG_J_OBJECT, "params") != 0) {
         return -1;
     }
     int bad = 0, total = 0;
@@ -2139,7 +2125,7 @@ static int parse_param_sweeps(struct vctx *v, const struct cg_json *j, struct cg
             bad++;
             continue;
         }
-        if (want(v, sj, CG_J_OBJECT, sj->key) != 0) {
+        if (check_kind(v, sj, CG_J_OBJECT, sj->key) != 0) {
             bad++;
             continue;
         }
@@ -2254,7 +2240,7 @@ static int parse_micro_k(struct vctx *v, const struct cg_json *j, struct cg_micr
 static int parse_micro(struct vctx *v, const struct cg_json *j, struct cg_test *t,
                        const struct lists *top)
 {
-    if (want(v, j, CG_J_OBJECT, "micro") != 0) {
+    if (check_kind(v, j, CG_J_OBJECT, "micro") != 0) {
         return -1;
     }
     int bad = 0;
@@ -2267,7 +2253,7 @@ static int parse_micro(struct vctx *v, const struct cg_json *j, struct cg_test *
             bad++;
             continue;
         }
-        if (want(v, mj, CG_J_OBJECT, mj->key) != 0) {
+        if (check_kind(v, mj, CG_J_OBJECT, mj->key) != 0) {
             bad++;
             continue;
         }
@@ -2339,7 +2325,7 @@ static int parse_micro(struct vctx *v, const struct cg_json *j, struct cg_test *
         if (cl == NULL) {
             int n = 0;
             for (int c = 0; c < t->ncolls; c++) {
-                if (t->colls[c].coll != CG_C_BARRIER) {
+                if (t->colls[c].coll != CG_COLL_BARRIER) {
                     m->colls[t->colls[c].coll] = 1;
                     n++;
                 }
@@ -2352,7 +2338,7 @@ static int parse_micro(struct vctx *v, const struct cg_json *j, struct cg_test *
             }
             continue;
         }
-        if (want(v, cl, CG_J_ARRAY, "collectives") != 0) {
+        if (check_kind(v, cl, CG_J_ARRAY, "collectives") != 0) {
             bad++;
             continue;
         }
@@ -2371,7 +2357,7 @@ static int parse_micro(struct vctx *v, const struct cg_json *j, struct cg_test *
             for (int q = 0; c >= 0 && q < t->ncolls; q++) {
                 measured |= (int)t->colls[q].coll == c;
             }
-            if (c == CG_C_BARRIER) {
+            if (c == CG_COLL_BARRIER) {
                 verr(v, cl->items[k]->str_pos,
                      "multi_collective does not run barrier (it has no data to check)");
                 bad++;
@@ -2441,11 +2427,12 @@ int cg_test_load(struct cg_test *t, struct cg_arena *arena, struct cg_diag *d, c
     if ((e = cg_json_get(root, "description")) != NULL) {
         t->description = get_str(&v, e, "description");
     }
-    if ((e = cg_json_get(root, "labels")) != NULL && want(&v, e, CG_J_OBJECT, "labels") == 0) {
+    if ((e = cg_json_get(root, "labels")) != NULL &&
+        check_kind(&v, e, CG_J_OBJECT, "labels") == 0) {
         t->labels = cg_arena_alloc(arena, sizeof(*t->labels) * (size_t)(e->nitems + 1));
         for (int i = 0; i < e->nitems; i++) {
             const struct cg_json *l = e->items[i];
-            if (want(&v, l, CG_J_STRING, l->key) == 0) {
+            if (check_kind(&v, l, CG_J_STRING, l->key) == 0) {
                 t->labels[t->nlabels].key.s = l->key;
                 t->labels[t->nlabels].value.s = l->str;
                 t->nlabels++;
@@ -2454,7 +2441,7 @@ int cg_test_load(struct cg_test *t, struct cg_arena *arena, struct cg_diag *d, c
     }
     /* Libraries first: implementations and knobs refer to them. */
     if ((e = cg_json_get(root, "libraries")) != NULL) {
-        if (want(&v, e, CG_J_ARRAY, "libraries") == 0) {
+        if (check_kind(&v, e, CG_J_ARRAY, "libraries") == 0) {
             if (e->nitems == 0) {
                 verr(&v, e->pos, "'libraries' must not be empty");
             }

@@ -1,6 +1,6 @@
 /* descriptor.h - platform and test descriptors (descriptors/README.md), read
- * through gen/json.h so that every error is "file:line:col: error: ...", and
- * validated completely before anything runs.
+ * through json.h (runtime/util/), so that every error is "file:line:col:
+ * error: ...", and validated completely before anything runs.
  *
  * Memory management: everything a descriptor holds lives in the arena passed
  * to cg_platform_load / cg_test_load and is freed with it.
@@ -8,8 +8,8 @@
 #ifndef CG_DESCRIPTOR_H
 #define CG_DESCRIPTOR_H
 
-#include "../gen/ir.h"
-#include "../gen/json.h"
+#include "cg_colls.h"
+#include "json.h"
 
 #define CG_DESC_SCHEMA_VERSION 1
 
@@ -87,7 +87,7 @@ struct cg_library {
     int nenv;                              /* entries in env */
     struct cg_kv *force_env;               /* how native:<algorithm> is applied */
     int nforce_env;                        /* entries in force_env */
-    struct cg_lib_coll colls[CG_C_COUNT_]; /* algorithms by collective */
+    struct cg_lib_coll colls[CG_COLL_COUNT_]; /* algorithms by collective */
     struct cg_knob *knobs;                 /* other knobs */
     int nknobs;                            /* entries in knobs */
 };
@@ -117,7 +117,7 @@ struct cg_platform {
     int nlibs;                  /* how many */
 };
 
-/* ---- the schedules the generator knows ----------------------------------- */
+/* ---- the schedules the generator emitted (emitted/registry.json) ---------- */
 
 /* A parameter a schedule declares ("params"): a ranged one ({"default",
  * "min", "max"}) is read at run time and may be swept by a test; a fixed
@@ -131,25 +131,26 @@ struct cg_sched_param {
 
 struct cg_sched_entry {
     const char *name;              /* "allreduce_ring" */
-    enum cg_coll_kind coll;        /* its collective */
+    enum cg_coll coll;             /* its collective */
     const char *file;              /* schedules/allreduce/ring.json */
     struct cg_sched_param *params; /* in the schedule's order */
     int nparams;                   /* entries in params */
-    int gpu;                       /* the CUDA emitter writes it (no call steps, a GPU
-                                    * collective): it runs for a library with backend nccl */
+    int gpu;                       /* it has a GPU twin (registry.json's "gpu", decided by
+                                    * the generator): it runs for a library with backend nccl */
 };
 
 struct cg_registry {
-    struct cg_sched_entry *s; /* sorted by file */
+    struct cg_sched_entry *s; /* in registry.json's order (by file) */
     int n;                    /* how many */
-    int loaded;               /* schedules/ was read (even if empty) */
-    int failed;               /* some schedule did not parse or check */
+    int loaded;               /* the registry was read and is well formed (even if empty) */
+    const char *path;         /* which file (emitted/registry.json) */
+    const char *problem;      /* when not loaded: why ("cannot be read ...") */
 };
 
-/* Reads every schedule under dir through cg_parse and cg_check, silently:
- * a schedule that fails is counted in r->failed, and only a test that asks
- * for generated code is stopped by it. Returns -1 when dir is missing. */
-int cg_registry_load(struct cg_registry *r, struct cg_arena *arena, const char *dir);
+/* Reads the registry the generator wrote (emitted/registry.json, gen/README.md),
+ * silently: only a test that asks for generated code is stopped by a registry
+ * that is missing or malformed (r->problem says why). Returns 0, or -1. */
+int cg_registry_load(struct cg_registry *r, struct cg_arena *arena, const char *path);
 /* The schedule named `name`, or NULL. */
 const struct cg_sched_entry *cg_registry_find(const struct cg_registry *r, const char *name);
 
@@ -182,7 +183,7 @@ struct cg_impl_req {
 
 /* What to run for one collective (top-level lists, or the entry's own). */
 struct cg_coll_req {
-    enum cg_coll_kind coll;        /* which collective */
+    enum cg_coll coll;        /* which collective */
     struct cg_pos pos;             /* its entry */
     int64_t *sizes;                /* bytes of the count argument: count x datatype size
                                     * (barrier: as given, but ignored: one point of 0 B) */
@@ -239,7 +240,7 @@ struct cg_micro_req {
     int nsizes;           /* entries in sizes */
     int dtypes[CG_DT_COUNT_]; /* lane_pattern: datatypes, in order */
     int ndtypes;          /* entries in dtypes */
-    int colls[CG_C_COUNT_]; /* multi_collective: 1 for each collective it runs */
+    int colls[CG_COLL_COUNT_]; /* multi_collective: 1 for each collective it runs */
 };
 
 /* PGMPITuneLib's NREP estimation (timing.policy "nrep", harness/bench_nrep.c). */
@@ -307,25 +308,25 @@ int cg_test_load(struct cg_test *t, struct cg_arena *arena, struct cg_diag *d, c
                  const struct cg_registry *reg);
 
 const struct cg_library *cg_platform_library(const struct cg_platform *p, const char *name);
-const struct cg_algo_spec *cg_library_algo(const struct cg_library *l, enum cg_coll_kind c,
+const struct cg_algo_spec *cg_library_algo(const struct cg_library *l, enum cg_coll c,
                                            const char *name);
 /* NULL when the algorithm works for `ranks` processes, else why not. */
 const char *cg_algo_ranks_problem(const struct cg_algo_spec *a, int ranks, char *buf, size_t cap);
 
-int cg_coll_by_name(const char *name); /* enum cg_coll_kind, or -1 */
+int cg_coll_by_name(const char *name); /* enum cg_coll, or -1 */
 
 /* The collectives a test may measure: the first CG_HARNESS_COLLS of
- * enum cg_coll_kind, the ones the benchmark program (harness/bench*.c)
+ * enum cg_coll, the ones the benchmark program (harness/bench*.c)
  * calls, checks and times: all eleven the generator knows (allreduce,
  * allgather, reduce_scatter_block, bcast, reduce, gather, scatter, alltoall,
  * scan, exscan, barrier). A collective added to the generator later is an
  * error in a test ("the harness does not measure X yet") until bench runs
  * it. */
 #define CG_HARNESS_COLLS 11
-_Static_assert(CG_C_ALLREDUCE == 0 && CG_C_ALLGATHER == 1 && CG_C_REDUCE_SCATTER_BLOCK == 2 &&
-                   CG_C_BCAST == 3 && CG_C_REDUCE == 4 && CG_C_GATHER == 5 &&
-                   CG_C_SCATTER == 6 && CG_C_ALLTOALL == 7 && CG_C_SCAN == 8 &&
-                   CG_C_EXSCAN == 9 && CG_C_BARRIER == 10 && CG_C_COUNT_ >= CG_HARNESS_COLLS,
-               "the harness's collectives come first in enum cg_coll_kind");
+_Static_assert(CG_COLL_ALLREDUCE == 0 && CG_COLL_ALLGATHER == 1 && CG_COLL_REDUCE_SCATTER_BLOCK == 2 &&
+                   CG_COLL_BCAST == 3 && CG_COLL_REDUCE == 4 && CG_COLL_GATHER == 5 &&
+                   CG_COLL_SCATTER == 6 && CG_COLL_ALLTOALL == 7 && CG_COLL_SCAN == 8 &&
+                   CG_COLL_EXSCAN == 9 && CG_COLL_BARRIER == 10 && CG_COLL_COUNT_ >= CG_HARNESS_COLLS,
+               "the harness's collectives come first in enum cg_coll");
 
 #endif

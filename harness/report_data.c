@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "report_util.h"
+#include "util.h" /* cg_slurp */
 
 /* Where a record's errors are reported. */
 struct where {
@@ -37,39 +38,6 @@ static void bad(const struct where *w, const char *fmt, ...)
     vfprintf(w->err, fmt, ap);
     fputc('\n', w->err);
     va_end(ap);
-}
-
-/* Reads a whole file into a NUL-terminated malloc'd buffer; NULL with errno
- * set on failure. */
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return NULL;
-    }
-    struct cg_rep_buf b;
-    cg_rep_buf_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        cg_rep_buf_addn(&b, chunk, n);
-    }
-    int rerr = ferror(f);
-    int saved = errno;
-    fclose(f);
-    if (rerr) {
-        cg_rep_buf_fini(&b);
-        errno = (saved != 0) ? saved : EIO;
-        return NULL;
-    }
-    size_t used = b.len;
-    char *s = cg_rep_buf_take(&b);
-    if (s == NULL) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    *len = used;
-    return s;
 }
 
 /* The member at a dotted path ("timing.median_ns"), or NULL. */
@@ -453,7 +421,7 @@ static int load_raw(FILE *err, const char *dir, struct cg_rep_record *r)
         return -2;
     }
     size_t len = 0;
-    char *text = read_all(path, &len);
+    char *text = cg_slurp(path, &len);
     if (text == NULL) {
         int e = errno;
         if (e == ENOENT) {
@@ -527,7 +495,7 @@ static int load_raw(FILE *err, const char *dir, struct cg_rep_record *r)
 static cJSON *load_json_file(FILE *err, const char *path, int *absent, int *oom)
 {
     size_t len = 0;
-    char *text = read_all(path, &len);
+    char *text = cg_slurp(path, &len);
     *absent = 0;
     *oom = 0;
     if (text == NULL) {
@@ -738,7 +706,7 @@ static int load_points(struct cg_rep_campaign *c, FILE *err)
         return 1;
     }
     size_t len = 0;
-    char *text = read_all(path, &len);
+    char *text = cg_slurp(path, &len);
     if (text == NULL) {
         int e = errno;
         fprintf(err, "%s: error: cannot read: %s%s\n", path, strerror(e),

@@ -29,6 +29,7 @@
 
 #include "report_stats.h"
 #include "report_util.h"
+#include "util.h" /* cg_slurp, cg_fnv1a64 */
 
 /* A mock-up at most this fraction of the default's median (and
  * significantly different) violates its guideline: "at least 10% faster". */
@@ -37,50 +38,6 @@
 static const char mockup_prefix[] = "Mock-up: ";
 
 /* ---- which generated schedules are mock-ups ------------------------------ */
-
-/* Reads a whole file into a NUL-terminated malloc'd buffer; NULL with errno
- * set on failure. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return NULL;
-    }
-    struct cg_rep_buf b;
-    cg_rep_buf_init(&b);
-    char chunk[16384];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        cg_rep_buf_addn(&b, chunk, n);
-    }
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr || b.failed) {
-        cg_rep_buf_fini(&b);
-        errno = rerr ? EIO : ENOMEM;
-        return NULL;
-    }
-    *len = b.len;
-    char *s = cg_rep_buf_take(&b);
-    if (s == NULL) {
-        s = strdup(""); /* an empty file */
-        if (s == NULL) {
-            errno = ENOMEM;
-        }
-    }
-    return s;
-}
-
-/* FNV-1a 64 of the bytes, as bench writes schedule_hash (16 hex digits). */
-static void fnv1a64_hex(const char *s, size_t n, char out[17])
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 0x100000001b3ULL;
-    }
-    snprintf(out, 17, "%016llx", (unsigned long long)h);
-}
 
 /* The repository of this binary (build/collgen -> .), malloc'd; NULL when
  * unknown or out of memory. */
@@ -178,7 +135,7 @@ static int resolve(struct cg_rep_sched *s, const char *campaign_cwd, const char 
         }
         nseen++;
         size_t len = 0;
-        char *text = slurp(path, &len);
+        char *text = cg_slurp(path, &len);
         if (text == NULL) {
             if (errno == ENOMEM) {
                 free(path);
@@ -189,7 +146,7 @@ static int resolve(struct cg_rep_sched *s, const char *campaign_cwd, const char 
             continue;
         }
         char h[17];
-        fnv1a64_hex(text, len, h);
+        snprintf(h, sizeof h, "%016llx", (unsigned long long)cg_fnv1a64(text, len));
         if (s->hash_then != NULL && strcasecmp(h, s->hash_then) == 0) {
             free(first);
             free(first_text);

@@ -2,7 +2,7 @@
  * descriptor (descriptors/README.md), written to results/<campaign>/ in the
  * formats of harness/FORMATS.md.
  *
- *   1. load     platform, schedules, test: every error before anything runs
+ *   1. load     platform, the registry of schedules, test: every error before anything runs
  *   2. plan     jobs (one launch per library, ranks and knob setting), points
  *   3. create   results/<campaign>/ with campaign.json (descriptors as given,
  *               their hashes, the resolved plan, the command line)
@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -37,7 +38,7 @@
 
 static const char usage[] =
     "usage: collgen run TEST [--platform NAME|FILE] [--out DIR] [--dry-run] [--quiet]\n"
-    "                        [--no-report] [--schedules DIR]\n"
+    "                        [--no-report] [--registry FILE]\n"
     "       collgen run --resume DIR [--retry-errors] [--quiet] [--no-report]\n"
     "       collgen run --list-algorithms [--platform NAME|FILE]\n"
     "\n"
@@ -56,9 +57,10 @@ static const char usage[] =
     "                     timeout (their records move to DIR/points.retried.jsonl)\n"
     "  --quiet            no progress line\n"
     "  --no-report        do not run `collgen report DIR` at the end\n"
-    "  --schedules DIR    read the schedules a test names from DIR (default schedules/);\n"
-    "                     bench runs those compiled into it (emitted/), so this is for\n"
-    "                     validating and planning (--dry-run), as the tests do\n"
+    "  --registry FILE    the schedules a test may name, as the generator listed them\n"
+    "                     (default emitted/registry.json); bench runs those compiled\n"
+    "                     into it (emitted/), so another is for validating and\n"
+    "                     planning (--dry-run), as the tests do\n"
     "  --list-algorithms  the native algorithms the platform can force, one per line:\n"
     "                     library collective name id\n"
     "\n"
@@ -113,14 +115,14 @@ struct run_ctx {
     const char *platform_arg;    /* --platform */
     const char *out_arg;         /* --out */
     const char *resume_dir;      /* --resume */
-    const char *schedules_arg;   /* --schedules */
+    const char *registry_arg;    /* --registry */
     int dry_run;                 /* --dry-run */
     int quiet;                   /* --quiet */
     int list_algorithms;         /* --list-algorithms */
     int no_report;               /* --no-report */
     int retry_errors;            /* --retry-errors */
     struct cg_platform platform; /* loaded */
-    struct cg_registry reg;      /* schedules/ */
+    struct cg_registry reg;      /* emitted/registry.json */
     struct cg_test test;         /* loaded (fresh runs) */
     struct cg_campaign cp;       /* the campaign */
     char *points_path;           /* DIR/points.jsonl */
@@ -519,8 +521,8 @@ static int load_campaign(struct run_ctx *c, const char *dir)
     if (jobs == NULL) {
         return -1;
     }
-    const char *cnames[CG_C_COUNT_];
-    for (int k = 0; k < CG_C_COUNT_; k++) {
+    const char *cnames[CG_COLL_COUNT_];
+    for (int k = 0; k < CG_COLL_COUNT_; k++) {
         cnames[k] = cg_colls[k].name;
     }
     cp->plan.jobs = cg_arena_alloc(&c->arena, sizeof(struct cg_job) * (size_t)(jobs->nitems + 1));
@@ -543,7 +545,7 @@ static int load_campaign(struct run_ctx *c, const char *dir)
         job->launch = lj != NULL && lj->kind == CG_J_NUMBER ? (int)lj->num : 1;
         job->launches = lo != NULL && lo->kind == CG_J_NUMBER ? (int)lo->num : 1;
         job->base = bj != NULL && bj->kind == CG_J_NUMBER ? (int)bj->num : job->index;
-        job->forced_coll = index_in(cnames, CG_C_COUNT_, need_str(&r, jj, "forced_collective"));
+        job->forced_coll = index_in(cnames, CG_COLL_COUNT_, need_str(&r, jj, "forced_collective"));
         const struct cg_json *kn = need(&r, jj, "knobs", CG_J_OBJECT);
         if (kn != NULL) {
             job->algorithm = need_str(&r, kn, "algorithm");
@@ -576,7 +578,7 @@ static int load_campaign(struct run_ctx *c, const char *dir)
                 r.bad++;
                 continue;
             }
-            pt->coll = (enum cg_coll_kind)coll;
+            pt->coll = (enum cg_coll)coll;
             pt->bytes = pt->count * cg_dtype_sizes[pt->dtype];
         }
         cp->plan.npoints += job->npoints;
@@ -1374,7 +1376,7 @@ static void print_plan(struct run_ctx *c)
         }
         if (n > 0) {
             printf("sizes of %s (count x datatype size, B):",
-                   cg_point_coll_name((enum cg_coll_kind)coll));
+                   cg_point_coll_name((enum cg_coll)coll));
             for (int k = 0; k < n; k++) {
                 printf(" %lld", (long long)sz[k]);
             }
@@ -1475,44 +1477,77 @@ static int mkdir_p(const char *path)
 
 static int parse_args(struct run_ctx *c, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    enum { OPT_LIST = 256, OPT_NO_REPORT, OPT_RETRY, OPT_REGISTRY, OPT_PLATFORM, OPT_OUT,
+           OPT_RESUME, OPT_DRY_RUN };
+    static const struct option opts[] = {
+        { "help", no_argument, NULL, 'h' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "dry-run", no_argument, NULL, OPT_DRY_RUN },
+        { "list-algorithms", no_argument, NULL, OPT_LIST },
+        { "no-report", no_argument, NULL, OPT_NO_REPORT },
+        { "retry-errors", no_argument, NULL, OPT_RETRY },
+        { "registry", required_argument, NULL, OPT_REGISTRY },
+        { "platform", required_argument, NULL, OPT_PLATFORM },
+        { "out", required_argument, NULL, OPT_OUT },
+        { "resume", required_argument, NULL, OPT_RESUME },
+        { NULL, 0, NULL, 0 },
+    };
+    /* Why a copy: getopt_long permutes what it is given, and c->argv is
+     * the command line as typed, for campaign.json. */
+    char **args = cg_arena_alloc(&c->arena, sizeof(char *) * (size_t)(argc + 1));
+    memcpy(args, argv, sizeof(char *) * (size_t)argc);
+    opterr = 0;
+    optind = 0;
+    int o;
+    while ((o = getopt_long(argc, args, "hq", opts, NULL)) != -1) {
+        switch (o) {
+        case 'h':
             fputs(usage, stdout);
             exit(0);
-        } else if (strcmp(a, "--dry-run") == 0) {
-            c->dry_run = 1;
-        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+        case 'q':
             c->quiet = 1;
-        } else if (strcmp(a, "--list-algorithms") == 0) {
+            break;
+        case OPT_DRY_RUN:
+            c->dry_run = 1;
+            break;
+        case OPT_LIST:
             c->list_algorithms = 1;
-        } else if (strcmp(a, "--no-report") == 0) {
+            break;
+        case OPT_NO_REPORT:
             c->no_report = 1;
-        } else if (strcmp(a, "--retry-errors") == 0) {
+            break;
+        case OPT_RETRY:
             c->retry_errors = 1;
-        } else if (strcmp(a, "--schedules") == 0 && v != NULL) {
-            c->schedules_arg = v;
-            i++;
-        } else if ((strcmp(a, "--platform") == 0 || strcmp(a, "--out") == 0 ||
-                    strcmp(a, "--resume") == 0) &&
-                   v != NULL) {
-            *(a[2] == 'p' ? &c->platform_arg : a[2] == 'o' ? &c->out_arg : &c->resume_dir) = v;
-            i++;
-        } else if (a[0] == '-') {
-            fail(c, "unknown option '%s' (or it needs a value)\n%s", a, usage);
+            break;
+        case OPT_REGISTRY:
+            c->registry_arg = optarg;
+            break;
+        case OPT_PLATFORM:
+            c->platform_arg = optarg;
+            break;
+        case OPT_OUT:
+            c->out_arg = optarg;
+            break;
+        case OPT_RESUME:
+            c->resume_dir = optarg;
+            break;
+        default:
+            fail(c, "unknown option '%s' (or it needs a value)\n%s", args[optind - 1], usage);
             return -1;
-        } else if (c->test_arg == NULL) {
-            c->test_arg = a;
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (c->test_arg == NULL) {
+            c->test_arg = args[i];
         } else {
-            fail(c, "one TEST at a time ('%s' and '%s')", c->test_arg, a);
+            fail(c, "one TEST at a time ('%s' and '%s')", c->test_arg, args[i]);
             return -1;
         }
     }
     if (c->resume_dir != NULL && (c->test_arg != NULL || c->platform_arg != NULL ||
-                                  c->out_arg != NULL || c->dry_run || c->schedules_arg != NULL)) {
+                                  c->out_arg != NULL || c->dry_run || c->registry_arg != NULL)) {
         fail(c, "--resume DIR takes the test, platform and directory from DIR/campaign.json: give "
-                "no TEST, --platform, --out, --schedules or --dry-run with it");
+                "no TEST, --platform, --out, --registry or --dry-run with it");
         return -1;
     }
     if (c->retry_errors && c->resume_dir == NULL) {
@@ -1542,7 +1577,7 @@ static int list_algorithms(struct run_ctx *c)
 {
     for (int i = 0; i < c->platform.nlibs; i++) {
         const struct cg_library *l = &c->platform.libs[i];
-        for (int k = 0; k < CG_C_COUNT_; k++) {
+        for (int k = 0; k < CG_COLL_COUNT_; k++) {
             for (int m = 0; m < l->colls[k].nalgos; m++) {
                 const struct cg_algo_spec *a = &l->colls[k].algos[m];
                 printf("%s %s %s %s", l->name, cg_colls[k].name, a->name, a->id ? a->id : "-");
@@ -1588,7 +1623,8 @@ static int prepare_fresh(struct run_ctx *c)
     if (text == NULL) {
         return -1;
     }
-    cg_registry_load(&c->reg, &c->arena, c->schedules_arg ? c->schedules_arg : "schedules");
+    cg_registry_load(&c->reg, &c->arena,
+                     c->registry_arg ? c->registry_arg : "emitted/registry.json");
     if (cg_test_load(&c->test, &c->arena, &c->diag, tfile, text, len, &c->platform, &c->reg) != 0) {
         return -1;
     }

@@ -8,9 +8,9 @@
 
 static const struct {
     const char *name;
-    enum cg_coll_kind coll;
+    enum cg_coll coll;
 } baselines[] = {
-#define X(name, COLL, coll, commutative, summary) {#name, CG_C_##COLL},
+#define X(name, COLL, coll, commutative, summary) {#name, CG_COLL_##COLL},
     CG_BASELINES(X)
 #undef X
 };
@@ -27,12 +27,12 @@ const char *cg_baseline_name(int i)
     return baselines[i].name;
 }
 
-enum cg_coll_kind cg_baseline_coll(int i)
+enum cg_coll cg_baseline_coll(int i)
 {
     return baselines[i].coll;
 }
 
-const char *cg_baseline_problem(const struct cg_impl_req *im, enum cg_coll_kind coll,
+const char *cg_baseline_problem(const struct cg_impl_req *im, enum cg_coll coll,
                                 const struct cg_test *t, int from_top, char *out, size_t len)
 {
     for (int k = 0; k < t->nlibs; k++) {

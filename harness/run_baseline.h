@@ -12,14 +12,14 @@
  * collective. */
 int cg_baseline_count(void);
 const char *cg_baseline_name(int i);
-enum cg_coll_kind cg_baseline_coll(int i);
+enum cg_coll cg_baseline_coll(int i);
 
 /* Why implementation im (baseline:<name> or baseline:*) cannot run for
  * collective coll of test t (from_top: im comes from the test's top-level
  * list, which applies to every collective; a baseline of another collective
  * is then left out, not an error); NULL when it can. The text goes into
  * out. */
-const char *cg_baseline_problem(const struct cg_impl_req *im, enum cg_coll_kind coll,
+const char *cg_baseline_problem(const struct cg_impl_req *im, enum cg_coll coll,
                                 const struct cg_test *t, int from_top, char *out, size_t len);
 
 #endif

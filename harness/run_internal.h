@@ -26,13 +26,13 @@
 
 /* The collective of a point of micro:lane_pattern, which is no collective:
  * its records' "collective" is "lane_pattern" (cg_point_coll_name). */
-#define CG_PT_LANE_PATTERN ((enum cg_coll_kind)CG_C_COUNT_)
+#define CG_PT_LANE_PATTERN ((enum cg_coll)CG_COLL_COUNT_)
 
 /* One test point: one collective call measured with one implementation. */
 struct cg_point {
     const char *id;         /* deterministic, unique in the campaign */
     int seq;                /* 1-based position in the plan */
-    enum cg_coll_kind coll; /* collective (CG_PT_LANE_PATTERN: the lane pattern) */
+    enum cg_coll coll; /* collective (CG_PT_LANE_PATTERN: the lane pattern) */
     const char *impl;       /* native:default, native:<alg>, generated:<schedule>,
                              * generated:<schedule>(<param>=<value>,...), bound:<name>,
                              * micro:<benchmark>(k=<lanes>) */
@@ -92,7 +92,7 @@ void cg_plan_launches(struct cg_plan *plan, struct cg_arena *a, int launches);
 const char *cg_point_base_id(struct cg_arena *a, const struct cg_job *job, const struct cg_point *pt);
 
 /* "allreduce", ..., or "lane_pattern" for CG_PT_LANE_PATTERN. */
-const char *cg_point_coll_name(enum cg_coll_kind coll);
+const char *cg_point_coll_name(enum cg_coll coll);
 /* The collective named so (cg_point_coll_name's inverse), or -1. */
 int cg_point_coll_by_name(const char *name);
 
@@ -101,7 +101,7 @@ int cg_point_coll_by_name(const char *name);
  * scatter and alltoall; 0 for barrier). */
 int64_t cg_point_size_B(const struct cg_point *pt, int ranks);
 /* busbw = algbw x this (harness/README.md); -1 for barrier (no bandwidth). */
-double cg_point_busbw_factor(enum cg_coll_kind coll, int ranks);
+double cg_point_busbw_factor(enum cg_coll coll, int ranks);
 
 /* ---- templates ---------------------------------------------------------- */
 
@@ -242,12 +242,6 @@ void cg_json_quote(FILE *f, const char *s);
  * an estimation launch its own (estimate_out). run_launch.c. */
 void cg_write_timing(struct cg_jw *w, const struct cg_timing *t, const char *estimate_out,
                      const char *dir, const struct cg_job *job, struct cg_arena *a);
-
-uint64_t cg_fnv1a64(const void *data, size_t len);
-
-/* Writes `text` to path through path.tmp and rename(2): readers see the old
- * file or the new one, never half of one. Returns 0 or -1 (errno set). */
-int cg_write_atomic(const char *path, const char *text, size_t len);
 
 /* ---- points.jsonl ------------------------------------------------------- */
 

@@ -175,67 +175,6 @@ void cg_jw_kv(struct cg_jw *w, const char *key, const struct cg_kv *kv, int n, i
     cg_jw_end(w);
 }
 
-uint64_t cg_fnv1a64(const void *data, size_t len)
-{
-    const unsigned char *b = data;
-    uint64_t h = 14695981039346656037ULL;
-    for (size_t i = 0; i < len; i++) {
-        h ^= b[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
-int cg_write_atomic(const char *path, const char *text, size_t len)
-{
-    size_t n = strlen(path) + 8;
-    char *tmp = malloc(n);
-    if (tmp == NULL) {
-        errno = ENOMEM;
-        return -1;
-    }
-    snprintf(tmp, n, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        free(tmp);
-        return -1;
-    }
-    size_t done = 0;
-    while (done < len) {
-        ssize_t k = write(fd, text + done, len - done);
-        if (k < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            errno = e;
-            return -1;
-        }
-        done += (size_t)k;
-    }
-    /* Why fsync before rename: after a crash the new name must not point at
-     * an empty file. */
-    if (fsync(fd) != 0 || close(fd) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        errno = e;
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        errno = e;
-        return -1;
-    }
-    free(tmp);
-    return 0;
-}
-
 /* ---- points.jsonl ------------------------------------------------------- */
 
 long long cg_points_repair(const char *path, FILE *log)

@@ -93,7 +93,7 @@ static char *upper(struct cg_arena *a, const char *s)
 
 /* ---- points and jobs ----------------------------------------------------- */
 
-const char *cg_point_coll_name(enum cg_coll_kind coll)
+const char *cg_point_coll_name(enum cg_coll coll)
 {
     return coll == CG_PT_LANE_PATTERN ? "lane_pattern" : cg_colls[coll].name;
 }
@@ -112,30 +112,30 @@ int cg_point_coll_by_name(const char *name)
 int64_t cg_point_size_B(const struct cg_point *pt, int ranks)
 {
     switch (pt->coll) {
-    case CG_C_ALLGATHER:
-    case CG_C_REDUCE_SCATTER_BLOCK:
-    case CG_C_GATHER:
-    case CG_C_SCATTER:
-    case CG_C_ALLTOALL:
+    case CG_COLL_ALLGATHER:
+    case CG_COLL_REDUCE_SCATTER_BLOCK:
+    case CG_COLL_GATHER:
+    case CG_COLL_SCATTER:
+    case CG_COLL_ALLTOALL:
         return pt->bytes * ranks;
     default:
         return pt->bytes; /* 0 for barrier */
     }
 }
 
-double cg_point_busbw_factor(enum cg_coll_kind coll, int ranks)
+double cg_point_busbw_factor(enum cg_coll coll, int ranks)
 {
     double p = ranks;
     switch (coll) {
-    case CG_C_ALLREDUCE:
+    case CG_COLL_ALLREDUCE:
         return 2.0 * (p - 1) / p;
-    case CG_C_ALLGATHER:
-    case CG_C_REDUCE_SCATTER_BLOCK:
-    case CG_C_GATHER:
-    case CG_C_SCATTER:
-    case CG_C_ALLTOALL:
+    case CG_COLL_ALLGATHER:
+    case CG_COLL_REDUCE_SCATTER_BLOCK:
+    case CG_COLL_GATHER:
+    case CG_COLL_SCATTER:
+    case CG_COLL_ALLTOALL:
         return (p - 1) / p;
-    case CG_C_BARRIER:
+    case CG_COLL_BARRIER:
         return -1.0;
     default:
         return 1.0; /* bcast, reduce; scan and exscan by convention */
@@ -282,7 +282,7 @@ static void resolve(struct builder *b, const struct cg_coll_req *cr, const struc
             break;
         case CG_IMPL_BOUND:
             /* Validation let it through for allreduce only. */
-            if (cr->coll == CG_C_ALLREDUCE) {
+            if (cr->coll == CG_COLL_ALLREDUCE) {
                 list_add_unique(b->a, shared, cg_arena_printf(b->a, "bound:%s", im->name));
             }
             break;
@@ -363,7 +363,7 @@ static void add_points(struct builder *b, struct cg_job *job, int *pcap,
     int nops = info->reduces ? cr->nops : 1;
     /* Barrier moves no data: one point of 0 B with the first datatype,
      * whatever sizes and datatypes the test lists (descriptors/README.md). */
-    int barrier = cr->coll == CG_C_BARRIER;
+    int barrier = cr->coll == CG_COLL_BARRIER;
     int nsizes = barrier ? 1 : cr->nsizes;
     int ndtypes = barrier ? 1 : cr->ndtypes;
     if (barrier && (cr->nsizes > 1 || cr->ndtypes > 1 || (cr->nsizes == 1 && cr->sizes[0] != 0))) {

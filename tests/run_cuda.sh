@@ -165,9 +165,9 @@ bc_launch() {
 
 # The GPU backend's bodies are the MPI backend's (gen/emit_common.c writes
 # both): from the first phase to the call tag's end, each emitted/cuda file,
-# one level less indented and with runtime/cuda's names mapped back, must be
-# its emitted/mpi twin. So the tags (ids, nesting, counts: what test_tags.c
-# checks of the MPI backend against `collgen tags`) are the same too.
+# with runtime/cuda's names mapped back, must be its emitted/mpi twin. So the
+# tags (ids, nesting, counts: what test_tags.c checks of the MPI backend
+# against `collgen tags`) are the same too.
 bodies_ok=1
 nbodies=0
 body() { # FILE: the lines from the first phase comment to the call tag's end
@@ -180,7 +180,7 @@ for cu in emitted/cuda/*.cu; do
     [ "$name" = all ] && continue
     nbodies=$((nbodies + 1))
     c=emitted/mpi/$name.c
-    body "$cu" | sed 's/^    //; s/CG_CU_TAG_/CG_TAG_/g; s/cg_cu_xchg_/cg_xchg_/g;
+    body "$cu" | sed 's/CG_CU_TAG_/CG_TAG_/g; s/cg_cu_xchg_/cg_xchg_/g;
         s/cg_cu_send(/cg_send(/g; s/cg_cu_recv(/cg_recv(/g; s/cg_cu_reduce_blocks(/cg_reduce(/g;
         s/cg_cu_copy_blocks(/cg_copy(/g' >"$log.cu"
     if [ ! -f "$c" ] || [ ! -s "$log.cu" ] || ! body "$c" | diff - "$log.cu" >"$log" 2>&1; then

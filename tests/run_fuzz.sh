@@ -56,12 +56,15 @@ if reason=$(why_not); then
 fi
 
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-cflags="-std=c11 -Wall -Wextra -Werror -O1 -g $san -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Igen"
+cflags="-std=c11 -Wall -Wextra -Werror -O1 -g $san -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Igen -Iruntime/util -Iruntime"
 # The generator's passes (all of gen/ but main.c and collgen tag's ctag*.c,
 # which read C with libclang, not schedules), the table of collectives they
-# read, and what the runner plans and renders with.
-gen_src="$(ls gen/*.c | grep -v -e '^gen/main\.c$' -e '^gen/ctag') runtime/colls.c"
-# The runner's files but run.c (the command itself: campaign directories, jobs).
+# read and what they share with the harness (runtime/util/).
+util_src="$(ls runtime/util/*.c) runtime/colls.c"
+gen_src="$(ls gen/*.c | grep -v -e '^gen/main\.c$' -e '^gen/ctag') $util_src"
+# The runner's files but run.c (the command itself: campaign directories,
+# jobs), what the runner plans and renders with; no generator: the harness
+# reads emitted/registry.json.
 harness_src="harness/descriptor.c $(ls harness/run_*.c)"
 
 # build TARGET SOURCES...: rebuilds $out/TARGET when a source or header is newer.
@@ -71,7 +74,7 @@ build() {
     if [ ! -x "$out/$target" ]; then
         stale=1
     else
-        for f in "$@" gen/*.h harness/*.h; do
+        for f in "$@" gen/*.h harness/*.h runtime/util/*.h runtime/cg_colls.h; do
             [ "$f" -nt "$out/$target" ] && stale=1
         done
     fi
@@ -99,7 +102,7 @@ if ! build fuzz_schedule tests/fuzz/fuzz_schedule.c $gen_src; then
     fail schedule_pipeline "does not build"
     exit 1
 fi
-if ! build fuzz_descriptor tests/fuzz/fuzz_descriptor.c $gen_src $harness_src; then
+if ! build fuzz_descriptor tests/fuzz/fuzz_descriptor.c $util_src $harness_src; then
     fail descriptor_validation "does not build"
     exit 1
 fi

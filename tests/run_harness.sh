@@ -16,8 +16,9 @@
 #   tests/descriptors/sweep.dryrun.expected  micro-benchmarks, and its exact
 #                                         --dry-run, planned against the
 #                                         fixture schedules of
-#                                         tests/descriptors/schedules/
-#                                         (collgen run --schedules)
+#                                         tests/descriptors/schedules/, emitted
+#                                         into build/tests/descriptors/ first
+#                                         (collgen run --registry)
 #
 # Then: every good descriptor validates; the algorithm tables of
 # descriptors/platforms/local.json agree with ompi_info and mpivars; the
@@ -73,6 +74,13 @@ golden() {
 if [ ! -x "$collgen" ]; then
     fail collgen_is_built "$collgen is missing: run ninja"
     exit 1
+fi
+
+# The fixture schedules' registry, written by the generator as emitted/'s is:
+# the harness reads registries, never schedules (the .args of params_*).
+fixture_registry=build/tests/descriptors/registry.json
+if ! "$collgen" emit -q --out build/tests/descriptors tests/descriptors/schedules/bcast/*.json; then
+    fail fixture_registry "collgen emit of tests/descriptors/schedules/ failed"
 fi
 
 # ---- bad descriptors: exit status 2 and the exact diagnostics ----------------
@@ -309,11 +317,11 @@ fi
 
 # tests/descriptors/sweep.json sweeps two parameters of the fixture schedule
 # tests/descriptors/schedules/bcast/sweep_fixture.json (read through
-# --schedules, so that this holds whatever schedules/ has), runs every job
+# --registry, so that this holds whatever schedules/ has), runs every job
 # under the real topology, CG_PPN=2 and CG_PPN=3 (which does not divide 4),
 # and asks for both micro-benchmarks. The bad cases of these keys are
 # tests/descriptors/bad/{params,virtual_ranks_per_node,micro}_*.json above.
-"$collgen" run tests/descriptors/sweep.json --schedules tests/descriptors/schedules --out results/sweep-test \
+"$collgen" run tests/descriptors/sweep.json --registry "$fixture_registry" --out results/sweep-test \
     --dry-run >"$tmp/sweep.out" 2>"$tmp/sweep.err"
 rc=$?
 why=

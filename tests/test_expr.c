@@ -1,5 +1,5 @@
 /* test_expr.c - expression parser, evaluator and printers (gen/expr.c), with
- * the diagnostics and arena they lean on (gen/diag.c, gen/arena.c).
+ * the diagnostics and arena they lean on (runtime/util/diag.c, arena.c).
  *
  * Run from the repository root: the compile test looks for runtime/cg.h.
  */

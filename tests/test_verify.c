@@ -1,5 +1,5 @@
 /* test_verify.c - the passes between JSON text and a verified schedule:
- * positions zipped onto the JSON tree (gen/json.c), the check pass
+ * positions zipped onto the JSON tree (runtime/util/json.c), the check pass
  * (gen/check.c), the simulator (gen/sim.c), the verifier (gen/verify.c), the
  * analysis behind `collgen explain` (gen/analyse.c) and mutation testing
  * (gen/mutate.c).
@@ -8,7 +8,7 @@
  * Schedules written by a test go to a temporary file, whose path therefore
  * appears in diagnostics; checks compare the text after "<path>:".
  */
-#include "../gen/json.h"
+#include "json.h"
 #include "../gen/mutate.h"
 #include "../gen/passes.h"
 #include "../gen/sim.h"

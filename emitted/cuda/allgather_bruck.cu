@@ -20,38 +20,35 @@ int cgcu_allgather_bruck(CG_CU_ALLGATHER_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out;
-    int rc = cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_BRUCK);
-        CG_TRY(cg_cu_buffers(&c, p, NULL, &out, NULL, 0));
+    CG_CU_BEGIN(cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_BRUCK);
+    CG_TRY(cg_cu_buffers(&c, p, NULL, &out, NULL, 0));
 
-        /* bruck.json:13 phase dissemination: ceil_log2(p) rounds */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_BRUCK__DISSEMINATION);
-        for (int k = 0; k < cg_ceil_log2(p); k++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_BRUCK__DISSEMINATION__ROUND);
-            const int d = 1 << k;
-            const int n = cg_min(d, p - d);
+    /* bruck.json:13 phase dissemination: ceil_log2(p) rounds */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_BRUCK__DISSEMINATION);
+    for (int k = 0; k < cg_ceil_log2(p); k++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_BRUCK__DISSEMINATION__ROUND);
+        const int d = 1 << k;
+        const int n = cg_min(d, p - d);
 
-            /* bruck.json:16 dissemination: exchange
-             *   send out blocks rank .. +n to rank (rank - d) % p
-             *   receive out blocks rank + d .. +n from rank (rank + d) % p
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_BRUCK__DISSEMINATION__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            CG_TRY(cg_cu_send(&c, cg_mod(rank - d, p), &out, cg_mod(rank, out.nblocks), n));
-            CG_TRY(cg_cu_recv(&c, cg_mod(rank + d, p), &out, cg_mod(rank + d, out.nblocks), n));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_BRUCK__DISSEMINATION__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_BRUCK__DISSEMINATION__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_BRUCK__DISSEMINATION);
-
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_BRUCK);
+        /* bruck.json:16 dissemination: exchange
+         *   send out blocks rank .. +n to rank (rank - d) % p
+         *   receive out blocks rank + d .. +n from rank (rank + d) % p
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_BRUCK__DISSEMINATION__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        CG_TRY(cg_cu_send(&c, cg_mod(rank - d, p), &out, cg_mod(rank, out.nblocks), n));
+        CG_TRY(cg_cu_recv(&c, cg_mod(rank + d, p), &out, cg_mod(rank + d, out.nblocks), n));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_BRUCK__DISSEMINATION__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_BRUCK__DISSEMINATION__ROUND);
     }
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_BRUCK__DISSEMINATION);
+
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_BRUCK);
 out:
     return cg_cu_call_finish(&c, rc);
 }

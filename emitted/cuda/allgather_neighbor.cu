@@ -20,88 +20,85 @@ int cgcu_allgather_neighbor(CG_CU_ALLGATHER_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out;
-    int rc = cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const int b = rank - cg_mod(rank, 2);
-        const int even = cg_mod(rank, 2) == 0;
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR);
-        CG_TRY(cg_cu_buffers(&c, p, NULL, &out, NULL, 0));
+    CG_CU_BEGIN(cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int b = rank - cg_mod(rank, 2);
+    const int even = cg_mod(rank, 2) == 0;
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR);
+    CG_TRY(cg_cu_buffers(&c, p, NULL, &out, NULL, 0));
 
-        /* neighbor.json:20 phase ring: p - 1 rounds
-         * Odd p: the ring, as Open MPI falls back to.
-         */
-        if (cg_mod(p, 2) == 1) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__RING);
-            for (int r = 0; r < p - 1; r++) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__RING__ROUND);
+    /* neighbor.json:20 phase ring: p - 1 rounds
+     * Odd p: the ring, as Open MPI falls back to.
+     */
+    if (cg_mod(p, 2) == 1) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__RING);
+        for (int r = 0; r < p - 1; r++) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__RING__ROUND);
 
-                /* neighbor.json:23 ring: exchange
-                 *   send out block (rank - r) % p to rank (rank + 1) % p
-                 *   receive out block (rank - r - 1) % p from rank (rank - 1) % p
-                 */
-                CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__RING__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 1));
-                CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &out, cg_mod(rank - r, p), 1));
-                CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &out, cg_mod(rank - r - 1, p), 1));
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__RING__EXCHANGE);
-                CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__RING__ROUND);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__RING);
-        }
-
-        /* neighbor.json:26 phase first
-         * Swap the own block with the pair partner.
-         */
-        if (cg_mod(p, 2) == 0) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__FIRST);
-
-            /* neighbor.json:29 first: exchange
-             *   send out block rank to rank even ? rank + 1 : rank - 1
-             *   receive out block even ? rank + 1 : rank - 1 from rank even ? rank + 1 : rank - 1
+            /* neighbor.json:23 ring: exchange
+             *   send out block (rank - r) % p to rank (rank + 1) % p
+             *   receive out block (rank - r - 1) % p from rank (rank - 1) % p
              */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__FIRST__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 2));
-            CG_TRY(cg_cu_send(&c, even ? rank + 1 : rank - 1, &out, rank, 1));
-            CG_TRY(cg_cu_recv(&c, even ? rank + 1 : rank - 1, &out, even ? rank + 1 : rank - 1, 1));
+            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__RING__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 1));
+            CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &out, cg_mod(rank - r, p), 1));
+            CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &out, cg_mod(rank - r - 1, p), 1));
             CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__FIRST__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__FIRST);
+            CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__RING__EXCHANGE);
+            CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__RING__ROUND);
         }
-
-        /* neighbor.json:32 phase neighbor: i from 1 up to p / 2 - 1
-         * Forward the pair received last round, receive the next pair.
-         */
-        if (cg_mod(p, 2) == 0) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR);
-            for (int i = 1; i <= cg_div(p, 2) - 1; i++) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__ROUND);
-                const int peer = (cg_mod(i, 2) == 0) == even ? cg_mod(rank + 1, p) : cg_mod(rank - 1, p);
-                const int got = even ? (cg_mod(i, 2) == 0 ? b + i : b - i - 1) : cg_mod(i, 2) == 0 ? b - i : b + 1 + i;
-                const int j = i - 1;
-                const int fwd = even ? (cg_mod(j, 2) == 0 ? b + j : b - j - 1) : cg_mod(j, 2) == 0 ? b - j : b + 1 + j;
-
-                /* neighbor.json:41 neighbor: exchange
-                 *   send out blocks fwd .. +2 to rank peer
-                 *   receive out blocks got .. +2 from rank peer
-                 */
-                CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 3));
-                CG_TRY(cg_cu_send(&c, peer, &out, cg_mod(fwd, out.nblocks), 2));
-                CG_TRY(cg_cu_recv(&c, peer, &out, cg_mod(got, out.nblocks), 2));
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__EXCHANGE);
-                CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__ROUND);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR);
-        }
-
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR);
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__RING);
     }
+
+    /* neighbor.json:26 phase first
+     * Swap the own block with the pair partner.
+     */
+    if (cg_mod(p, 2) == 0) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__FIRST);
+
+        /* neighbor.json:29 first: exchange
+         *   send out block rank to rank even ? rank + 1 : rank - 1
+         *   receive out block even ? rank + 1 : rank - 1 from rank even ? rank + 1 : rank - 1
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__FIRST__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 2));
+        CG_TRY(cg_cu_send(&c, even ? rank + 1 : rank - 1, &out, rank, 1));
+        CG_TRY(cg_cu_recv(&c, even ? rank + 1 : rank - 1, &out, even ? rank + 1 : rank - 1, 1));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__FIRST__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__FIRST);
+    }
+
+    /* neighbor.json:32 phase neighbor: i from 1 up to p / 2 - 1
+     * Forward the pair received last round, receive the next pair.
+     */
+    if (cg_mod(p, 2) == 0) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR);
+        for (int i = 1; i <= cg_div(p, 2) - 1; i++) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__ROUND);
+            const int peer = (cg_mod(i, 2) == 0) == even ? cg_mod(rank + 1, p) : cg_mod(rank - 1, p);
+            const int got = even ? (cg_mod(i, 2) == 0 ? b + i : b - i - 1) : cg_mod(i, 2) == 0 ? b - i : b + 1 + i;
+            const int j = i - 1;
+            const int fwd = even ? (cg_mod(j, 2) == 0 ? b + j : b - j - 1) : cg_mod(j, 2) == 0 ? b - j : b + 1 + j;
+
+            /* neighbor.json:41 neighbor: exchange
+             *   send out blocks fwd .. +2 to rank peer
+             *   receive out blocks got .. +2 from rank peer
+             */
+            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 3));
+            CG_TRY(cg_cu_send(&c, peer, &out, cg_mod(fwd, out.nblocks), 2));
+            CG_TRY(cg_cu_recv(&c, peer, &out, cg_mod(got, out.nblocks), 2));
+            CG_TRY(cg_cu_xchg_wait(&c));
+            CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__EXCHANGE);
+            CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__ROUND);
+        }
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR);
+    }
+
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_NEIGHBOR);
 out:
     return cg_cu_call_finish(&c, rc);
 }

@@ -20,98 +20,95 @@ int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out;
-    int rc = cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const int rem = p - cg_pof2(p);
-        const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING);
-        CG_TRY(cg_cu_buffers(&c, p, NULL, &out, NULL, 0));
+    CG_CU_BEGIN(cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int rem = p - cg_pof2(p);
+    const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING);
+    CG_TRY(cg_cu_buffers(&c, p, NULL, &out, NULL, 0));
 
-        /* recursive_doubling.json:17 phase fold
-         * Even rank 2i gives its block to 2i+1.
+    /* recursive_doubling.json:17 phase fold
+     * Even rank 2i gives its block to 2i+1.
+     */
+    if (rank < 2 * rem) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD);
+
+        /* recursive_doubling.json:20 fold: exchange
+         *   send out block rank to rank rank + 1 when rank % 2 == 0
+         *   receive out block rank - 1 from rank rank - 1 when rank % 2 == 1
          */
-        if (rank < 2 * rem) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD);
-
-            /* recursive_doubling.json:20 fold: exchange
-             *   send out block rank to rank rank + 1 when rank % 2 == 0
-             *   receive out block rank - 1 from rank rank - 1 when rank % 2 == 1
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            if (cg_mod(rank, 2) == 0) {
-                CG_TRY(cg_cu_send(&c, rank + 1, &out, rank, 1));
-            }
-            if (cg_mod(rank, 2) == 1) {
-                CG_TRY(cg_cu_recv(&c, rank - 1, &out, rank - 1, 1));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD);
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        if (cg_mod(rank, 2) == 0) {
+            CG_TRY(cg_cu_send(&c, rank + 1, &out, rank, 1));
         }
-
-        /* recursive_doubling.json:23 phase butterfly: log2(pof2(p)) rounds
-         * v holds the blocks of virtual ranks a .. a+d-1 and swaps them for the partner's b .. b+d-1.
-         */
-        if (v >= 0) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY);
-            for (int k = 0; k < cg_log2(cg_pof2(p)); k++) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY__ROUND);
-                const int d = 1 << k;
-                const int pv = v ^ d;
-                const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
-                const int a = v - cg_mod(v, d);
-                const int b = pv - cg_mod(pv, d);
-                const int a_first = a + cg_min(a, rem);
-                const int a_count = a + d + cg_min(a + d, rem) - a_first;
-                const int b_first = b + cg_min(b, rem);
-                const int b_count = b + d + cg_min(b + d, rem) - b_first;
-
-                /* recursive_doubling.json:38 butterfly: exchange
-                 *   send out blocks a_first .. +a_count to rank peer
-                 *   receive out blocks b_first .. +b_count from rank peer
-                 */
-                CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 2));
-                CG_TRY(cg_cu_send(&c, peer, &out, cg_mod(a_first, out.nblocks), a_count));
-                CG_TRY(cg_cu_recv(&c, peer, &out, cg_mod(b_first, out.nblocks), b_count));
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY__EXCHANGE);
-                CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY__ROUND);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY);
+        if (cg_mod(rank, 2) == 1) {
+            CG_TRY(cg_cu_recv(&c, rank - 1, &out, rank - 1, 1));
         }
-
-        /* recursive_doubling.json:41 phase unfold
-         * The odd rank of each pair sends its even partner the p - 1 blocks it lacks: all but block rank -
-         * 1 (a span that wraps).
-         */
-        if (rank < 2 * rem) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__UNFOLD);
-
-            /* recursive_doubling.json:44 unfold: exchange
-             *   send out blocks rank .. +p - 1 to rank rank - 1 when rank % 2 == 1
-             *   receive out blocks rank + 1 .. +p - 1 from rank rank + 1 when rank % 2 == 0
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__UNFOLD__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 3));
-            if (cg_mod(rank, 2) == 1) {
-                CG_TRY(cg_cu_send(&c, rank - 1, &out, cg_mod(rank, out.nblocks), p - 1));
-            }
-            if (cg_mod(rank, 2) == 0) {
-                CG_TRY(cg_cu_recv(&c, rank + 1, &out, cg_mod(rank + 1, out.nblocks), p - 1));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__UNFOLD__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__UNFOLD);
-        }
-
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING);
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__FOLD);
     }
+
+    /* recursive_doubling.json:23 phase butterfly: log2(pof2(p)) rounds
+     * v holds the blocks of virtual ranks a .. a+d-1 and swaps them for the partner's b .. b+d-1.
+     */
+    if (v >= 0) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY);
+        for (int k = 0; k < cg_log2(cg_pof2(p)); k++) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY__ROUND);
+            const int d = 1 << k;
+            const int pv = v ^ d;
+            const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
+            const int a = v - cg_mod(v, d);
+            const int b = pv - cg_mod(pv, d);
+            const int a_first = a + cg_min(a, rem);
+            const int a_count = a + d + cg_min(a + d, rem) - a_first;
+            const int b_first = b + cg_min(b, rem);
+            const int b_count = b + d + cg_min(b + d, rem) - b_first;
+
+            /* recursive_doubling.json:38 butterfly: exchange
+             *   send out blocks a_first .. +a_count to rank peer
+             *   receive out blocks b_first .. +b_count from rank peer
+             */
+            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 2));
+            CG_TRY(cg_cu_send(&c, peer, &out, cg_mod(a_first, out.nblocks), a_count));
+            CG_TRY(cg_cu_recv(&c, peer, &out, cg_mod(b_first, out.nblocks), b_count));
+            CG_TRY(cg_cu_xchg_wait(&c));
+            CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY__EXCHANGE);
+            CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY__ROUND);
+        }
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__BUTTERFLY);
+    }
+
+    /* recursive_doubling.json:41 phase unfold
+     * The odd rank of each pair sends its even partner the p - 1 blocks it lacks: all but block rank -
+     * 1 (a span that wraps).
+     */
+    if (rank < 2 * rem) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__UNFOLD);
+
+        /* recursive_doubling.json:44 unfold: exchange
+         *   send out blocks rank .. +p - 1 to rank rank - 1 when rank % 2 == 1
+         *   receive out blocks rank + 1 .. +p - 1 from rank rank + 1 when rank % 2 == 0
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__UNFOLD__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 3));
+        if (cg_mod(rank, 2) == 1) {
+            CG_TRY(cg_cu_send(&c, rank - 1, &out, cg_mod(rank, out.nblocks), p - 1));
+        }
+        if (cg_mod(rank, 2) == 0) {
+            CG_TRY(cg_cu_recv(&c, rank + 1, &out, cg_mod(rank + 1, out.nblocks), p - 1));
+        }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__UNFOLD__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING__UNFOLD);
+    }
+
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_RECURSIVE_DOUBLING);
 out:
     return cg_cu_call_finish(&c, rc);
 }

@@ -21,36 +21,33 @@ int cgcu_allgather_ring(CG_CU_ALLGATHER_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out;
-    int rc = cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RING);
-        CG_TRY(cg_cu_buffers(&c, p, NULL, &out, NULL, 0));
+    CG_CU_BEGIN(cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RING);
+    CG_TRY(cg_cu_buffers(&c, p, NULL, &out, NULL, 0));
 
-        /* ring.json:7 phase ring: p - 1 rounds */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RING__RING);
-        for (int r = 0; r < p - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RING__RING__ROUND);
+    /* ring.json:7 phase ring: p - 1 rounds */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RING__RING);
+    for (int r = 0; r < p - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RING__RING__ROUND);
 
-            /* ring.json:9 ring: exchange
-             *   send out block (rank - r) % p to rank (rank + 1) % p
-             *   receive out block (rank - r - 1) % p from rank (rank - 1) % p
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RING__RING__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &out, cg_mod(rank - r, p), 1));
-            CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &out, cg_mod(rank - r - 1, p), 1));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_RING__RING__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_RING__RING__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_RING__RING);
-
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_RING);
+        /* ring.json:9 ring: exchange
+         *   send out block (rank - r) % p to rank (rank + 1) % p
+         *   receive out block (rank - r - 1) % p from rank (rank - 1) % p
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_RING__RING__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &out, cg_mod(rank - r, p), 1));
+        CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &out, cg_mod(rank - r - 1, p), 1));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_RING__RING__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_RING__RING__ROUND);
     }
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_RING__RING);
+
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_RING);
 out:
     return cg_cu_call_finish(&c, rc);
 }

@@ -27,91 +27,87 @@ int cgcu_allgather_two_level_bruck(CG_CU_ALLGATHER_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out, tmp;
-    int rc = cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream,
-                                   CG_NEEDS_TOPOLOGY, (cg_any_fn)cgcu_allgather_bruck);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const struct cg_topo *topo = c.topo;
-        const int ppn = topo->ppn;
-        const int nnodes = topo->nnodes;
-        const int node = topo->node;
-        const int local = topo->local;
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK);
-        CG_TRY(cg_cu_buffers(&c, p, NULL, &out, &tmp, p));
+    CG_CU_BEGIN(cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream,
+                                      CG_NEEDS_TOPOLOGY, (cg_any_fn)cgcu_allgather_bruck));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int ppn = c.topo->ppn;
+    const int nnodes = c.topo->nnodes;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK);
+    CG_TRY(cg_cu_buffers(&c, p, NULL, &out, &tmp, p));
 
-        /* two_level_bruck.json:18 phase stage */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE);
+    /* two_level_bruck.json:18 phase stage */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE);
 
-        /* two_level_bruck.json:21 stage: tmp block local * nnodes = out block rank */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE__COPY);
-        CG_TRY(cg_cu_copy_blocks(&c, &tmp, local * nnodes, &out, rank, 1));
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE__COPY);
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE);
+    /* two_level_bruck.json:21 stage: tmp block local * nnodes = out block rank */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE__COPY);
+    CG_TRY(cg_cu_copy_blocks(&c, &tmp, local * nnodes, &out, rank, 1));
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE__COPY);
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__STAGE);
 
-        /* two_level_bruck.json:38 phase inter: ceil_log2(nnodes) rounds
-         * Round k: send the first n blocks of this lane's chunk to node - d, receive n more from node + d.
+    /* two_level_bruck.json:38 phase inter: ceil_log2(nnodes) rounds
+     * Round k: send the first n blocks of this lane's chunk to node - d, receive n more from node + d.
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER);
+    for (int k = 0; k < cg_ceil_log2(nnodes); k++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER__ROUND);
+        const int d = 1 << k;
+        const int n = cg_min(d, nnodes - d);
+
+        /* two_level_bruck.json:50 inter: exchange
+         *   send tmp blocks local * nnodes .. +n to rank (node - d) % nnodes * ppn + local
+         *   receive tmp blocks local * nnodes + d .. +n from rank (node + d) % nnodes * ppn + local
          */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER);
-        for (int k = 0; k < cg_ceil_log2(nnodes); k++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER__ROUND);
-            const int d = 1 << k;
-            const int n = cg_min(d, nnodes - d);
-
-            /* two_level_bruck.json:50 inter: exchange
-             *   send tmp blocks local * nnodes .. +n to rank (node - d) % nnodes * ppn + local
-             *   receive tmp blocks local * nnodes + d .. +n from rank (node + d) % nnodes * ppn + local
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 2));
-            CG_TRY(cg_cu_send(&c, cg_mod(node - d, nnodes) * ppn + local, &tmp, cg_mod(local * nnodes, tmp.nblocks), n));
-            CG_TRY(cg_cu_recv(&c, cg_mod(node + d, nnodes) * ppn + local, &tmp, cg_mod(local * nnodes + d, tmp.nblocks), n));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER);
-
-        /* two_level_bruck.json:71 phase intra: ppn - 1 rounds
-         * Ring allgather on the node of whole lane chunks (nnodes blocks each, contiguous in tmp).
-         */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA);
-        for (int r = 0; r < ppn - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA__ROUND);
-
-            /* two_level_bruck.json:79 intra: exchange
-             *   send tmp blocks (local - r) % ppn * nnodes .. +nnodes to rank node * ppn + (local + 1) % ppn
-             *   receive tmp blocks (local - r - 1) % ppn * nnodes .. +nnodes from rank node * ppn + (local - 1) % ppn
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 3));
-            CG_TRY(cg_cu_send(&c, node * ppn + cg_mod(local + 1, ppn), &tmp, cg_mod(cg_mod(local - r, ppn) * nnodes, tmp.nblocks), nnodes));
-            CG_TRY(cg_cu_recv(&c, node * ppn + cg_mod(local - 1, ppn), &tmp, cg_mod(cg_mod(local - r - 1, ppn) * nnodes, tmp.nblocks), nnodes));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA);
-
-        /* two_level_bruck.json:100 phase transpose: p rounds */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__TRANSPOSE);
-        for (int j = 0; j < p; j++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__TRANSPOSE__ROUND);
-
-            /* two_level_bruck.json:107 transpose: out block j = tmp block j % ppn * nnodes + (j / ppn - node) % nnodes */
-            if (j != rank) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__TRANSPOSE__COPY);
-                CG_TRY(cg_cu_copy_blocks(&c, &out, j, &tmp, cg_mod(j, ppn) * nnodes + cg_mod(cg_div(j, ppn) - node, nnodes), 1));
-                CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__TRANSPOSE__COPY);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__TRANSPOSE__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__TRANSPOSE);
-
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK);
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 2));
+        CG_TRY(cg_cu_send(&c, cg_mod(node - d, nnodes) * ppn + local, &tmp, cg_mod(local * nnodes, tmp.nblocks), n));
+        CG_TRY(cg_cu_recv(&c, cg_mod(node + d, nnodes) * ppn + local, &tmp, cg_mod(local * nnodes + d, tmp.nblocks), n));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER__ROUND);
     }
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTER);
+
+    /* two_level_bruck.json:71 phase intra: ppn - 1 rounds
+     * Ring allgather on the node of whole lane chunks (nnodes blocks each, contiguous in tmp).
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA);
+    for (int r = 0; r < ppn - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA__ROUND);
+
+        /* two_level_bruck.json:79 intra: exchange
+         *   send tmp blocks (local - r) % ppn * nnodes .. +nnodes to rank node * ppn + (local + 1) % ppn
+         *   receive tmp blocks (local - r - 1) % ppn * nnodes .. +nnodes from rank node * ppn + (local - 1) % ppn
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 3));
+        CG_TRY(cg_cu_send(&c, node * ppn + cg_mod(local + 1, ppn), &tmp, cg_mod(cg_mod(local - r, ppn) * nnodes, tmp.nblocks), nnodes));
+        CG_TRY(cg_cu_recv(&c, node * ppn + cg_mod(local - 1, ppn), &tmp, cg_mod(cg_mod(local - r - 1, ppn) * nnodes, tmp.nblocks), nnodes));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA__ROUND);
+    }
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__INTRA);
+
+    /* two_level_bruck.json:100 phase transpose: p rounds */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__TRANSPOSE);
+    for (int j = 0; j < p; j++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__TRANSPOSE__ROUND);
+
+        /* two_level_bruck.json:107 transpose: out block j = tmp block j % ppn * nnodes + (j / ppn - node) % nnodes */
+        if (j != rank) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__TRANSPOSE__COPY);
+            CG_TRY(cg_cu_copy_blocks(&c, &out, j, &tmp, cg_mod(j, ppn) * nnodes + cg_mod(cg_div(j, ppn) - node, nnodes), 1));
+            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__TRANSPOSE__COPY);
+        }
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__TRANSPOSE__ROUND);
+    }
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK__TRANSPOSE);
+
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_BRUCK);
 out:
     return cg_cu_call_finish(&c, rc);
 }

@@ -27,92 +27,88 @@ int cgcu_allgather_two_level_ring(CG_CU_ALLGATHER_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out, tmp;
-    int rc = cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream,
-                                   CG_NEEDS_TOPOLOGY, (cg_any_fn)cgcu_allgather_ring);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const struct cg_topo *topo = c.topo;
-        const int ppn = topo->ppn;
-        const int nnodes = topo->nnodes;
-        const int node = topo->node;
-        const int local = topo->local;
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING);
-        CG_TRY(cg_cu_buffers(&c, p, NULL, &out, &tmp, p));
+    CG_CU_BEGIN(cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream,
+                                      CG_NEEDS_TOPOLOGY, (cg_any_fn)cgcu_allgather_ring));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int ppn = c.topo->ppn;
+    const int nnodes = c.topo->nnodes;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING);
+    CG_TRY(cg_cu_buffers(&c, p, NULL, &out, &tmp, p));
 
-        /* two_level_ring.json:17 phase stage */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__STAGE);
+    /* two_level_ring.json:17 phase stage */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__STAGE);
 
-        /* two_level_ring.json:20 stage: tmp block local * nnodes + node = out block rank */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__STAGE__COPY);
-        CG_TRY(cg_cu_copy_blocks(&c, &tmp, local * nnodes + node, &out, rank, 1));
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__STAGE__COPY);
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__STAGE);
+    /* two_level_ring.json:20 stage: tmp block local * nnodes + node = out block rank */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__STAGE__COPY);
+    CG_TRY(cg_cu_copy_blocks(&c, &tmp, local * nnodes + node, &out, rank, 1));
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__STAGE__COPY);
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__STAGE);
 
-        /* two_level_ring.json:37 phase inter: nnodes - 1 rounds
-         * Ring over the nodes on every lane at once: pass block node - r of this lane's chunk on.
+    /* two_level_ring.json:37 phase inter: nnodes - 1 rounds
+     * Ring over the nodes on every lane at once: pass block node - r of this lane's chunk on.
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER);
+    for (int r = 0; r < nnodes - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER__ROUND);
+
+        /* two_level_ring.json:45 inter: exchange
+         *   send tmp block local * nnodes + (node - r) % nnodes to rank (node + 1) % nnodes * ppn + local
+         *   receive tmp block local * nnodes + (node - r - 1) % nnodes from rank (node - 1) % nnodes * ppn + local
          */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER);
-        for (int r = 0; r < nnodes - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER__ROUND);
-
-            /* two_level_ring.json:45 inter: exchange
-             *   send tmp block local * nnodes + (node - r) % nnodes to rank (node + 1) % nnodes * ppn + local
-             *   receive tmp block local * nnodes + (node - r - 1) % nnodes from rank (node - 1) % nnodes * ppn + local
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 2));
-            CG_TRY(cg_cu_send(&c, cg_mod(node + 1, nnodes) * ppn + local, &tmp, local * nnodes + cg_mod(node - r, nnodes), 1));
-            CG_TRY(cg_cu_recv(&c, cg_mod(node - 1, nnodes) * ppn + local, &tmp, local * nnodes + cg_mod(node - r - 1, nnodes), 1));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER);
-
-        /* two_level_ring.json:64 phase intra: ppn - 1 rounds
-         * Ring allgather on the node of whole lane chunks (nnodes blocks each, contiguous in tmp).
-         */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA);
-        for (int r = 0; r < ppn - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA__ROUND);
-
-            /* two_level_ring.json:72 intra: exchange
-             *   send tmp blocks (local - r) % ppn * nnodes .. +nnodes to rank node * ppn + (local + 1) % ppn
-             *   receive tmp blocks (local - r - 1) % ppn * nnodes .. +nnodes from rank node * ppn + (local - 1) % ppn
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 3));
-            CG_TRY(cg_cu_send(&c, node * ppn + cg_mod(local + 1, ppn), &tmp, cg_mod(cg_mod(local - r, ppn) * nnodes, tmp.nblocks), nnodes));
-            CG_TRY(cg_cu_recv(&c, node * ppn + cg_mod(local - 1, ppn), &tmp, cg_mod(cg_mod(local - r - 1, ppn) * nnodes, tmp.nblocks), nnodes));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA);
-
-        /* two_level_ring.json:93 phase transpose: p rounds
-         * Rank order: out block j is tmp block (j % ppn) * nnodes + j / ppn (out block rank is already
-         * there).
-         */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE);
-        for (int j = 0; j < p; j++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE__ROUND);
-
-            /* two_level_ring.json:101 transpose: out block j = tmp block j % ppn * nnodes + j / ppn */
-            if (j != rank) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE__COPY);
-                CG_TRY(cg_cu_copy_blocks(&c, &out, j, &tmp, cg_mod(j, ppn) * nnodes + cg_div(j, ppn), 1));
-                CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE__COPY);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE);
-
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING);
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 2));
+        CG_TRY(cg_cu_send(&c, cg_mod(node + 1, nnodes) * ppn + local, &tmp, local * nnodes + cg_mod(node - r, nnodes), 1));
+        CG_TRY(cg_cu_recv(&c, cg_mod(node - 1, nnodes) * ppn + local, &tmp, local * nnodes + cg_mod(node - r - 1, nnodes), 1));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER__ROUND);
     }
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTER);
+
+    /* two_level_ring.json:64 phase intra: ppn - 1 rounds
+     * Ring allgather on the node of whole lane chunks (nnodes blocks each, contiguous in tmp).
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA);
+    for (int r = 0; r < ppn - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA__ROUND);
+
+        /* two_level_ring.json:72 intra: exchange
+         *   send tmp blocks (local - r) % ppn * nnodes .. +nnodes to rank node * ppn + (local + 1) % ppn
+         *   receive tmp blocks (local - r - 1) % ppn * nnodes .. +nnodes from rank node * ppn + (local - 1) % ppn
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 3));
+        CG_TRY(cg_cu_send(&c, node * ppn + cg_mod(local + 1, ppn), &tmp, cg_mod(cg_mod(local - r, ppn) * nnodes, tmp.nblocks), nnodes));
+        CG_TRY(cg_cu_recv(&c, node * ppn + cg_mod(local - 1, ppn), &tmp, cg_mod(cg_mod(local - r - 1, ppn) * nnodes, tmp.nblocks), nnodes));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA__ROUND);
+    }
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__INTRA);
+
+    /* two_level_ring.json:93 phase transpose: p rounds
+     * Rank order: out block j is tmp block (j % ppn) * nnodes + j / ppn (out block rank is already
+     * there).
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE);
+    for (int j = 0; j < p; j++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE__ROUND);
+
+        /* two_level_ring.json:101 transpose: out block j = tmp block j % ppn * nnodes + j / ppn */
+        if (j != rank) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE__COPY);
+            CG_TRY(cg_cu_copy_blocks(&c, &out, j, &tmp, cg_mod(j, ppn) * nnodes + cg_div(j, ppn), 1));
+            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE__COPY);
+        }
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE__ROUND);
+    }
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING__TRANSPOSE);
+
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_LEVEL_RING);
 out:
     return cg_cu_call_finish(&c, rc);
 }

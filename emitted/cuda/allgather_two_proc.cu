@@ -21,55 +21,52 @@ int cgcu_allgather_two_proc(CG_CU_ALLGATHER_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out;
-    int rc = cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_PROC);
-        CG_TRY(cg_cu_buffers(&c, p, NULL, &out, NULL, 0));
+    CG_CU_BEGIN(cg_cu_begin_allgather(&c, sendbuf, recvbuf, sendcount, datatype, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_PROC);
+    CG_TRY(cg_cu_buffers(&c, p, NULL, &out, NULL, 0));
 
-        /* two_proc.json:11 phase swap */
-        if (p == 2) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_PROC__SWAP);
+    /* two_proc.json:11 phase swap */
+    if (p == 2) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_PROC__SWAP);
 
-            /* two_proc.json:13 swap: exchange
-             *   send out block rank to rank 1 - rank
-             *   receive out block 1 - rank from rank 1 - rank
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_PROC__SWAP__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            CG_TRY(cg_cu_send(&c, 1 - rank, &out, rank, 1));
-            CG_TRY(cg_cu_recv(&c, 1 - rank, &out, 1 - rank, 1));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_PROC__SWAP__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_PROC__SWAP);
-        }
-
-        /* two_proc.json:16 phase ring: p - 1 rounds */
-        if (p != 2) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_PROC__RING);
-            for (int r = 0; r < p - 1; r++) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_PROC__RING__ROUND);
-
-                /* two_proc.json:18 ring: exchange
-                 *   send out block (rank - r) % p to rank (rank + 1) % p
-                 *   receive out block (rank - r - 1) % p from rank (rank - 1) % p
-                 */
-                CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_PROC__RING__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 2));
-                CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &out, cg_mod(rank - r, p), 1));
-                CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &out, cg_mod(rank - r - 1, p), 1));
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_PROC__RING__EXCHANGE);
-                CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_PROC__RING__ROUND);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_PROC__RING);
-        }
-
-        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_PROC);
+        /* two_proc.json:13 swap: exchange
+         *   send out block rank to rank 1 - rank
+         *   receive out block 1 - rank from rank 1 - rank
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_PROC__SWAP__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        CG_TRY(cg_cu_send(&c, 1 - rank, &out, rank, 1));
+        CG_TRY(cg_cu_recv(&c, 1 - rank, &out, 1 - rank, 1));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_PROC__SWAP__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_PROC__SWAP);
     }
+
+    /* two_proc.json:16 phase ring: p - 1 rounds */
+    if (p != 2) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_PROC__RING);
+        for (int r = 0; r < p - 1; r++) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_PROC__RING__ROUND);
+
+            /* two_proc.json:18 ring: exchange
+             *   send out block (rank - r) % p to rank (rank + 1) % p
+             *   receive out block (rank - r - 1) % p from rank (rank - 1) % p
+             */
+            CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_PROC__RING__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 2));
+            CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &out, cg_mod(rank - r, p), 1));
+            CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &out, cg_mod(rank - r - 1, p), 1));
+            CG_TRY(cg_cu_xchg_wait(&c));
+            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_PROC__RING__EXCHANGE);
+            CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_PROC__RING__ROUND);
+        }
+        CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_PROC__RING);
+    }
+
+    CG_CU_TAG_END(CG_TAG_ALLGATHER_TWO_PROC);
 out:
     return cg_cu_call_finish(&c, rc);
 }

@@ -25,138 +25,135 @@ int cgcu_allreduce_bine_bandwidth(CG_CU_ALLREDUCE_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out, tmp;
-    int rc = cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const int q = cg_pof2(p);
-        const int n = cg_log2(q);
-        const int rem = p - q;
-        const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
-        const int nu = cg_to_negabinary(v) & (q - 1);
-        const int me = cg_bit_reverse(nu ^ nu >> 1, n);
-        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH);
-        CG_TRY(cg_cu_buffers(&c, cg_pof2(p), NULL, &out, &tmp, cg_pof2(p)));
+    CG_CU_BEGIN(cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int q = cg_pof2(p);
+    const int n = cg_log2(q);
+    const int rem = p - q;
+    const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
+    const int nu = cg_to_negabinary(v) & (q - 1);
+    const int me = cg_bit_reverse(nu ^ nu >> 1, n);
+    CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH);
+    CG_TRY(cg_cu_buffers(&c, cg_pof2(p), NULL, &out, &tmp, cg_pof2(p)));
 
-        /* bine_bandwidth.json:30 phase fold
-         * Even rank 2i hands its whole vector to 2i+1, which reduces it in.
+    /* bine_bandwidth.json:30 phase fold
+     * Even rank 2i hands its whole vector to 2i+1, which reduces it in.
+     */
+    if (rank < 2 * rem) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD);
+
+        /* bine_bandwidth.json:35 fold: exchange
+         *   send all of out to rank rank + 1 when rank % 2 == 0
+         *   receive all of tmp from rank rank - 1 when rank % 2 == 1
          */
-        if (rank < 2 * rem) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD);
-
-            /* bine_bandwidth.json:35 fold: exchange
-             *   send all of out to rank rank + 1 when rank % 2 == 0
-             *   receive all of tmp from rank rank - 1 when rank % 2 == 1
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            if (cg_mod(rank, 2) == 0) {
-                CG_TRY(cg_cu_send(&c, rank + 1, &out, 0, out.nblocks));
-            }
-            if (cg_mod(rank, 2) == 1) {
-                CG_TRY(cg_cu_recv(&c, rank - 1, &tmp, 0, tmp.nblocks));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD__EXCHANGE);
-
-            /* bine_bandwidth.json:50 fold: all of out = all of tmp op all of out */
-            if (cg_mod(rank, 2) == 1) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD__REDUCE);
-                CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD__REDUCE);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD);
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        if (cg_mod(rank, 2) == 0) {
+            CG_TRY(cg_cu_send(&c, rank + 1, &out, 0, out.nblocks));
         }
-
-        /* bine_bandwidth.json:65 phase reduce_scatter: k from 0 up to n - 1
-         * Send the peer's span of len blocks, receive the partner's copy of this rank's span and reduce it
-         * in.
-         */
-        if (v >= 0) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER);
-            for (int k = 0; k <= n - 1; k++) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__ROUND);
-                const int pv = cg_mod(cg_from_negabinary(nu ^ ((2 << k) - 1)), q);
-                const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
-                const int pnu = cg_to_negabinary(pv) & (q - 1);
-                const int pme = cg_bit_reverse(pnu ^ pnu >> 1, n);
-                const int len = 1 << (n - k - 1);
-
-                /* bine_bandwidth.json:82 reduce_scatter: exchange
-                 *   send out blocks pme - pme % len .. +len to rank peer
-                 *   receive tmp blocks me - me % len .. +len from rank peer
-                 */
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 3));
-                CG_TRY(cg_cu_send(&c, peer, &out, cg_mod(pme - cg_mod(pme, len), out.nblocks), len));
-                CG_TRY(cg_cu_recv(&c, peer, &tmp, cg_mod(me - cg_mod(me, len), tmp.nblocks), len));
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__EXCHANGE);
-
-                /* bine_bandwidth.json:101 reduce_scatter: out blocks me - me % len .. +len = out blocks me - me % len .. +len op tmp blocks me - me % len .. +len */
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__REDUCE);
-                CG_TRY(cg_cu_reduce_blocks(&c, &out, cg_mod(me - cg_mod(me, len), out.nblocks), &tmp, cg_mod(me - cg_mod(me, len), tmp.nblocks), len, CG_INTO_FROM));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__REDUCE);
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__ROUND);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER);
+        if (cg_mod(rank, 2) == 1) {
+            CG_TRY(cg_cu_recv(&c, rank - 1, &tmp, 0, tmp.nblocks));
         }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD__EXCHANGE);
 
-        /* bine_bandwidth.json:120 phase allgather: k from n - 1 down to 0
-         * The same peers backwards: swap complete spans of len blocks.
-         */
-        if (v >= 0) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER);
-            for (int k = n - 1; k >= 0; k--) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER__ROUND);
-                const int pv = cg_mod(cg_from_negabinary(nu ^ ((2 << k) - 1)), q);
-                const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
-                const int pnu = cg_to_negabinary(pv) & (q - 1);
-                const int pme = cg_bit_reverse(pnu ^ pnu >> 1, n);
-                const int len = 1 << (n - k - 1);
-
-                /* bine_bandwidth.json:137 allgather: exchange
-                 *   send out blocks me - me % len .. +len to rank peer
-                 *   receive out blocks pme - pme % len .. +len from rank peer
-                 */
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 5));
-                CG_TRY(cg_cu_send(&c, peer, &out, cg_mod(me - cg_mod(me, len), out.nblocks), len));
-                CG_TRY(cg_cu_recv(&c, peer, &out, cg_mod(pme - cg_mod(pme, len), out.nblocks), len));
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER__EXCHANGE);
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER__ROUND);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER);
+        /* bine_bandwidth.json:50 fold: all of out = all of tmp op all of out */
+        if (cg_mod(rank, 2) == 1) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD__REDUCE);
+            CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD__REDUCE);
         }
-
-        /* bine_bandwidth.json:158 phase unfold
-         * The odd rank of each folded pair returns the whole result to its even partner.
-         */
-        if (rank < 2 * rem) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__UNFOLD);
-
-            /* bine_bandwidth.json:163 unfold: exchange
-             *   send all of out to rank rank - 1 when rank % 2 == 1
-             *   receive all of out from rank rank + 1 when rank % 2 == 0
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__UNFOLD__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 6));
-            if (cg_mod(rank, 2) == 1) {
-                CG_TRY(cg_cu_send(&c, rank - 1, &out, 0, out.nblocks));
-            }
-            if (cg_mod(rank, 2) == 0) {
-                CG_TRY(cg_cu_recv(&c, rank + 1, &out, 0, out.nblocks));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__UNFOLD__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__UNFOLD);
-        }
-
-        CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD);
     }
+
+    /* bine_bandwidth.json:65 phase reduce_scatter: k from 0 up to n - 1
+     * Send the peer's span of len blocks, receive the partner's copy of this rank's span and reduce it
+     * in.
+     */
+    if (v >= 0) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER);
+        for (int k = 0; k <= n - 1; k++) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__ROUND);
+            const int pv = cg_mod(cg_from_negabinary(nu ^ ((2 << k) - 1)), q);
+            const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
+            const int pnu = cg_to_negabinary(pv) & (q - 1);
+            const int pme = cg_bit_reverse(pnu ^ pnu >> 1, n);
+            const int len = 1 << (n - k - 1);
+
+            /* bine_bandwidth.json:82 reduce_scatter: exchange
+             *   send out blocks pme - pme % len .. +len to rank peer
+             *   receive tmp blocks me - me % len .. +len from rank peer
+             */
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 3));
+            CG_TRY(cg_cu_send(&c, peer, &out, cg_mod(pme - cg_mod(pme, len), out.nblocks), len));
+            CG_TRY(cg_cu_recv(&c, peer, &tmp, cg_mod(me - cg_mod(me, len), tmp.nblocks), len));
+            CG_TRY(cg_cu_xchg_wait(&c));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__EXCHANGE);
+
+            /* bine_bandwidth.json:101 reduce_scatter: out blocks me - me % len .. +len = out blocks me - me % len .. +len op tmp blocks me - me % len .. +len */
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__REDUCE);
+            CG_TRY(cg_cu_reduce_blocks(&c, &out, cg_mod(me - cg_mod(me, len), out.nblocks), &tmp, cg_mod(me - cg_mod(me, len), tmp.nblocks), len, CG_INTO_FROM));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__REDUCE);
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__ROUND);
+        }
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER);
+    }
+
+    /* bine_bandwidth.json:120 phase allgather: k from n - 1 down to 0
+     * The same peers backwards: swap complete spans of len blocks.
+     */
+    if (v >= 0) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER);
+        for (int k = n - 1; k >= 0; k--) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER__ROUND);
+            const int pv = cg_mod(cg_from_negabinary(nu ^ ((2 << k) - 1)), q);
+            const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
+            const int pnu = cg_to_negabinary(pv) & (q - 1);
+            const int pme = cg_bit_reverse(pnu ^ pnu >> 1, n);
+            const int len = 1 << (n - k - 1);
+
+            /* bine_bandwidth.json:137 allgather: exchange
+             *   send out blocks me - me % len .. +len to rank peer
+             *   receive out blocks pme - pme % len .. +len from rank peer
+             */
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 5));
+            CG_TRY(cg_cu_send(&c, peer, &out, cg_mod(me - cg_mod(me, len), out.nblocks), len));
+            CG_TRY(cg_cu_recv(&c, peer, &out, cg_mod(pme - cg_mod(pme, len), out.nblocks), len));
+            CG_TRY(cg_cu_xchg_wait(&c));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER__EXCHANGE);
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER__ROUND);
+        }
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER);
+    }
+
+    /* bine_bandwidth.json:158 phase unfold
+     * The odd rank of each folded pair returns the whole result to its even partner.
+     */
+    if (rank < 2 * rem) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__UNFOLD);
+
+        /* bine_bandwidth.json:163 unfold: exchange
+         *   send all of out to rank rank - 1 when rank % 2 == 1
+         *   receive all of out from rank rank + 1 when rank % 2 == 0
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__UNFOLD__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 6));
+        if (cg_mod(rank, 2) == 1) {
+            CG_TRY(cg_cu_send(&c, rank - 1, &out, 0, out.nblocks));
+        }
+        if (cg_mod(rank, 2) == 0) {
+            CG_TRY(cg_cu_recv(&c, rank + 1, &out, 0, out.nblocks));
+        }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__UNFOLD__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__UNFOLD);
+    }
+
+    CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH);
 out:
     return cg_cu_call_finish(&c, rc);
 }

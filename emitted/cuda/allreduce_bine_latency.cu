@@ -23,104 +23,101 @@ int cgcu_allreduce_bine_latency(CG_CU_ALLREDUCE_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out, tmp;
-    int rc = cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const int q = cg_pof2(p);
-        const int rem = p - q;
-        const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
-        const int nu = cg_to_negabinary(v) & (q - 1);
-        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY);
-        CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, &tmp, 1));
+    CG_CU_BEGIN(cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int q = cg_pof2(p);
+    const int rem = p - q;
+    const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
+    const int nu = cg_to_negabinary(v) & (q - 1);
+    CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY);
+    CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, &tmp, 1));
 
-        /* bine_latency.json:28 phase fold
-         * Even rank 2i hands its vector to 2i+1, which reduces it in.
+    /* bine_latency.json:28 phase fold
+     * Even rank 2i hands its vector to 2i+1, which reduces it in.
+     */
+    if (rank < 2 * rem) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD);
+
+        /* bine_latency.json:33 fold: exchange
+         *   send all of out to rank rank + 1 when rank % 2 == 0
+         *   receive all of tmp from rank rank - 1 when rank % 2 == 1
          */
-        if (rank < 2 * rem) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD);
-
-            /* bine_latency.json:33 fold: exchange
-             *   send all of out to rank rank + 1 when rank % 2 == 0
-             *   receive all of tmp from rank rank - 1 when rank % 2 == 1
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            if (cg_mod(rank, 2) == 0) {
-                CG_TRY(cg_cu_send(&c, rank + 1, &out, 0, out.nblocks));
-            }
-            if (cg_mod(rank, 2) == 1) {
-                CG_TRY(cg_cu_recv(&c, rank - 1, &tmp, 0, tmp.nblocks));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD__EXCHANGE);
-
-            /* bine_latency.json:48 fold: all of out = all of tmp op all of out */
-            if (cg_mod(rank, 2) == 1) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD__REDUCE);
-                CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD__REDUCE);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD);
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        if (cg_mod(rank, 2) == 0) {
+            CG_TRY(cg_cu_send(&c, rank + 1, &out, 0, out.nblocks));
         }
-
-        /* bine_latency.json:63 phase bine: log2(q) rounds
-         * Swap whole vectors with the round-k partner and reduce.
-         */
-        if (v >= 0) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE);
-            for (int k = 0; k < cg_log2(q); k++) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__ROUND);
-                const int pv = cg_mod(cg_from_negabinary(nu ^ ((2 << k) - 1)), q);
-                const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
-
-                /* bine_latency.json:76 bine: exchange
-                 *   send all of out to rank peer
-                 *   receive all of tmp from rank peer
-                 */
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 3));
-                CG_TRY(cg_cu_send(&c, peer, &out, 0, out.nblocks));
-                CG_TRY(cg_cu_recv(&c, peer, &tmp, 0, tmp.nblocks));
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__EXCHANGE);
-
-                /* bine_latency.json:89 bine: all of out = all of out op all of tmp */
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__REDUCE);
-                CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_INTO_FROM));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__REDUCE);
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__ROUND);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE);
+        if (cg_mod(rank, 2) == 1) {
+            CG_TRY(cg_cu_recv(&c, rank - 1, &tmp, 0, tmp.nblocks));
         }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD__EXCHANGE);
 
-        /* bine_latency.json:102 phase unfold
-         * The odd rank of each folded pair returns the result to its even partner.
-         */
-        if (rank < 2 * rem) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__UNFOLD);
-
-            /* bine_latency.json:107 unfold: exchange
-             *   send all of out to rank rank - 1 when rank % 2 == 1
-             *   receive all of out from rank rank + 1 when rank % 2 == 0
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__UNFOLD__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 5));
-            if (cg_mod(rank, 2) == 1) {
-                CG_TRY(cg_cu_send(&c, rank - 1, &out, 0, out.nblocks));
-            }
-            if (cg_mod(rank, 2) == 0) {
-                CG_TRY(cg_cu_recv(&c, rank + 1, &out, 0, out.nblocks));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__UNFOLD__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__UNFOLD);
+        /* bine_latency.json:48 fold: all of out = all of tmp op all of out */
+        if (cg_mod(rank, 2) == 1) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD__REDUCE);
+            CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD__REDUCE);
         }
-
-        CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__FOLD);
     }
+
+    /* bine_latency.json:63 phase bine: log2(q) rounds
+     * Swap whole vectors with the round-k partner and reduce.
+     */
+    if (v >= 0) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE);
+        for (int k = 0; k < cg_log2(q); k++) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__ROUND);
+            const int pv = cg_mod(cg_from_negabinary(nu ^ ((2 << k) - 1)), q);
+            const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
+
+            /* bine_latency.json:76 bine: exchange
+             *   send all of out to rank peer
+             *   receive all of tmp from rank peer
+             */
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 3));
+            CG_TRY(cg_cu_send(&c, peer, &out, 0, out.nblocks));
+            CG_TRY(cg_cu_recv(&c, peer, &tmp, 0, tmp.nblocks));
+            CG_TRY(cg_cu_xchg_wait(&c));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__EXCHANGE);
+
+            /* bine_latency.json:89 bine: all of out = all of out op all of tmp */
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__REDUCE);
+            CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_INTO_FROM));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__REDUCE);
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__ROUND);
+        }
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE);
+    }
+
+    /* bine_latency.json:102 phase unfold
+     * The odd rank of each folded pair returns the result to its even partner.
+     */
+    if (rank < 2 * rem) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__UNFOLD);
+
+        /* bine_latency.json:107 unfold: exchange
+         *   send all of out to rank rank - 1 when rank % 2 == 1
+         *   receive all of out from rank rank + 1 when rank % 2 == 0
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__UNFOLD__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 5));
+        if (cg_mod(rank, 2) == 1) {
+            CG_TRY(cg_cu_send(&c, rank - 1, &out, 0, out.nblocks));
+        }
+        if (cg_mod(rank, 2) == 0) {
+            CG_TRY(cg_cu_recv(&c, rank + 1, &out, 0, out.nblocks));
+        }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__UNFOLD__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__UNFOLD);
+    }
+
+    CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY);
 out:
     return cg_cu_call_finish(&c, rc);
 }

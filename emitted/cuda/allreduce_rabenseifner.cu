@@ -25,132 +25,129 @@ int cgcu_allreduce_rabenseifner(CG_CU_ALLREDUCE_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out, tmp;
-    int rc = cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const int rem = p - cg_pof2(p);
-        const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
-        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER);
-        CG_TRY(cg_cu_buffers(&c, cg_pof2(p), NULL, &out, &tmp, cg_pof2(p)));
+    CG_CU_BEGIN(cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int rem = p - cg_pof2(p);
+    const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
+    CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER);
+    CG_TRY(cg_cu_buffers(&c, cg_pof2(p), NULL, &out, &tmp, cg_pof2(p)));
 
-        /* rabenseifner.json:22 phase fold
-         * Even rank 2i hands its whole vector to 2i+1, which reduces it in.
+    /* rabenseifner.json:22 phase fold
+     * Even rank 2i hands its whole vector to 2i+1, which reduces it in.
+     */
+    if (rank < 2 * rem) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD);
+
+        /* rabenseifner.json:25 fold: exchange
+         *   send all of out to rank rank + 1 when rank % 2 == 0
+         *   receive all of tmp from rank rank - 1 when rank % 2 == 1
          */
-        if (rank < 2 * rem) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD);
-
-            /* rabenseifner.json:25 fold: exchange
-             *   send all of out to rank rank + 1 when rank % 2 == 0
-             *   receive all of tmp from rank rank - 1 when rank % 2 == 1
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            if (cg_mod(rank, 2) == 0) {
-                CG_TRY(cg_cu_send(&c, rank + 1, &out, 0, out.nblocks));
-            }
-            if (cg_mod(rank, 2) == 1) {
-                CG_TRY(cg_cu_recv(&c, rank - 1, &tmp, 0, tmp.nblocks));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD__EXCHANGE);
-
-            /* rabenseifner.json:28 fold: all of out = all of tmp op all of out */
-            if (cg_mod(rank, 2) == 1) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD__REDUCE);
-                CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD__REDUCE);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD);
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        if (cg_mod(rank, 2) == 0) {
+            CG_TRY(cg_cu_send(&c, rank + 1, &out, 0, out.nblocks));
         }
-
-        /* rabenseifner.json:31 phase reduce_scatter: k from log2(pof2(p)) - 1 down to 0
-         * Distance d halves each round. Before the round, v is responsible for the 2d blocks starting
-         * at v - v % (2d); it keeps the d starting at v - v % d (its own half) and sends the partner
-         * the d starting at pv - pv % d, receiving the partner's copy of its own half into tmp.
-         */
-        if (v >= 0) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER);
-            for (int k = cg_log2(cg_pof2(p)) - 1; k >= 0; k--) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER__ROUND);
-                const int d = 1 << k;
-                const int pv = v ^ d;
-                const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
-
-                /* rabenseifner.json:40 reduce_scatter: exchange
-                 *   send out blocks pv - pv % d .. +d to rank peer
-                 *   receive tmp blocks v - v % d .. +d from rank peer
-                 */
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 3));
-                CG_TRY(cg_cu_send(&c, peer, &out, cg_mod(pv - cg_mod(pv, d), out.nblocks), d));
-                CG_TRY(cg_cu_recv(&c, peer, &tmp, cg_mod(v - cg_mod(v, d), tmp.nblocks), d));
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER__EXCHANGE);
-
-                /* rabenseifner.json:43 reduce_scatter: out blocks v - v % d .. +d = out blocks v - v % d .. +d op tmp blocks v - v % d .. +d */
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER__REDUCE);
-                CG_TRY(cg_cu_reduce_blocks(&c, &out, cg_mod(v - cg_mod(v, d), out.nblocks), &tmp, cg_mod(v - cg_mod(v, d), tmp.nblocks), d, CG_INTO_FROM));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER__REDUCE);
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER__ROUND);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER);
+        if (cg_mod(rank, 2) == 1) {
+            CG_TRY(cg_cu_recv(&c, rank - 1, &tmp, 0, tmp.nblocks));
         }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD__EXCHANGE);
 
-        /* rabenseifner.json:46 phase allgather: k from 0 up to log2(pof2(p)) - 1
-         * Distance d doubles: v holds the d complete blocks starting at v - v % d and swaps them for the
-         * partner's d.
-         */
-        if (v >= 0) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER);
-            for (int k = 0; k <= cg_log2(cg_pof2(p)) - 1; k++) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER__ROUND);
-                const int d = 1 << k;
-                const int pv = v ^ d;
-                const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
-
-                /* rabenseifner.json:51 allgather: exchange
-                 *   send out blocks v - v % d .. +d to rank peer
-                 *   receive out blocks pv - pv % d .. +d from rank peer
-                 */
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 5));
-                CG_TRY(cg_cu_send(&c, peer, &out, cg_mod(v - cg_mod(v, d), out.nblocks), d));
-                CG_TRY(cg_cu_recv(&c, peer, &out, cg_mod(pv - cg_mod(pv, d), out.nblocks), d));
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER__EXCHANGE);
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER__ROUND);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER);
+        /* rabenseifner.json:28 fold: all of out = all of tmp op all of out */
+        if (cg_mod(rank, 2) == 1) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD__REDUCE);
+            CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD__REDUCE);
         }
-
-        /* rabenseifner.json:54 phase unfold
-         * The odd rank of each folded pair returns the whole result to its even partner.
-         */
-        if (rank < 2 * rem) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__UNFOLD);
-
-            /* rabenseifner.json:57 unfold: exchange
-             *   send all of out to rank rank - 1 when rank % 2 == 1
-             *   receive all of out from rank rank + 1 when rank % 2 == 0
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__UNFOLD__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 6));
-            if (cg_mod(rank, 2) == 1) {
-                CG_TRY(cg_cu_send(&c, rank - 1, &out, 0, out.nblocks));
-            }
-            if (cg_mod(rank, 2) == 0) {
-                CG_TRY(cg_cu_recv(&c, rank + 1, &out, 0, out.nblocks));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__UNFOLD__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__UNFOLD);
-        }
-
-        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__FOLD);
     }
+
+    /* rabenseifner.json:31 phase reduce_scatter: k from log2(pof2(p)) - 1 down to 0
+     * Distance d halves each round. Before the round, v is responsible for the 2d blocks starting
+     * at v - v % (2d); it keeps the d starting at v - v % d (its own half) and sends the partner
+     * the d starting at pv - pv % d, receiving the partner's copy of its own half into tmp.
+     */
+    if (v >= 0) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER);
+        for (int k = cg_log2(cg_pof2(p)) - 1; k >= 0; k--) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER__ROUND);
+            const int d = 1 << k;
+            const int pv = v ^ d;
+            const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
+
+            /* rabenseifner.json:40 reduce_scatter: exchange
+             *   send out blocks pv - pv % d .. +d to rank peer
+             *   receive tmp blocks v - v % d .. +d from rank peer
+             */
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 3));
+            CG_TRY(cg_cu_send(&c, peer, &out, cg_mod(pv - cg_mod(pv, d), out.nblocks), d));
+            CG_TRY(cg_cu_recv(&c, peer, &tmp, cg_mod(v - cg_mod(v, d), tmp.nblocks), d));
+            CG_TRY(cg_cu_xchg_wait(&c));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER__EXCHANGE);
+
+            /* rabenseifner.json:43 reduce_scatter: out blocks v - v % d .. +d = out blocks v - v % d .. +d op tmp blocks v - v % d .. +d */
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER__REDUCE);
+            CG_TRY(cg_cu_reduce_blocks(&c, &out, cg_mod(v - cg_mod(v, d), out.nblocks), &tmp, cg_mod(v - cg_mod(v, d), tmp.nblocks), d, CG_INTO_FROM));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER__REDUCE);
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER__ROUND);
+        }
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__REDUCE_SCATTER);
+    }
+
+    /* rabenseifner.json:46 phase allgather: k from 0 up to log2(pof2(p)) - 1
+     * Distance d doubles: v holds the d complete blocks starting at v - v % d and swaps them for the
+     * partner's d.
+     */
+    if (v >= 0) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER);
+        for (int k = 0; k <= cg_log2(cg_pof2(p)) - 1; k++) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER__ROUND);
+            const int d = 1 << k;
+            const int pv = v ^ d;
+            const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
+
+            /* rabenseifner.json:51 allgather: exchange
+             *   send out blocks v - v % d .. +d to rank peer
+             *   receive out blocks pv - pv % d .. +d from rank peer
+             */
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 5));
+            CG_TRY(cg_cu_send(&c, peer, &out, cg_mod(v - cg_mod(v, d), out.nblocks), d));
+            CG_TRY(cg_cu_recv(&c, peer, &out, cg_mod(pv - cg_mod(pv, d), out.nblocks), d));
+            CG_TRY(cg_cu_xchg_wait(&c));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER__EXCHANGE);
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER__ROUND);
+        }
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__ALLGATHER);
+    }
+
+    /* rabenseifner.json:54 phase unfold
+     * The odd rank of each folded pair returns the whole result to its even partner.
+     */
+    if (rank < 2 * rem) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__UNFOLD);
+
+        /* rabenseifner.json:57 unfold: exchange
+         *   send all of out to rank rank - 1 when rank % 2 == 1
+         *   receive all of out from rank rank + 1 when rank % 2 == 0
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RABENSEIFNER__UNFOLD__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 6));
+        if (cg_mod(rank, 2) == 1) {
+            CG_TRY(cg_cu_send(&c, rank - 1, &out, 0, out.nblocks));
+        }
+        if (cg_mod(rank, 2) == 0) {
+            CG_TRY(cg_cu_recv(&c, rank + 1, &out, 0, out.nblocks));
+        }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__UNFOLD__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER__UNFOLD);
+    }
+
+    CG_CU_TAG_END(CG_TAG_ALLREDUCE_RABENSEIFNER);
 out:
     return cg_cu_call_finish(&c, rc);
 }

@@ -25,115 +25,112 @@ int cgcu_allreduce_recursive_doubling(CG_CU_ALLREDUCE_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out, tmp;
-    int rc = cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const int rem = p - cg_pof2(p);
-        const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
-        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING);
-        CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, &tmp, 1));
+    CG_CU_BEGIN(cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int rem = p - cg_pof2(p);
+    const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
+    CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING);
+    CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, &tmp, 1));
 
-        /* recursive_doubling.json:21 phase fold
-         * Even rank 2i hands its vector to 2i+1, which computes x(2i) op x(2i+1).
+    /* recursive_doubling.json:21 phase fold
+     * Even rank 2i hands its vector to 2i+1, which computes x(2i) op x(2i+1).
+     */
+    if (rank < 2 * rem) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD);
+
+        /* recursive_doubling.json:24 fold: exchange
+         *   send all of out to rank rank + 1 when rank % 2 == 0
+         *   receive all of tmp from rank rank - 1 when rank % 2 == 1
          */
-        if (rank < 2 * rem) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD);
-
-            /* recursive_doubling.json:24 fold: exchange
-             *   send all of out to rank rank + 1 when rank % 2 == 0
-             *   receive all of tmp from rank rank - 1 when rank % 2 == 1
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            if (cg_mod(rank, 2) == 0) {
-                CG_TRY(cg_cu_send(&c, rank + 1, &out, 0, out.nblocks));
-            }
-            if (cg_mod(rank, 2) == 1) {
-                CG_TRY(cg_cu_recv(&c, rank - 1, &tmp, 0, tmp.nblocks));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD__EXCHANGE);
-
-            /* recursive_doubling.json:27 fold: all of out = all of tmp op all of out */
-            if (cg_mod(rank, 2) == 1) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD__REDUCE);
-                CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD__REDUCE);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD);
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        if (cg_mod(rank, 2) == 0) {
+            CG_TRY(cg_cu_send(&c, rank + 1, &out, 0, out.nblocks));
         }
-
-        /* recursive_doubling.json:30 phase butterfly: log2(pof2(p)) rounds
-         * pv is the partner's virtual rank, peer its real rank (odd member of a folded pair, or v + rem).
-         */
-        if (v >= 0) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY);
-            for (int k = 0; k < cg_log2(cg_pof2(p)); k++) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__ROUND);
-                const int pv = v ^ 1 << k;
-                const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
-
-                /* recursive_doubling.json:35 butterfly: exchange
-                 *   send all of out to rank peer
-                 *   receive all of tmp from rank peer
-                 */
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 3));
-                CG_TRY(cg_cu_send(&c, peer, &out, 0, out.nblocks));
-                CG_TRY(cg_cu_recv(&c, peer, &tmp, 0, tmp.nblocks));
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__EXCHANGE);
-
-                /* recursive_doubling.json:38 butterfly: all of out = all of tmp op all of out
-                 * The partner's ranks come before ours: out = tmp op out.
-                 */
-                if (pv < v) {
-                    CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_FIRST);
-                    CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
-                    CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_FIRST);
-                }
-
-                /* recursive_doubling.json:42 butterfly: all of out = all of out op all of tmp
-                 * Our ranks come first: out = out op tmp.
-                 */
-                if (pv > v) {
-                    CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_LAST);
-                    CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_INTO_FROM));
-                    CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_LAST);
-                }
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__ROUND);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY);
+        if (cg_mod(rank, 2) == 1) {
+            CG_TRY(cg_cu_recv(&c, rank - 1, &tmp, 0, tmp.nblocks));
         }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD__EXCHANGE);
 
-        /* recursive_doubling.json:46 phase unfold
-         * The odd rank of each folded pair returns the result to its even partner.
-         */
-        if (rank < 2 * rem) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD);
-
-            /* recursive_doubling.json:49 unfold: exchange
-             *   send all of out to rank rank - 1 when rank % 2 == 1
-             *   receive all of out from rank rank + 1 when rank % 2 == 0
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 6));
-            if (cg_mod(rank, 2) == 1) {
-                CG_TRY(cg_cu_send(&c, rank - 1, &out, 0, out.nblocks));
-            }
-            if (cg_mod(rank, 2) == 0) {
-                CG_TRY(cg_cu_recv(&c, rank + 1, &out, 0, out.nblocks));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD);
+        /* recursive_doubling.json:27 fold: all of out = all of tmp op all of out */
+        if (cg_mod(rank, 2) == 1) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD__REDUCE);
+            CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD__REDUCE);
         }
-
-        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__FOLD);
     }
+
+    /* recursive_doubling.json:30 phase butterfly: log2(pof2(p)) rounds
+     * pv is the partner's virtual rank, peer its real rank (odd member of a folded pair, or v + rem).
+     */
+    if (v >= 0) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY);
+        for (int k = 0; k < cg_log2(cg_pof2(p)); k++) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__ROUND);
+            const int pv = v ^ 1 << k;
+            const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
+
+            /* recursive_doubling.json:35 butterfly: exchange
+             *   send all of out to rank peer
+             *   receive all of tmp from rank peer
+             */
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 3));
+            CG_TRY(cg_cu_send(&c, peer, &out, 0, out.nblocks));
+            CG_TRY(cg_cu_recv(&c, peer, &tmp, 0, tmp.nblocks));
+            CG_TRY(cg_cu_xchg_wait(&c));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__EXCHANGE);
+
+            /* recursive_doubling.json:38 butterfly: all of out = all of tmp op all of out
+             * The partner's ranks come before ours: out = tmp op out.
+             */
+            if (pv < v) {
+                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_FIRST);
+                CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
+                CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_FIRST);
+            }
+
+            /* recursive_doubling.json:42 butterfly: all of out = all of out op all of tmp
+             * Our ranks come first: out = out op tmp.
+             */
+            if (pv > v) {
+                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_LAST);
+                CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_INTO_FROM));
+                CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__PARTNER_LAST);
+            }
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY__ROUND);
+        }
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__BUTTERFLY);
+    }
+
+    /* recursive_doubling.json:46 phase unfold
+     * The odd rank of each folded pair returns the result to its even partner.
+     */
+    if (rank < 2 * rem) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD);
+
+        /* recursive_doubling.json:49 unfold: exchange
+         *   send all of out to rank rank - 1 when rank % 2 == 1
+         *   receive all of out from rank rank + 1 when rank % 2 == 0
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 6));
+        if (cg_mod(rank, 2) == 1) {
+            CG_TRY(cg_cu_send(&c, rank - 1, &out, 0, out.nblocks));
+        }
+        if (cg_mod(rank, 2) == 0) {
+            CG_TRY(cg_cu_recv(&c, rank + 1, &out, 0, out.nblocks));
+        }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING__UNFOLD);
+    }
+
+    CG_CU_TAG_END(CG_TAG_ALLREDUCE_RECURSIVE_DOUBLING);
 out:
     return cg_cu_call_finish(&c, rc);
 }

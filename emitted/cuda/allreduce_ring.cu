@@ -28,64 +28,61 @@ int cgcu_allreduce_ring(CG_CU_ALLREDUCE_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out, tmp;
-    int rc = cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING);
-        CG_TRY(cg_cu_buffers(&c, p, NULL, &out, &tmp, p));
+    CG_CU_BEGIN(cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING);
+    CG_TRY(cg_cu_buffers(&c, p, NULL, &out, &tmp, p));
 
-        /* ring.json:9 phase reduce_scatter: p - 1 rounds
-         * Round r: pass block rank-r right; the block from the left is reduced in.
+    /* ring.json:9 phase reduce_scatter: p - 1 rounds
+     * Round r: pass block rank-r right; the block from the left is reduced in.
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER);
+    for (int r = 0; r < p - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__ROUND);
+
+        /* ring.json:12 reduce_scatter: exchange
+         *   send out block (rank - r) % p to rank (rank + 1) % p
+         *   receive tmp block (rank - r - 1) % p from rank (rank - 1) % p
          */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER);
-        for (int r = 0; r < p - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__ROUND);
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &out, cg_mod(rank - r, p), 1));
+        CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &tmp, cg_mod(rank - r - 1, p), 1));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__EXCHANGE);
 
-            /* ring.json:12 reduce_scatter: exchange
-             *   send out block (rank - r) % p to rank (rank + 1) % p
-             *   receive tmp block (rank - r - 1) % p from rank (rank - 1) % p
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &out, cg_mod(rank - r, p), 1));
-            CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &tmp, cg_mod(rank - r - 1, p), 1));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__EXCHANGE);
-
-            /* ring.json:15 reduce_scatter: out block (rank - r - 1) % p = out block (rank - r - 1) % p op tmp block (rank - r - 1) % p */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__REDUCE);
-            CG_TRY(cg_cu_reduce_blocks(&c, &out, cg_mod(rank - r - 1, p), &tmp, cg_mod(rank - r - 1, p), 1, CG_INTO_FROM));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__REDUCE);
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER);
-
-        /* ring.json:18 phase allgather: p - 1 rounds
-         * Rank holds block rank+1 complete; circulate the complete blocks.
-         */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER);
-        for (int r = 0; r < p - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER__ROUND);
-
-            /* ring.json:21 allgather: exchange
-             *   send out block (rank + 1 - r) % p to rank (rank + 1) % p
-             *   receive out block (rank - r) % p from rank (rank - 1) % p
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 3));
-            CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &out, cg_mod(rank + 1 - r, p), 1));
-            CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &out, cg_mod(rank - r, p), 1));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__ALLGATHER__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__ALLGATHER__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__ALLGATHER);
-
-        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING);
+        /* ring.json:15 reduce_scatter: out block (rank - r - 1) % p = out block (rank - r - 1) % p op tmp block (rank - r - 1) % p */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__REDUCE);
+        CG_TRY(cg_cu_reduce_blocks(&c, &out, cg_mod(rank - r - 1, p), &tmp, cg_mod(rank - r - 1, p), 1, CG_INTO_FROM));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__REDUCE);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__ROUND);
     }
+    CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER);
+
+    /* ring.json:18 phase allgather: p - 1 rounds
+     * Rank holds block rank+1 complete; circulate the complete blocks.
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER);
+    for (int r = 0; r < p - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER__ROUND);
+
+        /* ring.json:21 allgather: exchange
+         *   send out block (rank + 1 - r) % p to rank (rank + 1) % p
+         *   receive out block (rank - r) % p from rank (rank - 1) % p
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 3));
+        CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &out, cg_mod(rank + 1 - r, p), 1));
+        CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &out, cg_mod(rank - r, p), 1));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__ALLGATHER__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__ALLGATHER__ROUND);
+    }
+    CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__ALLGATHER);
+
+    CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING);
 out:
     return cg_cu_call_finish(&c, rc);
 }

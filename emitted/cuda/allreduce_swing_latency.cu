@@ -23,104 +23,101 @@ int cgcu_allreduce_swing_latency(CG_CU_ALLREDUCE_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out, tmp;
-    int rc = cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const int q = cg_pof2(p);
-        const int rem = p - q;
-        const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
-        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY);
-        CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, &tmp, 1));
+    CG_CU_BEGIN(cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int q = cg_pof2(p);
+    const int rem = p - q;
+    const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
+    CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY);
+    CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, &tmp, 1));
 
-        /* swing_latency.json:26 phase fold
-         * Even rank 2i hands its vector to 2i+1, which reduces it in.
+    /* swing_latency.json:26 phase fold
+     * Even rank 2i hands its vector to 2i+1, which reduces it in.
+     */
+    if (rank < 2 * rem) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD);
+
+        /* swing_latency.json:29 fold: exchange
+         *   send all of out to rank rank + 1 when rank % 2 == 0
+         *   receive all of tmp from rank rank - 1 when rank % 2 == 1
          */
-        if (rank < 2 * rem) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD);
-
-            /* swing_latency.json:29 fold: exchange
-             *   send all of out to rank rank + 1 when rank % 2 == 0
-             *   receive all of tmp from rank rank - 1 when rank % 2 == 1
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            if (cg_mod(rank, 2) == 0) {
-                CG_TRY(cg_cu_send(&c, rank + 1, &out, 0, out.nblocks));
-            }
-            if (cg_mod(rank, 2) == 1) {
-                CG_TRY(cg_cu_recv(&c, rank - 1, &tmp, 0, tmp.nblocks));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD__EXCHANGE);
-
-            /* swing_latency.json:32 fold: all of out = all of tmp op all of out */
-            if (cg_mod(rank, 2) == 1) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD__REDUCE);
-                CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD__REDUCE);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD);
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        if (cg_mod(rank, 2) == 0) {
+            CG_TRY(cg_cu_send(&c, rank + 1, &out, 0, out.nblocks));
         }
-
-        /* swing_latency.json:35 phase swing: log2(q) rounds
-         * Swap whole vectors with the swing peer and reduce.
-         */
-        if (v >= 0) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING);
-            for (int k = 0; k < cg_log2(q); k++) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__ROUND);
-                const int rho = cg_div(1 - cg_pow(-2, k + 1), 3);
-                const int pv = cg_mod(cg_mod(v, 2) == 0 ? v + rho : v - rho, q);
-                const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
-
-                /* swing_latency.json:44 swing: exchange
-                 *   send all of out to rank peer
-                 *   receive all of tmp from rank peer
-                 */
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 3));
-                CG_TRY(cg_cu_send(&c, peer, &out, 0, out.nblocks));
-                CG_TRY(cg_cu_recv(&c, peer, &tmp, 0, tmp.nblocks));
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__EXCHANGE);
-
-                /* swing_latency.json:47 swing: all of out = all of out op all of tmp */
-                CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__REDUCE);
-                CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_INTO_FROM));
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__REDUCE);
-                CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__ROUND);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING);
+        if (cg_mod(rank, 2) == 1) {
+            CG_TRY(cg_cu_recv(&c, rank - 1, &tmp, 0, tmp.nblocks));
         }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD__EXCHANGE);
 
-        /* swing_latency.json:50 phase unfold
-         * The odd rank of each folded pair returns the result to its even partner.
-         */
-        if (rank < 2 * rem) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__UNFOLD);
-
-            /* swing_latency.json:53 unfold: exchange
-             *   send all of out to rank rank - 1 when rank % 2 == 1
-             *   receive all of out from rank rank + 1 when rank % 2 == 0
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__UNFOLD__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 5));
-            if (cg_mod(rank, 2) == 1) {
-                CG_TRY(cg_cu_send(&c, rank - 1, &out, 0, out.nblocks));
-            }
-            if (cg_mod(rank, 2) == 0) {
-                CG_TRY(cg_cu_recv(&c, rank + 1, &out, 0, out.nblocks));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__UNFOLD__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__UNFOLD);
+        /* swing_latency.json:32 fold: all of out = all of tmp op all of out */
+        if (cg_mod(rank, 2) == 1) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD__REDUCE);
+            CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD__REDUCE);
         }
-
-        CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD);
     }
+
+    /* swing_latency.json:35 phase swing: log2(q) rounds
+     * Swap whole vectors with the swing peer and reduce.
+     */
+    if (v >= 0) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING);
+        for (int k = 0; k < cg_log2(q); k++) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__ROUND);
+            const int rho = cg_div(1 - cg_pow(-2, k + 1), 3);
+            const int pv = cg_mod(cg_mod(v, 2) == 0 ? v + rho : v - rho, q);
+            const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
+
+            /* swing_latency.json:44 swing: exchange
+             *   send all of out to rank peer
+             *   receive all of tmp from rank peer
+             */
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 3));
+            CG_TRY(cg_cu_send(&c, peer, &out, 0, out.nblocks));
+            CG_TRY(cg_cu_recv(&c, peer, &tmp, 0, tmp.nblocks));
+            CG_TRY(cg_cu_xchg_wait(&c));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__EXCHANGE);
+
+            /* swing_latency.json:47 swing: all of out = all of out op all of tmp */
+            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__REDUCE);
+            CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_INTO_FROM));
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__REDUCE);
+            CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__ROUND);
+        }
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING);
+    }
+
+    /* swing_latency.json:50 phase unfold
+     * The odd rank of each folded pair returns the result to its even partner.
+     */
+    if (rank < 2 * rem) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__UNFOLD);
+
+        /* swing_latency.json:53 unfold: exchange
+         *   send all of out to rank rank - 1 when rank % 2 == 1
+         *   receive all of out from rank rank + 1 when rank % 2 == 0
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__UNFOLD__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 5));
+        if (cg_mod(rank, 2) == 1) {
+            CG_TRY(cg_cu_send(&c, rank - 1, &out, 0, out.nblocks));
+        }
+        if (cg_mod(rank, 2) == 0) {
+            CG_TRY(cg_cu_recv(&c, rank + 1, &out, 0, out.nblocks));
+        }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__UNFOLD__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__UNFOLD);
+    }
+
+    CG_CU_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY);
 out:
     return cg_cu_call_finish(&c, rc);
 }

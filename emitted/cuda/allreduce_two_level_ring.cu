@@ -27,110 +27,106 @@ int cgcu_allreduce_two_level_ring(CG_CU_ALLREDUCE_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out, tmp;
-    int rc = cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream,
-                                   CG_NEEDS_TOPOLOGY, (cg_any_fn)cgcu_allreduce_ring);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const struct cg_topo *topo = c.topo;
-        const int ppn = topo->ppn;
-        const int nnodes = topo->nnodes;
-        const int node = topo->node;
-        const int local = topo->local;
-        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING);
-        CG_TRY(cg_cu_buffers(&c, p, NULL, &out, &tmp, p));
+    CG_CU_BEGIN(cg_cu_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, stream,
+                                      CG_NEEDS_TOPOLOGY, (cg_any_fn)cgcu_allreduce_ring));
+    const int p = c.p;
+    const int ppn = c.topo->ppn;
+    const int nnodes = c.topo->nnodes;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
+    CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING);
+    CG_TRY(cg_cu_buffers(&c, p, NULL, &out, &tmp, p));
 
-        /* two_level_ring.json:20 phase intra_rs: ppn - 1 rounds
-         * Ring reduce-scatter on the node over chunks of nnodes blocks: local ends with chunk local.
+    /* two_level_ring.json:20 phase intra_rs: ppn - 1 rounds
+     * Ring reduce-scatter on the node over chunks of nnodes blocks: local ends with chunk local.
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS);
+    for (int r = 0; r < ppn - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__ROUND);
+
+        /* two_level_ring.json:28 intra_rs: exchange
+         *   send out blocks (local - r - 1) % ppn * nnodes .. +nnodes to rank node * ppn + (local + 1) % ppn
+         *   receive tmp blocks (local - r - 2) % ppn * nnodes .. +nnodes from rank node * ppn + (local - 1) % ppn
          */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS);
-        for (int r = 0; r < ppn - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__ROUND);
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        CG_TRY(cg_cu_send(&c, node * ppn + cg_mod(local + 1, ppn), &out, cg_mod(cg_mod(local - r - 1, ppn) * nnodes, out.nblocks), nnodes));
+        CG_TRY(cg_cu_recv(&c, node * ppn + cg_mod(local - 1, ppn), &tmp, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, tmp.nblocks), nnodes));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__EXCHANGE);
 
-            /* two_level_ring.json:28 intra_rs: exchange
-             *   send out blocks (local - r - 1) % ppn * nnodes .. +nnodes to rank node * ppn + (local + 1) % ppn
-             *   receive tmp blocks (local - r - 2) % ppn * nnodes .. +nnodes from rank node * ppn + (local - 1) % ppn
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            CG_TRY(cg_cu_send(&c, node * ppn + cg_mod(local + 1, ppn), &out, cg_mod(cg_mod(local - r - 1, ppn) * nnodes, out.nblocks), nnodes));
-            CG_TRY(cg_cu_recv(&c, node * ppn + cg_mod(local - 1, ppn), &tmp, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, tmp.nblocks), nnodes));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__EXCHANGE);
-
-            /* two_level_ring.json:47 intra_rs: out blocks (local - r - 2) % ppn * nnodes .. +nnodes = out blocks (local - r - 2) % ppn * nnodes .. +nnodes op tmp blocks (local - r - 2) % ppn * nnodes .. +nnodes */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__REDUCE);
-            CG_TRY(cg_cu_reduce_blocks(&c, &out, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, out.nblocks), &tmp, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, tmp.nblocks), nnodes, CG_INTO_FROM));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__REDUCE);
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS);
-
-        /* two_level_ring.json:66 phase inter_rs_ring: nnodes - 1 rounds */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING);
-        for (int r = 0; r < nnodes - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING__ROUND);
-
-            /* two_level_ring.json:73 inter_rs_ring: exchange
-             *   send out block local * nnodes + (node - r - 1) % nnodes to rank (node + 1) % nnodes * ppn + local
-             *   receive tmp block local * nnodes + (node - r - 2) % nnodes from rank (node - 1) % nnodes * ppn + local
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 3));
-            CG_TRY(cg_cu_send(&c, cg_mod(node + 1, nnodes) * ppn + local, &out, local * nnodes + cg_mod(node - r - 1, nnodes), 1));
-            CG_TRY(cg_cu_recv(&c, cg_mod(node - 1, nnodes) * ppn + local, &tmp, local * nnodes + cg_mod(node - r - 2, nnodes), 1));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING__EXCHANGE);
-
-            /* two_level_ring.json:90 inter_rs_ring: out block local * nnodes + (node - r - 2) % nnodes = out block local * nnodes + (node - r - 2) % nnodes op tmp block local * nnodes + (node - r - 2) % nnodes */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING__REDUCE);
-            CG_TRY(cg_cu_reduce_blocks(&c, &out, local * nnodes + cg_mod(node - r - 2, nnodes), &tmp, local * nnodes + cg_mod(node - r - 2, nnodes), 1, CG_INTO_FROM));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING__REDUCE);
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING);
-
-        /* two_level_ring.json:107 phase inter_ag_ring: nnodes - 1 rounds */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_AG_RING);
-        for (int r = 0; r < nnodes - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_AG_RING__ROUND);
-
-            /* two_level_ring.json:114 inter_ag_ring: exchange
-             *   send out block local * nnodes + (node - r) % nnodes to rank (node + 1) % nnodes * ppn + local
-             *   receive out block local * nnodes + (node - r - 1) % nnodes from rank (node - 1) % nnodes * ppn + local
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_AG_RING__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 5));
-            CG_TRY(cg_cu_send(&c, cg_mod(node + 1, nnodes) * ppn + local, &out, local * nnodes + cg_mod(node - r, nnodes), 1));
-            CG_TRY(cg_cu_recv(&c, cg_mod(node - 1, nnodes) * ppn + local, &out, local * nnodes + cg_mod(node - r - 1, nnodes), 1));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_AG_RING__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_AG_RING__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_AG_RING);
-
-        /* two_level_ring.json:133 phase intra_ag: ppn - 1 rounds */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_AG);
-        for (int r = 0; r < ppn - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_AG__ROUND);
-
-            /* two_level_ring.json:140 intra_ag: exchange
-             *   send out blocks (local - r) % ppn * nnodes .. +nnodes to rank node * ppn + (local + 1) % ppn
-             *   receive out blocks (local - r - 1) % ppn * nnodes .. +nnodes from rank node * ppn + (local - 1) % ppn
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_AG__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 6));
-            CG_TRY(cg_cu_send(&c, node * ppn + cg_mod(local + 1, ppn), &out, cg_mod(cg_mod(local - r, ppn) * nnodes, out.nblocks), nnodes));
-            CG_TRY(cg_cu_recv(&c, node * ppn + cg_mod(local - 1, ppn), &out, cg_mod(cg_mod(local - r - 1, ppn) * nnodes, out.nblocks), nnodes));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_AG__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_AG__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_AG);
-
-        CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING);
+        /* two_level_ring.json:47 intra_rs: out blocks (local - r - 2) % ppn * nnodes .. +nnodes = out blocks (local - r - 2) % ppn * nnodes .. +nnodes op tmp blocks (local - r - 2) % ppn * nnodes .. +nnodes */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__REDUCE);
+        CG_TRY(cg_cu_reduce_blocks(&c, &out, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, out.nblocks), &tmp, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, tmp.nblocks), nnodes, CG_INTO_FROM));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__REDUCE);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__ROUND);
     }
+    CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS);
+
+    /* two_level_ring.json:66 phase inter_rs_ring: nnodes - 1 rounds */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING);
+    for (int r = 0; r < nnodes - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING__ROUND);
+
+        /* two_level_ring.json:73 inter_rs_ring: exchange
+         *   send out block local * nnodes + (node - r - 1) % nnodes to rank (node + 1) % nnodes * ppn + local
+         *   receive tmp block local * nnodes + (node - r - 2) % nnodes from rank (node - 1) % nnodes * ppn + local
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 3));
+        CG_TRY(cg_cu_send(&c, cg_mod(node + 1, nnodes) * ppn + local, &out, local * nnodes + cg_mod(node - r - 1, nnodes), 1));
+        CG_TRY(cg_cu_recv(&c, cg_mod(node - 1, nnodes) * ppn + local, &tmp, local * nnodes + cg_mod(node - r - 2, nnodes), 1));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING__EXCHANGE);
+
+        /* two_level_ring.json:90 inter_rs_ring: out block local * nnodes + (node - r - 2) % nnodes = out block local * nnodes + (node - r - 2) % nnodes op tmp block local * nnodes + (node - r - 2) % nnodes */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING__REDUCE);
+        CG_TRY(cg_cu_reduce_blocks(&c, &out, local * nnodes + cg_mod(node - r - 2, nnodes), &tmp, local * nnodes + cg_mod(node - r - 2, nnodes), 1, CG_INTO_FROM));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING__REDUCE);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING__ROUND);
+    }
+    CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING);
+
+    /* two_level_ring.json:107 phase inter_ag_ring: nnodes - 1 rounds */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_AG_RING);
+    for (int r = 0; r < nnodes - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_AG_RING__ROUND);
+
+        /* two_level_ring.json:114 inter_ag_ring: exchange
+         *   send out block local * nnodes + (node - r) % nnodes to rank (node + 1) % nnodes * ppn + local
+         *   receive out block local * nnodes + (node - r - 1) % nnodes from rank (node - 1) % nnodes * ppn + local
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_AG_RING__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 5));
+        CG_TRY(cg_cu_send(&c, cg_mod(node + 1, nnodes) * ppn + local, &out, local * nnodes + cg_mod(node - r, nnodes), 1));
+        CG_TRY(cg_cu_recv(&c, cg_mod(node - 1, nnodes) * ppn + local, &out, local * nnodes + cg_mod(node - r - 1, nnodes), 1));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_AG_RING__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_AG_RING__ROUND);
+    }
+    CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_AG_RING);
+
+    /* two_level_ring.json:133 phase intra_ag: ppn - 1 rounds */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_AG);
+    for (int r = 0; r < ppn - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_AG__ROUND);
+
+        /* two_level_ring.json:140 intra_ag: exchange
+         *   send out blocks (local - r) % ppn * nnodes .. +nnodes to rank node * ppn + (local + 1) % ppn
+         *   receive out blocks (local - r - 1) % ppn * nnodes .. +nnodes from rank node * ppn + (local - 1) % ppn
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_AG__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 6));
+        CG_TRY(cg_cu_send(&c, node * ppn + cg_mod(local + 1, ppn), &out, cg_mod(cg_mod(local - r, ppn) * nnodes, out.nblocks), nnodes));
+        CG_TRY(cg_cu_recv(&c, node * ppn + cg_mod(local - 1, ppn), &out, cg_mod(cg_mod(local - r - 1, ppn) * nnodes, out.nblocks), nnodes));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_AG__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_AG__ROUND);
+    }
+    CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_AG);
+
+    CG_CU_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING);
 out:
     return cg_cu_call_finish(&c, rc);
 }

@@ -30,110 +30,107 @@ int cgcu_alltoall_bruck(CG_CU_ALLTOALL_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf in, out, tmp;
-    int rc = cg_cu_begin_alltoall(&c, sendbuf, recvbuf, count, datatype, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const int h = cg_div(p, 2);
-        const int levels = cg_ceil_log2(p);
-        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK);
-        CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, p + 2 * cg_div(p, 2)));
+    CG_CU_BEGIN(cg_cu_begin_alltoall(&c, sendbuf, recvbuf, count, datatype, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int h = cg_div(p, 2);
+    const int levels = cg_ceil_log2(p);
+    CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK);
+    CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, p + 2 * cg_div(p, 2)));
 
-        /* bruck.json:26 phase rotate
-         * work block j = in block rank + j: one wrapping span.
+    /* bruck.json:26 phase rotate
+     * work block j = in block rank + j: one wrapping span.
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__ROTATE);
+
+    /* bruck.json:29 rotate: tmp blocks 0 .. +p = in blocks rank .. +p */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__ROTATE__COPY);
+    CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(0, tmp.nblocks), &in, cg_mod(rank, in.nblocks), p));
+    CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__ROTATE__COPY);
+    CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__ROTATE);
+
+    /* bruck.json:32 phase levels: levels * h rounds */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS);
+    for (int t = 0; t < levels * h; t++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__ROUND);
+        const int k = cg_div(t, h);
+        const int m = cg_mod(t, h);
+        const int d = 1 << k;
+        const int half = cg_div(d, 2);
+        const int a = (2 * m + 1) * d;
+        const int len = a < p ? cg_min(d, p - a) : 0;
+        const int lo = k == 0 ? len : cg_min(half, len);
+        const int hi = k == 0 ? 0 : cg_max(0, len - half);
+        const int b = 2 * m * d + half;
+        const int ulen = k > 0 && b < p ? cg_min(half, p - b) : 0;
+        const int n = cg_div(p, 2 * d) * d + cg_max(0, cg_mod(p, 2 * d) - d);
+
+        /* bruck.json:47 levels: tmp blocks b .. +ulen = tmp blocks p + h + m * d .. +ulen
+         * Run 2m of level k - 1 (bit k clear) back into work.
          */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__ROTATE);
-
-        /* bruck.json:29 rotate: tmp blocks 0 .. +p = in blocks rank .. +p */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__ROTATE__COPY);
-        CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(0, tmp.nblocks), &in, cg_mod(rank, in.nblocks), p));
-        CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__ROTATE__COPY);
-        CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__ROTATE);
-
-        /* bruck.json:32 phase levels: levels * h rounds */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS);
-        for (int t = 0; t < levels * h; t++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__ROUND);
-            const int k = cg_div(t, h);
-            const int m = cg_mod(t, h);
-            const int d = 1 << k;
-            const int half = cg_div(d, 2);
-            const int a = (2 * m + 1) * d;
-            const int len = a < p ? cg_min(d, p - a) : 0;
-            const int lo = k == 0 ? len : cg_min(half, len);
-            const int hi = k == 0 ? 0 : cg_max(0, len - half);
-            const int b = 2 * m * d + half;
-            const int ulen = k > 0 && b < p ? cg_min(half, p - b) : 0;
-            const int n = cg_div(p, 2 * d) * d + cg_max(0, cg_mod(p, 2 * d) - d);
-
-            /* bruck.json:47 levels: tmp blocks b .. +ulen = tmp blocks p + h + m * d .. +ulen
-             * Run 2m of level k - 1 (bit k clear) back into work.
-             */
-            if (ulen > 0) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__UNPACK);
-                CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(b, tmp.nblocks), &tmp, cg_mod(p + h + m * d, tmp.nblocks), ulen));
-                CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS__UNPACK);
-            }
-
-            /* bruck.json:51 levels: tmp blocks p + m * d .. +lo = tmp blocks a .. +lo */
-            if (lo > 0) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__PACK_LOWER);
-                CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(p + m * d, tmp.nblocks), &tmp, cg_mod(a, tmp.nblocks), lo));
-                CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS__PACK_LOWER);
-            }
-
-            /* bruck.json:54 levels: tmp blocks p + m * d + half .. +hi = tmp blocks p + h + (2 * m + 1) * half .. +hi */
-            if (hi > 0) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__PACK_UPPER);
-                CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(p + m * d + half, tmp.nblocks), &tmp, cg_mod(p + h + (2 * m + 1) * half, tmp.nblocks), hi));
-                CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS__PACK_UPPER);
-            }
-
-            /* bruck.json:57 levels: exchange
-             *   send tmp blocks p .. +n to rank (rank + d) % p
-             *   receive tmp blocks p + h .. +n from rank (rank - d) % p
-             */
-            if (m == h - 1) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 5));
-                CG_TRY(cg_cu_send(&c, cg_mod(rank + d, p), &tmp, cg_mod(p, tmp.nblocks), n));
-                CG_TRY(cg_cu_recv(&c, cg_mod(rank - d, p), &tmp, cg_mod(p + h, tmp.nblocks), n));
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS__EXCHANGE);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS__ROUND);
+        if (ulen > 0) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__UNPACK);
+            CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(b, tmp.nblocks), &tmp, cg_mod(p + h + m * d, tmp.nblocks), ulen));
+            CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS__UNPACK);
         }
-        CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS);
 
-        /* bruck.json:60 phase unrotate: p rounds
-         * Distance j's block came from rank - j. Bit levels - 1 set: it is still in the receive area.
+        /* bruck.json:51 levels: tmp blocks p + m * d .. +lo = tmp blocks a .. +lo */
+        if (lo > 0) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__PACK_LOWER);
+            CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(p + m * d, tmp.nblocks), &tmp, cg_mod(a, tmp.nblocks), lo));
+            CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS__PACK_LOWER);
+        }
+
+        /* bruck.json:54 levels: tmp blocks p + m * d + half .. +hi = tmp blocks p + h + (2 * m + 1) * half .. +hi */
+        if (hi > 0) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__PACK_UPPER);
+            CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(p + m * d + half, tmp.nblocks), &tmp, cg_mod(p + h + (2 * m + 1) * half, tmp.nblocks), hi));
+            CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS__PACK_UPPER);
+        }
+
+        /* bruck.json:57 levels: exchange
+         *   send tmp blocks p .. +n to rank (rank + d) % p
+         *   receive tmp blocks p + h .. +n from rank (rank - d) % p
          */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE);
-        for (int j = 0; j < p; j++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE__ROUND);
-            const int top = cg_pof2(cg_max(1, p - 1));
-
-            /* bruck.json:64 unrotate: out block (rank - j) % p = tmp block j */
-            if (j < top) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_WORK);
-                CG_TRY(cg_cu_copy_blocks(&c, &out, cg_mod(rank - j, p), &tmp, j, 1));
-                CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_WORK);
-            }
-
-            /* bruck.json:67 unrotate: out block (rank - j) % p = tmp block p + h + j - top */
-            if (j >= top) {
-                CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_LAST);
-                CG_TRY(cg_cu_copy_blocks(&c, &out, cg_mod(rank - j, p), &tmp, p + h + j - top, 1));
-                CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_LAST);
-            }
-            CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__UNROTATE__ROUND);
+        if (m == h - 1) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 5));
+            CG_TRY(cg_cu_send(&c, cg_mod(rank + d, p), &tmp, cg_mod(p, tmp.nblocks), n));
+            CG_TRY(cg_cu_recv(&c, cg_mod(rank - d, p), &tmp, cg_mod(p + h, tmp.nblocks), n));
+            CG_TRY(cg_cu_xchg_wait(&c));
+            CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS__EXCHANGE);
         }
-        CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__UNROTATE);
-
-        CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK);
+        CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS__ROUND);
     }
+    CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS);
+
+    /* bruck.json:60 phase unrotate: p rounds
+     * Distance j's block came from rank - j. Bit levels - 1 set: it is still in the receive area.
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE);
+    for (int j = 0; j < p; j++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE__ROUND);
+        const int top = cg_pof2(cg_max(1, p - 1));
+
+        /* bruck.json:64 unrotate: out block (rank - j) % p = tmp block j */
+        if (j < top) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_WORK);
+            CG_TRY(cg_cu_copy_blocks(&c, &out, cg_mod(rank - j, p), &tmp, j, 1));
+            CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_WORK);
+        }
+
+        /* bruck.json:67 unrotate: out block (rank - j) % p = tmp block p + h + j - top */
+        if (j >= top) {
+            CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_LAST);
+            CG_TRY(cg_cu_copy_blocks(&c, &out, cg_mod(rank - j, p), &tmp, p + h + j - top, 1));
+            CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_LAST);
+        }
+        CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__UNROTATE__ROUND);
+    }
+    CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__UNROTATE);
+
+    CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK);
 out:
     return cg_cu_call_finish(&c, rc);
 }

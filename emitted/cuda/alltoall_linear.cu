@@ -20,106 +20,103 @@ int cgcu_alltoall_linear(CG_CU_ALLTOALL_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf in, out;
-    int rc = cg_cu_begin_alltoall(&c, sendbuf, recvbuf, count, datatype, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR);
-        CG_TRY(cg_cu_buffers(&c, p, &in, &out, NULL, 0));
+    CG_CU_BEGIN(cg_cu_begin_alltoall(&c, sendbuf, recvbuf, count, datatype, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR);
+    CG_TRY(cg_cu_buffers(&c, p, &in, &out, NULL, 0));
 
-        /* linear.json:14 phase own */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR__OWN);
+    /* linear.json:14 phase own */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR__OWN);
 
-        /* linear.json:16 own: out block rank = in block rank */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR__OWN__COPY);
-        CG_TRY(cg_cu_copy_blocks(&c, &out, rank, &in, rank, 1));
-        CG_CU_TAG_END(CG_TAG_ALLTOALL_LINEAR__OWN__COPY);
-        CG_CU_TAG_END(CG_TAG_ALLTOALL_LINEAR__OWN);
+    /* linear.json:16 own: out block rank = in block rank */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR__OWN__COPY);
+    CG_TRY(cg_cu_copy_blocks(&c, &out, rank, &in, rank, 1));
+    CG_CU_TAG_END(CG_TAG_ALLTOALL_LINEAR__OWN__COPY);
+    CG_CU_TAG_END(CG_TAG_ALLTOALL_LINEAR__OWN);
 
-        /* linear.json:19 phase linear: ceil_div(p - 1, 8) rounds */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR__LINEAR);
-        for (int r = 0; r < cg_ceil_div(p - 1, 8); r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR__LINEAR__ROUND);
-            const int b = 8 * r + 1;
+    /* linear.json:19 phase linear: ceil_div(p - 1, 8) rounds */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR__LINEAR);
+    for (int r = 0; r < cg_ceil_div(p - 1, 8); r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR__LINEAR__ROUND);
+        const int b = 8 * r + 1;
 
-            /* linear.json:22 linear: exchange
-             *   send in block (rank + b) % p to rank (rank + b) % p when b < p
-             *   send in block (rank + b + 1) % p to rank (rank + b + 1) % p when b + 1 < p
-             *   send in block (rank + b + 2) % p to rank (rank + b + 2) % p when b + 2 < p
-             *   send in block (rank + b + 3) % p to rank (rank + b + 3) % p when b + 3 < p
-             *   send in block (rank + b + 4) % p to rank (rank + b + 4) % p when b + 4 < p
-             *   send in block (rank + b + 5) % p to rank (rank + b + 5) % p when b + 5 < p
-             *   send in block (rank + b + 6) % p to rank (rank + b + 6) % p when b + 6 < p
-             *   send in block (rank + b + 7) % p to rank (rank + b + 7) % p when b + 7 < p
-             *   receive out block (rank - b) % p from rank (rank - b) % p when b < p
-             *   receive out block (rank - b - 1) % p from rank (rank - b - 1) % p when b + 1 < p
-             *   receive out block (rank - b - 2) % p from rank (rank - b - 2) % p when b + 2 < p
-             *   receive out block (rank - b - 3) % p from rank (rank - b - 3) % p when b + 3 < p
-             *   receive out block (rank - b - 4) % p from rank (rank - b - 4) % p when b + 4 < p
-             *   receive out block (rank - b - 5) % p from rank (rank - b - 5) % p when b + 5 < p
-             *   receive out block (rank - b - 6) % p from rank (rank - b - 6) % p when b + 6 < p
-             *   receive out block (rank - b - 7) % p from rank (rank - b - 7) % p when b + 7 < p
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR__LINEAR__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 2));
-            if (b < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(rank + b, p), &in, cg_mod(rank + b, p), 1));
-            }
-            if (b + 1 < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(rank + b + 1, p), &in, cg_mod(rank + b + 1, p), 1));
-            }
-            if (b + 2 < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(rank + b + 2, p), &in, cg_mod(rank + b + 2, p), 1));
-            }
-            if (b + 3 < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(rank + b + 3, p), &in, cg_mod(rank + b + 3, p), 1));
-            }
-            if (b + 4 < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(rank + b + 4, p), &in, cg_mod(rank + b + 4, p), 1));
-            }
-            if (b + 5 < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(rank + b + 5, p), &in, cg_mod(rank + b + 5, p), 1));
-            }
-            if (b + 6 < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(rank + b + 6, p), &in, cg_mod(rank + b + 6, p), 1));
-            }
-            if (b + 7 < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(rank + b + 7, p), &in, cg_mod(rank + b + 7, p), 1));
-            }
-            if (b < p) {
-                CG_TRY(cg_cu_recv(&c, cg_mod(rank - b, p), &out, cg_mod(rank - b, p), 1));
-            }
-            if (b + 1 < p) {
-                CG_TRY(cg_cu_recv(&c, cg_mod(rank - b - 1, p), &out, cg_mod(rank - b - 1, p), 1));
-            }
-            if (b + 2 < p) {
-                CG_TRY(cg_cu_recv(&c, cg_mod(rank - b - 2, p), &out, cg_mod(rank - b - 2, p), 1));
-            }
-            if (b + 3 < p) {
-                CG_TRY(cg_cu_recv(&c, cg_mod(rank - b - 3, p), &out, cg_mod(rank - b - 3, p), 1));
-            }
-            if (b + 4 < p) {
-                CG_TRY(cg_cu_recv(&c, cg_mod(rank - b - 4, p), &out, cg_mod(rank - b - 4, p), 1));
-            }
-            if (b + 5 < p) {
-                CG_TRY(cg_cu_recv(&c, cg_mod(rank - b - 5, p), &out, cg_mod(rank - b - 5, p), 1));
-            }
-            if (b + 6 < p) {
-                CG_TRY(cg_cu_recv(&c, cg_mod(rank - b - 6, p), &out, cg_mod(rank - b - 6, p), 1));
-            }
-            if (b + 7 < p) {
-                CG_TRY(cg_cu_recv(&c, cg_mod(rank - b - 7, p), &out, cg_mod(rank - b - 7, p), 1));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLTOALL_LINEAR__LINEAR__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLTOALL_LINEAR__LINEAR__ROUND);
+        /* linear.json:22 linear: exchange
+         *   send in block (rank + b) % p to rank (rank + b) % p when b < p
+         *   send in block (rank + b + 1) % p to rank (rank + b + 1) % p when b + 1 < p
+         *   send in block (rank + b + 2) % p to rank (rank + b + 2) % p when b + 2 < p
+         *   send in block (rank + b + 3) % p to rank (rank + b + 3) % p when b + 3 < p
+         *   send in block (rank + b + 4) % p to rank (rank + b + 4) % p when b + 4 < p
+         *   send in block (rank + b + 5) % p to rank (rank + b + 5) % p when b + 5 < p
+         *   send in block (rank + b + 6) % p to rank (rank + b + 6) % p when b + 6 < p
+         *   send in block (rank + b + 7) % p to rank (rank + b + 7) % p when b + 7 < p
+         *   receive out block (rank - b) % p from rank (rank - b) % p when b < p
+         *   receive out block (rank - b - 1) % p from rank (rank - b - 1) % p when b + 1 < p
+         *   receive out block (rank - b - 2) % p from rank (rank - b - 2) % p when b + 2 < p
+         *   receive out block (rank - b - 3) % p from rank (rank - b - 3) % p when b + 3 < p
+         *   receive out block (rank - b - 4) % p from rank (rank - b - 4) % p when b + 4 < p
+         *   receive out block (rank - b - 5) % p from rank (rank - b - 5) % p when b + 5 < p
+         *   receive out block (rank - b - 6) % p from rank (rank - b - 6) % p when b + 6 < p
+         *   receive out block (rank - b - 7) % p from rank (rank - b - 7) % p when b + 7 < p
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR__LINEAR__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 2));
+        if (b < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(rank + b, p), &in, cg_mod(rank + b, p), 1));
         }
-        CG_CU_TAG_END(CG_TAG_ALLTOALL_LINEAR__LINEAR);
-
-        CG_CU_TAG_END(CG_TAG_ALLTOALL_LINEAR);
+        if (b + 1 < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(rank + b + 1, p), &in, cg_mod(rank + b + 1, p), 1));
+        }
+        if (b + 2 < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(rank + b + 2, p), &in, cg_mod(rank + b + 2, p), 1));
+        }
+        if (b + 3 < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(rank + b + 3, p), &in, cg_mod(rank + b + 3, p), 1));
+        }
+        if (b + 4 < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(rank + b + 4, p), &in, cg_mod(rank + b + 4, p), 1));
+        }
+        if (b + 5 < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(rank + b + 5, p), &in, cg_mod(rank + b + 5, p), 1));
+        }
+        if (b + 6 < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(rank + b + 6, p), &in, cg_mod(rank + b + 6, p), 1));
+        }
+        if (b + 7 < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(rank + b + 7, p), &in, cg_mod(rank + b + 7, p), 1));
+        }
+        if (b < p) {
+            CG_TRY(cg_cu_recv(&c, cg_mod(rank - b, p), &out, cg_mod(rank - b, p), 1));
+        }
+        if (b + 1 < p) {
+            CG_TRY(cg_cu_recv(&c, cg_mod(rank - b - 1, p), &out, cg_mod(rank - b - 1, p), 1));
+        }
+        if (b + 2 < p) {
+            CG_TRY(cg_cu_recv(&c, cg_mod(rank - b - 2, p), &out, cg_mod(rank - b - 2, p), 1));
+        }
+        if (b + 3 < p) {
+            CG_TRY(cg_cu_recv(&c, cg_mod(rank - b - 3, p), &out, cg_mod(rank - b - 3, p), 1));
+        }
+        if (b + 4 < p) {
+            CG_TRY(cg_cu_recv(&c, cg_mod(rank - b - 4, p), &out, cg_mod(rank - b - 4, p), 1));
+        }
+        if (b + 5 < p) {
+            CG_TRY(cg_cu_recv(&c, cg_mod(rank - b - 5, p), &out, cg_mod(rank - b - 5, p), 1));
+        }
+        if (b + 6 < p) {
+            CG_TRY(cg_cu_recv(&c, cg_mod(rank - b - 6, p), &out, cg_mod(rank - b - 6, p), 1));
+        }
+        if (b + 7 < p) {
+            CG_TRY(cg_cu_recv(&c, cg_mod(rank - b - 7, p), &out, cg_mod(rank - b - 7, p), 1));
+        }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLTOALL_LINEAR__LINEAR__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLTOALL_LINEAR__LINEAR__ROUND);
     }
+    CG_CU_TAG_END(CG_TAG_ALLTOALL_LINEAR__LINEAR);
+
+    CG_CU_TAG_END(CG_TAG_ALLTOALL_LINEAR);
 out:
     return cg_cu_call_finish(&c, rc);
 }

@@ -22,47 +22,44 @@ int cgcu_alltoall_pairwise(CG_CU_ALLTOALL_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf in, out;
-    int rc = cg_cu_begin_alltoall(&c, sendbuf, recvbuf, count, datatype, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_PAIRWISE);
-        CG_TRY(cg_cu_buffers(&c, p, &in, &out, NULL, 0));
+    CG_CU_BEGIN(cg_cu_begin_alltoall(&c, sendbuf, recvbuf, count, datatype, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_PAIRWISE);
+    CG_TRY(cg_cu_buffers(&c, p, &in, &out, NULL, 0));
 
-        /* pairwise.json:13 phase own */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_PAIRWISE__OWN);
+    /* pairwise.json:13 phase own */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_PAIRWISE__OWN);
 
-        /* pairwise.json:15 own: out block rank = in block rank */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_PAIRWISE__OWN__COPY);
-        CG_TRY(cg_cu_copy_blocks(&c, &out, rank, &in, rank, 1));
-        CG_CU_TAG_END(CG_TAG_ALLTOALL_PAIRWISE__OWN__COPY);
-        CG_CU_TAG_END(CG_TAG_ALLTOALL_PAIRWISE__OWN);
+    /* pairwise.json:15 own: out block rank = in block rank */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_PAIRWISE__OWN__COPY);
+    CG_TRY(cg_cu_copy_blocks(&c, &out, rank, &in, rank, 1));
+    CG_CU_TAG_END(CG_TAG_ALLTOALL_PAIRWISE__OWN__COPY);
+    CG_CU_TAG_END(CG_TAG_ALLTOALL_PAIRWISE__OWN);
 
-        /* pairwise.json:18 phase pairwise: r from 1 up to p - 1 */
-        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_PAIRWISE__PAIRWISE);
-        for (int r = 1; r <= p - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_PAIRWISE__PAIRWISE__ROUND);
-            const int dst = cg_mod(rank + r, p);
-            const int src = cg_mod(rank - r, p);
+    /* pairwise.json:18 phase pairwise: r from 1 up to p - 1 */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_PAIRWISE__PAIRWISE);
+    for (int r = 1; r <= p - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_PAIRWISE__PAIRWISE__ROUND);
+        const int dst = cg_mod(rank + r, p);
+        const int src = cg_mod(rank - r, p);
 
-            /* pairwise.json:21 pairwise: exchange
-             *   send in block dst to rank dst
-             *   receive out block src from rank src
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_PAIRWISE__PAIRWISE__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 2));
-            CG_TRY(cg_cu_send(&c, dst, &in, dst, 1));
-            CG_TRY(cg_cu_recv(&c, src, &out, src, 1));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_ALLTOALL_PAIRWISE__PAIRWISE__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_ALLTOALL_PAIRWISE__PAIRWISE__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLTOALL_PAIRWISE__PAIRWISE);
-
-        CG_CU_TAG_END(CG_TAG_ALLTOALL_PAIRWISE);
+        /* pairwise.json:21 pairwise: exchange
+         *   send in block dst to rank dst
+         *   receive out block src from rank src
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_PAIRWISE__PAIRWISE__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 2));
+        CG_TRY(cg_cu_send(&c, dst, &in, dst, 1));
+        CG_TRY(cg_cu_recv(&c, src, &out, src, 1));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_ALLTOALL_PAIRWISE__PAIRWISE__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_ALLTOALL_PAIRWISE__PAIRWISE__ROUND);
     }
+    CG_CU_TAG_END(CG_TAG_ALLTOALL_PAIRWISE__PAIRWISE);
+
+    CG_CU_TAG_END(CG_TAG_ALLTOALL_PAIRWISE);
 out:
     return cg_cu_call_finish(&c, rc);
 }

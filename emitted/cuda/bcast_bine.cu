@@ -20,97 +20,94 @@ int cgcu_bcast_bine(CG_CU_BCAST_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out;
-    int rc = cg_cu_begin_bcast(&c, sendbuf, recvbuf, count, datatype, root, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const int q = cg_pof2(p);
-        const int n = cg_log2(q);
-        const int r0 = root < q ? root : root - q;
-        const int nu = cg_to_negabinary(rank) & (q - 1);
-        const int nu0 = cg_to_negabinary(r0) & (q - 1);
-        const int t = nu ^ nu >> 1 ^ (nu0 ^ nu0 >> 1);
-        CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE);
-        CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, NULL, 0));
+    CG_CU_BEGIN(cg_cu_begin_bcast(&c, sendbuf, recvbuf, count, datatype, root, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int q = cg_pof2(p);
+    const int n = cg_log2(q);
+    const int r0 = root < q ? root : root - q;
+    const int nu = cg_to_negabinary(rank) & (q - 1);
+    const int nu0 = cg_to_negabinary(r0) & (q - 1);
+    const int t = nu ^ nu >> 1 ^ (nu0 ^ nu0 >> 1);
+    CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE);
+    CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, NULL, 0));
 
-        /* bine.json:27 phase lift
-         * A root outside the q tree ranks hands the data to root - q.
+    /* bine.json:27 phase lift
+     * A root outside the q tree ranks hands the data to root - q.
+     */
+    if (root >= q && (rank == root || rank == r0)) {
+        CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE__LIFT);
+
+        /* bine.json:30 lift: exchange
+         *   send all of out to rank r0 when rank == root
+         *   receive all of out from rank root when rank == r0
          */
-        if (root >= q && (rank == root || rank == r0)) {
-            CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE__LIFT);
-
-            /* bine.json:30 lift: exchange
-             *   send all of out to rank r0 when rank == root
-             *   receive all of out from rank root when rank == r0
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE__LIFT__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            if (rank == root) {
-                CG_TRY(cg_cu_send(&c, r0, &out, 0, out.nblocks));
-            }
-            if (rank == r0) {
-                CG_TRY(cg_cu_recv(&c, root, &out, 0, out.nblocks));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_BCAST_BINE__LIFT__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_BCAST_BINE__LIFT);
+        CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE__LIFT__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        if (rank == root) {
+            CG_TRY(cg_cu_send(&c, r0, &out, 0, out.nblocks));
         }
-
-        /* bine.json:33 phase tree: k from 0 up to n - 1
-         * Ranks that hold the data (t < 2^k) send it to their round-k partner.
-         */
-        if (rank < q) {
-            CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE__TREE);
-            for (int k = 0; k <= n - 1; k++) {
-                CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE__TREE__ROUND);
-                const int peer = cg_mod(cg_from_negabinary(nu ^ ((2 << k) - 1)), q);
-
-                /* bine.json:38 tree: exchange
-                 *   send all of out to rank peer when t < 1 << k
-                 *   receive all of out from rank peer when t >= 1 << k && t < 2 << k
-                 */
-                CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE__TREE__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 2));
-                if (t < 1 << k) {
-                    CG_TRY(cg_cu_send(&c, peer, &out, 0, out.nblocks));
-                }
-                if (t >= 1 << k && t < 2 << k) {
-                    CG_TRY(cg_cu_recv(&c, peer, &out, 0, out.nblocks));
-                }
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_BCAST_BINE__TREE__EXCHANGE);
-                CG_CU_TAG_END(CG_TAG_BCAST_BINE__TREE__ROUND);
-            }
-            CG_CU_TAG_END(CG_TAG_BCAST_BINE__TREE);
+        if (rank == r0) {
+            CG_TRY(cg_cu_recv(&c, root, &out, 0, out.nblocks));
         }
-
-        /* bine.json:41 phase extra
-         * Rank x < p - q passes the data to x + q (the root above q has it already).
-         */
-        if (rank < p - q || rank >= q) {
-            CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE__EXTRA);
-
-            /* bine.json:44 extra: exchange
-             *   send all of out to rank rank + q when rank < p - q && rank + q != root
-             *   receive all of out from rank rank - q when rank >= q && rank != root
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE__EXTRA__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 3));
-            if (rank < p - q && rank + q != root) {
-                CG_TRY(cg_cu_send(&c, rank + q, &out, 0, out.nblocks));
-            }
-            if (rank >= q && rank != root) {
-                CG_TRY(cg_cu_recv(&c, rank - q, &out, 0, out.nblocks));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_BCAST_BINE__EXTRA__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_BCAST_BINE__EXTRA);
-        }
-
-        CG_CU_TAG_END(CG_TAG_BCAST_BINE);
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_BCAST_BINE__LIFT__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_BCAST_BINE__LIFT);
     }
+
+    /* bine.json:33 phase tree: k from 0 up to n - 1
+     * Ranks that hold the data (t < 2^k) send it to their round-k partner.
+     */
+    if (rank < q) {
+        CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE__TREE);
+        for (int k = 0; k <= n - 1; k++) {
+            CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE__TREE__ROUND);
+            const int peer = cg_mod(cg_from_negabinary(nu ^ ((2 << k) - 1)), q);
+
+            /* bine.json:38 tree: exchange
+             *   send all of out to rank peer when t < 1 << k
+             *   receive all of out from rank peer when t >= 1 << k && t < 2 << k
+             */
+            CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE__TREE__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 2));
+            if (t < 1 << k) {
+                CG_TRY(cg_cu_send(&c, peer, &out, 0, out.nblocks));
+            }
+            if (t >= 1 << k && t < 2 << k) {
+                CG_TRY(cg_cu_recv(&c, peer, &out, 0, out.nblocks));
+            }
+            CG_TRY(cg_cu_xchg_wait(&c));
+            CG_CU_TAG_END(CG_TAG_BCAST_BINE__TREE__EXCHANGE);
+            CG_CU_TAG_END(CG_TAG_BCAST_BINE__TREE__ROUND);
+        }
+        CG_CU_TAG_END(CG_TAG_BCAST_BINE__TREE);
+    }
+
+    /* bine.json:41 phase extra
+     * Rank x < p - q passes the data to x + q (the root above q has it already).
+     */
+    if (rank < p - q || rank >= q) {
+        CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE__EXTRA);
+
+        /* bine.json:44 extra: exchange
+         *   send all of out to rank rank + q when rank < p - q && rank + q != root
+         *   receive all of out from rank rank - q when rank >= q && rank != root
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINE__EXTRA__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 3));
+        if (rank < p - q && rank + q != root) {
+            CG_TRY(cg_cu_send(&c, rank + q, &out, 0, out.nblocks));
+        }
+        if (rank >= q && rank != root) {
+            CG_TRY(cg_cu_recv(&c, rank - q, &out, 0, out.nblocks));
+        }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_BCAST_BINE__EXTRA__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_BCAST_BINE__EXTRA);
+    }
+
+    CG_CU_TAG_END(CG_TAG_BCAST_BINE);
 out:
     return cg_cu_call_finish(&c, rc);
 }

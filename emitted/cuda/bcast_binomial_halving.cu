@@ -20,42 +20,39 @@ int cgcu_bcast_binomial_halving(CG_CU_BCAST_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out;
-    int rc = cg_cu_begin_bcast(&c, sendbuf, recvbuf, count, datatype, root, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const int v = cg_mod(rank - root, p);
-        CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINOMIAL_HALVING);
-        CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, NULL, 0));
+    CG_CU_BEGIN(cg_cu_begin_bcast(&c, sendbuf, recvbuf, count, datatype, root, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int v = cg_mod(rank - root, p);
+    CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINOMIAL_HALVING);
+    CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, NULL, 0));
 
-        /* binomial_halving.json:14 phase tree: k from ceil_log2(p) - 1 down to 0 */
-        CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINOMIAL_HALVING__TREE);
-        for (int k = cg_ceil_log2(p) - 1; k >= 0; k--) {
-            CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINOMIAL_HALVING__TREE__ROUND);
-            const int d = 1 << k;
+    /* binomial_halving.json:14 phase tree: k from ceil_log2(p) - 1 down to 0 */
+    CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINOMIAL_HALVING__TREE);
+    for (int k = cg_ceil_log2(p) - 1; k >= 0; k--) {
+        CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINOMIAL_HALVING__TREE__ROUND);
+        const int d = 1 << k;
 
-            /* binomial_halving.json:17 tree: exchange
-             *   send all of out to rank (v + d + root) % p when v % (2 * d) == 0 && v + d < p
-             *   receive all of out from rank (v - d + root) % p when v % (2 * d) == d
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINOMIAL_HALVING__TREE__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            if (cg_mod(v, 2 * d) == 0 && v + d < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(v + d + root, p), &out, 0, out.nblocks));
-            }
-            if (cg_mod(v, 2 * d) == d) {
-                CG_TRY(cg_cu_recv(&c, cg_mod(v - d + root, p), &out, 0, out.nblocks));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_BCAST_BINOMIAL_HALVING__TREE__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_BCAST_BINOMIAL_HALVING__TREE__ROUND);
+        /* binomial_halving.json:17 tree: exchange
+         *   send all of out to rank (v + d + root) % p when v % (2 * d) == 0 && v + d < p
+         *   receive all of out from rank (v - d + root) % p when v % (2 * d) == d
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_BCAST_BINOMIAL_HALVING__TREE__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        if (cg_mod(v, 2 * d) == 0 && v + d < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(v + d + root, p), &out, 0, out.nblocks));
         }
-        CG_CU_TAG_END(CG_TAG_BCAST_BINOMIAL_HALVING__TREE);
-
-        CG_CU_TAG_END(CG_TAG_BCAST_BINOMIAL_HALVING);
+        if (cg_mod(v, 2 * d) == d) {
+            CG_TRY(cg_cu_recv(&c, cg_mod(v - d + root, p), &out, 0, out.nblocks));
+        }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_BCAST_BINOMIAL_HALVING__TREE__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_BCAST_BINOMIAL_HALVING__TREE__ROUND);
     }
+    CG_CU_TAG_END(CG_TAG_BCAST_BINOMIAL_HALVING__TREE);
+
+    CG_CU_TAG_END(CG_TAG_BCAST_BINOMIAL_HALVING);
 out:
     return cg_cu_call_finish(&c, rc);
 }

@@ -24,72 +24,68 @@ int cgcu_bcast_knomial(CG_CU_BCAST_ARGS)
     struct cg_cu_call c;
     struct cg_buf out;
     int radix = 0;
-    int rc = cg_cu_begin_bcast(&c, sendbuf, recvbuf, count, datatype, root, comm, stream, CG_READS_PARAMS, NULL);
-    if (rc == MPI_SUCCESS) {
-        rc = cg_param_value(&cg_param_bcast_knomial_radix, &radix);
-    }
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if ((rc == MPI_SUCCESS) && !c.empty) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const int v = cg_mod(rank - root, p);
-        const int levels = cg_ceil_log(radix, p);
-        CG_CU_TAG_BEGIN(CG_TAG_BCAST_KNOMIAL);
-        CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, NULL, 0));
+    CG_CU_BEGIN(cg_cu_begin_bcast(&c, sendbuf, recvbuf, count, datatype, root, comm, stream, CG_READS_PARAMS, NULL));
+    CG_CU_RETURN_ON(cg_param_value(&cg_param_bcast_knomial_radix, &radix));
+    CG_CU_RETURN_ON(cg_cu_empty(&c));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int v = cg_mod(rank - root, p);
+    const int levels = cg_ceil_log(radix, p);
+    CG_CU_TAG_BEGIN(CG_TAG_BCAST_KNOMIAL);
+    CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, NULL, 0));
 
-        /* knomial.json:26 phase tree: i from levels - 1 down to 0 */
-        CG_CU_TAG_BEGIN(CG_TAG_BCAST_KNOMIAL__TREE);
-        for (int i = levels - 1; i >= 0; i--) {
-            CG_CU_TAG_BEGIN(CG_TAG_BCAST_KNOMIAL__TREE__ROUND);
-            const int d = cg_pow(radix, i);
-            const int span = d * radix;
-            const int leader = cg_mod(v, span) == 0;
+    /* knomial.json:26 phase tree: i from levels - 1 down to 0 */
+    CG_CU_TAG_BEGIN(CG_TAG_BCAST_KNOMIAL__TREE);
+    for (int i = levels - 1; i >= 0; i--) {
+        CG_CU_TAG_BEGIN(CG_TAG_BCAST_KNOMIAL__TREE__ROUND);
+        const int d = cg_pow(radix, i);
+        const int span = d * radix;
+        const int leader = cg_mod(v, span) == 0;
 
-            /* knomial.json:39 tree: exchange
-             *   send all of out to rank (v + 1 * d + root) % p when leader && 1 < radix && v + 1 * d < p
-             *   send all of out to rank (v + 2 * d + root) % p when leader && 2 < radix && v + 2 * d < p
-             *   send all of out to rank (v + 3 * d + root) % p when leader && 3 < radix && v + 3 * d < p
-             *   send all of out to rank (v + 4 * d + root) % p when leader && 4 < radix && v + 4 * d < p
-             *   send all of out to rank (v + 5 * d + root) % p when leader && 5 < radix && v + 5 * d < p
-             *   send all of out to rank (v + 6 * d + root) % p when leader && 6 < radix && v + 6 * d < p
-             *   send all of out to rank (v + 7 * d + root) % p when leader && 7 < radix && v + 7 * d < p
-             *   receive all of out from rank (v - v % span + root) % p when !leader && v % d == 0
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_BCAST_KNOMIAL__TREE__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            if (leader && 1 < radix && v + 1 * d < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(v + 1 * d + root, p), &out, 0, out.nblocks));
-            }
-            if (leader && 2 < radix && v + 2 * d < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(v + 2 * d + root, p), &out, 0, out.nblocks));
-            }
-            if (leader && 3 < radix && v + 3 * d < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(v + 3 * d + root, p), &out, 0, out.nblocks));
-            }
-            if (leader && 4 < radix && v + 4 * d < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(v + 4 * d + root, p), &out, 0, out.nblocks));
-            }
-            if (leader && 5 < radix && v + 5 * d < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(v + 5 * d + root, p), &out, 0, out.nblocks));
-            }
-            if (leader && 6 < radix && v + 6 * d < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(v + 6 * d + root, p), &out, 0, out.nblocks));
-            }
-            if (leader && 7 < radix && v + 7 * d < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(v + 7 * d + root, p), &out, 0, out.nblocks));
-            }
-            if (!leader && cg_mod(v, d) == 0) {
-                CG_TRY(cg_cu_recv(&c, cg_mod(v - cg_mod(v, span) + root, p), &out, 0, out.nblocks));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_BCAST_KNOMIAL__TREE__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_BCAST_KNOMIAL__TREE__ROUND);
+        /* knomial.json:39 tree: exchange
+         *   send all of out to rank (v + 1 * d + root) % p when leader && 1 < radix && v + 1 * d < p
+         *   send all of out to rank (v + 2 * d + root) % p when leader && 2 < radix && v + 2 * d < p
+         *   send all of out to rank (v + 3 * d + root) % p when leader && 3 < radix && v + 3 * d < p
+         *   send all of out to rank (v + 4 * d + root) % p when leader && 4 < radix && v + 4 * d < p
+         *   send all of out to rank (v + 5 * d + root) % p when leader && 5 < radix && v + 5 * d < p
+         *   send all of out to rank (v + 6 * d + root) % p when leader && 6 < radix && v + 6 * d < p
+         *   send all of out to rank (v + 7 * d + root) % p when leader && 7 < radix && v + 7 * d < p
+         *   receive all of out from rank (v - v % span + root) % p when !leader && v % d == 0
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_BCAST_KNOMIAL__TREE__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        if (leader && 1 < radix && v + 1 * d < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(v + 1 * d + root, p), &out, 0, out.nblocks));
         }
-        CG_CU_TAG_END(CG_TAG_BCAST_KNOMIAL__TREE);
-
-        CG_CU_TAG_END(CG_TAG_BCAST_KNOMIAL);
+        if (leader && 2 < radix && v + 2 * d < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(v + 2 * d + root, p), &out, 0, out.nblocks));
+        }
+        if (leader && 3 < radix && v + 3 * d < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(v + 3 * d + root, p), &out, 0, out.nblocks));
+        }
+        if (leader && 4 < radix && v + 4 * d < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(v + 4 * d + root, p), &out, 0, out.nblocks));
+        }
+        if (leader && 5 < radix && v + 5 * d < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(v + 5 * d + root, p), &out, 0, out.nblocks));
+        }
+        if (leader && 6 < radix && v + 6 * d < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(v + 6 * d + root, p), &out, 0, out.nblocks));
+        }
+        if (leader && 7 < radix && v + 7 * d < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(v + 7 * d + root, p), &out, 0, out.nblocks));
+        }
+        if (!leader && cg_mod(v, d) == 0) {
+            CG_TRY(cg_cu_recv(&c, cg_mod(v - cg_mod(v, span) + root, p), &out, 0, out.nblocks));
+        }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_BCAST_KNOMIAL__TREE__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_BCAST_KNOMIAL__TREE__ROUND);
     }
+    CG_CU_TAG_END(CG_TAG_BCAST_KNOMIAL__TREE);
+
+    CG_CU_TAG_END(CG_TAG_BCAST_KNOMIAL);
 out:
     return cg_cu_call_finish(&c, rc);
 }

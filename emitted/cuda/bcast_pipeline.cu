@@ -26,44 +26,40 @@ int cgcu_bcast_pipeline(CG_CU_BCAST_ARGS)
     struct cg_cu_call c;
     struct cg_buf out;
     int segments = 0;
-    int rc = cg_cu_begin_bcast(&c, sendbuf, recvbuf, count, datatype, root, comm, stream, CG_READS_PARAMS, NULL);
-    if (rc == MPI_SUCCESS) {
-        rc = cg_param_value(&cg_param_bcast_pipeline_segments, &segments);
-    }
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if ((rc == MPI_SUCCESS) && !c.empty) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const int v = cg_mod(rank - root, p);
-        CG_CU_TAG_BEGIN(CG_TAG_BCAST_PIPELINE);
-        CG_TRY(cg_cu_buffers(&c, segments, NULL, &out, NULL, 0));
+    CG_CU_BEGIN(cg_cu_begin_bcast(&c, sendbuf, recvbuf, count, datatype, root, comm, stream, CG_READS_PARAMS, NULL));
+    CG_CU_RETURN_ON(cg_param_value(&cg_param_bcast_pipeline_segments, &segments));
+    CG_CU_RETURN_ON(cg_cu_empty(&c));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int v = cg_mod(rank - root, p);
+    CG_CU_TAG_BEGIN(CG_TAG_BCAST_PIPELINE);
+    CG_TRY(cg_cu_buffers(&c, segments, NULL, &out, NULL, 0));
 
-        /* pipeline.json:24 phase pipeline: p - 2 + segments rounds */
-        CG_CU_TAG_BEGIN(CG_TAG_BCAST_PIPELINE__PIPELINE);
-        for (int t = 0; t < p - 2 + segments; t++) {
-            CG_CU_TAG_BEGIN(CG_TAG_BCAST_PIPELINE__PIPELINE__ROUND);
+    /* pipeline.json:24 phase pipeline: p - 2 + segments rounds */
+    CG_CU_TAG_BEGIN(CG_TAG_BCAST_PIPELINE__PIPELINE);
+    for (int t = 0; t < p - 2 + segments; t++) {
+        CG_CU_TAG_BEGIN(CG_TAG_BCAST_PIPELINE__PIPELINE__ROUND);
 
-            /* pipeline.json:31 pipeline: exchange
-             *   send out block t - v to rank (rank + 1) % p when v + 1 < p && t - v >= 0 && t - v < segments
-             *   receive out block t - v + 1 from rank (rank - 1) % p when v > 0 && t - v + 1 >= 0 && t - v + 1 < segments
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_BCAST_PIPELINE__PIPELINE__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            if (v + 1 < p && t - v >= 0 && t - v < segments) {
-                CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &out, t - v, 1));
-            }
-            if (v > 0 && t - v + 1 >= 0 && t - v + 1 < segments) {
-                CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &out, t - v + 1, 1));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_BCAST_PIPELINE__PIPELINE__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_BCAST_PIPELINE__PIPELINE__ROUND);
+        /* pipeline.json:31 pipeline: exchange
+         *   send out block t - v to rank (rank + 1) % p when v + 1 < p && t - v >= 0 && t - v < segments
+         *   receive out block t - v + 1 from rank (rank - 1) % p when v > 0 && t - v + 1 >= 0 && t - v + 1 < segments
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_BCAST_PIPELINE__PIPELINE__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        if (v + 1 < p && t - v >= 0 && t - v < segments) {
+            CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &out, t - v, 1));
         }
-        CG_CU_TAG_END(CG_TAG_BCAST_PIPELINE__PIPELINE);
-
-        CG_CU_TAG_END(CG_TAG_BCAST_PIPELINE);
+        if (v > 0 && t - v + 1 >= 0 && t - v + 1 < segments) {
+            CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &out, t - v + 1, 1));
+        }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_BCAST_PIPELINE__PIPELINE__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_BCAST_PIPELINE__PIPELINE__ROUND);
     }
+    CG_CU_TAG_END(CG_TAG_BCAST_PIPELINE__PIPELINE);
+
+    CG_CU_TAG_END(CG_TAG_BCAST_PIPELINE);
 out:
     return cg_cu_call_finish(&c, rc);
 }

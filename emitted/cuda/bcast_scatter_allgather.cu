@@ -23,62 +23,59 @@ int cgcu_bcast_scatter_allgather(CG_CU_BCAST_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf out;
-    int rc = cg_cu_begin_bcast(&c, sendbuf, recvbuf, count, datatype, root, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const int v = cg_mod(rank - root, p);
-        CG_CU_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER);
-        CG_TRY(cg_cu_buffers(&c, p, NULL, &out, NULL, 0));
+    CG_CU_BEGIN(cg_cu_begin_bcast(&c, sendbuf, recvbuf, count, datatype, root, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int v = cg_mod(rank - root, p);
+    CG_CU_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER);
+    CG_TRY(cg_cu_buffers(&c, p, NULL, &out, NULL, 0));
 
-        /* scatter_allgather.json:17 phase scatter: k from ceil_log2(p) - 1 down to 0 */
-        CG_CU_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER__SCATTER);
-        for (int k = cg_ceil_log2(p) - 1; k >= 0; k--) {
-            CG_CU_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER__SCATTER__ROUND);
-            const int d = 1 << k;
-            const int n = cg_min(d, p - v - d);
+    /* scatter_allgather.json:17 phase scatter: k from ceil_log2(p) - 1 down to 0 */
+    CG_CU_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER__SCATTER);
+    for (int k = cg_ceil_log2(p) - 1; k >= 0; k--) {
+        CG_CU_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER__SCATTER__ROUND);
+        const int d = 1 << k;
+        const int n = cg_min(d, p - v - d);
 
-            /* scatter_allgather.json:20 scatter: exchange
-             *   send out blocks v + d .. +n to rank (v + d + root) % p when v % (2 * d) == 0 && v + d < p
-             *   receive out blocks v .. +min(d, p - v) from rank (v - d + root) % p when v % (2 * d) == d
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER__SCATTER__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 1));
-            if (cg_mod(v, 2 * d) == 0 && v + d < p) {
-                CG_TRY(cg_cu_send(&c, cg_mod(v + d + root, p), &out, cg_mod(v + d, out.nblocks), n));
-            }
-            if (cg_mod(v, 2 * d) == d) {
-                CG_TRY(cg_cu_recv(&c, cg_mod(v - d + root, p), &out, cg_mod(v, out.nblocks), cg_min(d, p - v)));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_BCAST_SCATTER_ALLGATHER__SCATTER__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_BCAST_SCATTER_ALLGATHER__SCATTER__ROUND);
+        /* scatter_allgather.json:20 scatter: exchange
+         *   send out blocks v + d .. +n to rank (v + d + root) % p when v % (2 * d) == 0 && v + d < p
+         *   receive out blocks v .. +min(d, p - v) from rank (v - d + root) % p when v % (2 * d) == d
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER__SCATTER__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        if (cg_mod(v, 2 * d) == 0 && v + d < p) {
+            CG_TRY(cg_cu_send(&c, cg_mod(v + d + root, p), &out, cg_mod(v + d, out.nblocks), n));
         }
-        CG_CU_TAG_END(CG_TAG_BCAST_SCATTER_ALLGATHER__SCATTER);
-
-        /* scatter_allgather.json:25 phase allgather: p - 1 rounds */
-        CG_CU_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER__ALLGATHER);
-        for (int r = 0; r < p - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER__ALLGATHER__ROUND);
-
-            /* scatter_allgather.json:27 allgather: exchange
-             *   send out block (v - r) % p to rank (rank + 1) % p
-             *   receive out block (v - r - 1) % p from rank (rank - 1) % p
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER__ALLGATHER__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 2));
-            CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &out, cg_mod(v - r, p), 1));
-            CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &out, cg_mod(v - r - 1, p), 1));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_BCAST_SCATTER_ALLGATHER__ALLGATHER__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_BCAST_SCATTER_ALLGATHER__ALLGATHER__ROUND);
+        if (cg_mod(v, 2 * d) == d) {
+            CG_TRY(cg_cu_recv(&c, cg_mod(v - d + root, p), &out, cg_mod(v, out.nblocks), cg_min(d, p - v)));
         }
-        CG_CU_TAG_END(CG_TAG_BCAST_SCATTER_ALLGATHER__ALLGATHER);
-
-        CG_CU_TAG_END(CG_TAG_BCAST_SCATTER_ALLGATHER);
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_BCAST_SCATTER_ALLGATHER__SCATTER__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_BCAST_SCATTER_ALLGATHER__SCATTER__ROUND);
     }
+    CG_CU_TAG_END(CG_TAG_BCAST_SCATTER_ALLGATHER__SCATTER);
+
+    /* scatter_allgather.json:25 phase allgather: p - 1 rounds */
+    CG_CU_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER__ALLGATHER);
+    for (int r = 0; r < p - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER__ALLGATHER__ROUND);
+
+        /* scatter_allgather.json:27 allgather: exchange
+         *   send out block (v - r) % p to rank (rank + 1) % p
+         *   receive out block (v - r - 1) % p from rank (rank - 1) % p
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER__ALLGATHER__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 2));
+        CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &out, cg_mod(v - r, p), 1));
+        CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &out, cg_mod(v - r - 1, p), 1));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_BCAST_SCATTER_ALLGATHER__ALLGATHER__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_BCAST_SCATTER_ALLGATHER__ALLGATHER__ROUND);
+    }
+    CG_CU_TAG_END(CG_TAG_BCAST_SCATTER_ALLGATHER__ALLGATHER);
+
+    CG_CU_TAG_END(CG_TAG_BCAST_SCATTER_ALLGATHER);
 out:
     return cg_cu_call_finish(&c, rc);
 }

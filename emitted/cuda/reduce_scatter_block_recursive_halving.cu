@@ -25,134 +25,131 @@ int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf in, out, tmp;
-    int rc = cg_cu_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        const int rem = p - cg_pof2(p);
-        const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
-        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING);
-        CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, 2 * p));
+    CG_CU_BEGIN(cg_cu_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    const int rem = p - cg_pof2(p);
+    const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
+    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING);
+    CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, 2 * p));
 
-        /* recursive_halving.json:22 phase start
-         * Ranks outside the folded pairs start from their own input.
-         */
-        if (rank >= 2 * rem) {
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START);
+    /* recursive_halving.json:22 phase start
+     * Ranks outside the folded pairs start from their own input.
+     */
+    if (rank >= 2 * rem) {
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START);
 
-            /* recursive_halving.json:25 start: tmp blocks 0 .. +p = all of in */
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START__COPY);
-            CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(0, tmp.nblocks), &in, 0, p));
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START__COPY);
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START);
-        }
-
-        /* recursive_halving.json:28 phase fold
-         * Even rank 2i sends its whole input to 2i+1, which adds its own input to it.
-         */
-        if (rank < 2 * rem) {
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD);
-
-            /* recursive_halving.json:31 fold: exchange
-             *   send all of in to rank rank + 1 when rank % 2 == 0
-             *   receive tmp blocks 0 .. +p from rank rank - 1 when rank % 2 == 1
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 2));
-            if (cg_mod(rank, 2) == 0) {
-                CG_TRY(cg_cu_send(&c, rank + 1, &in, 0, in.nblocks));
-            }
-            if (cg_mod(rank, 2) == 1) {
-                CG_TRY(cg_cu_recv(&c, rank - 1, &tmp, cg_mod(0, tmp.nblocks), p));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD__EXCHANGE);
-
-            /* recursive_halving.json:34 fold: tmp blocks 0 .. +p = tmp blocks 0 .. +p op all of in */
-            if (cg_mod(rank, 2) == 1) {
-                CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD__REDUCE);
-                CG_TRY(cg_cu_reduce_blocks(&c, &tmp, cg_mod(0, tmp.nblocks), &in, 0, p, CG_INTO_FROM));
-                CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD__REDUCE);
-            }
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD);
-        }
-
-        /* recursive_halving.json:37 phase halving: k from log2(pof2(p)) - 1 down to 0
-         * Distance d halves each round. v stays responsible for the blocks of virtual ranks a .. a+d-1
-         * (keep) and hands the partner its partial sums for the blocks of b .. b+d-1 (give).
-         */
-        if (v >= 0) {
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING);
-            for (int k = cg_log2(cg_pof2(p)) - 1; k >= 0; k--) {
-                CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING__ROUND);
-                const int d = 1 << k;
-                const int pv = v ^ d;
-                const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
-                const int a = v - cg_mod(v, d);
-                const int b = pv - cg_mod(pv, d);
-                const int keep_first = a + cg_min(a, rem);
-                const int keep_count = a + d + cg_min(a + d, rem) - keep_first;
-                const int give_first = b + cg_min(b, rem);
-                const int give_count = b + d + cg_min(b + d, rem) - give_first;
-
-                /* recursive_halving.json:55 halving: exchange
-                 *   send tmp blocks give_first .. +give_count to rank peer
-                 *   receive tmp blocks p + keep_first .. +keep_count from rank peer
-                 */
-                CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 4));
-                CG_TRY(cg_cu_send(&c, peer, &tmp, cg_mod(give_first, tmp.nblocks), give_count));
-                CG_TRY(cg_cu_recv(&c, peer, &tmp, cg_mod(p + keep_first, tmp.nblocks), keep_count));
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING__EXCHANGE);
-
-                /* recursive_halving.json:58 halving: tmp blocks keep_first .. +keep_count = tmp blocks keep_first .. +keep_count op tmp blocks p + keep_first .. +keep_count */
-                CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING__REDUCE);
-                CG_TRY(cg_cu_reduce_blocks(&c, &tmp, cg_mod(keep_first, tmp.nblocks), &tmp, cg_mod(p + keep_first, tmp.nblocks), keep_count, CG_INTO_FROM));
-                CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING__REDUCE);
-                CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING__ROUND);
-            }
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING);
-        }
-
-        /* recursive_halving.json:61 phase unfold
-         * The odd rank of each pair holds both results and sends block rank - 1 to its partner.
-         */
-        if (rank < 2 * rem) {
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__UNFOLD);
-
-            /* recursive_halving.json:64 unfold: exchange
-             *   send tmp block rank - 1 to rank rank - 1 when rank % 2 == 1
-             *   receive all of out from rank rank + 1 when rank % 2 == 0
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__UNFOLD__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 6));
-            if (cg_mod(rank, 2) == 1) {
-                CG_TRY(cg_cu_send(&c, rank - 1, &tmp, rank - 1, 1));
-            }
-            if (cg_mod(rank, 2) == 0) {
-                CG_TRY(cg_cu_recv(&c, rank + 1, &out, 0, out.nblocks));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__UNFOLD__EXCHANGE);
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__UNFOLD);
-        }
-
-        /* recursive_halving.json:67 phase finish */
-        if (v >= 0) {
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FINISH);
-
-            /* recursive_halving.json:69 finish: all of out = tmp block rank */
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FINISH__COPY);
-            CG_TRY(cg_cu_copy_blocks(&c, &out, 0, &tmp, rank, out.nblocks));
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FINISH__COPY);
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FINISH);
-        }
-
-        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING);
+        /* recursive_halving.json:25 start: tmp blocks 0 .. +p = all of in */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START__COPY);
+        CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(0, tmp.nblocks), &in, 0, p));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START__COPY);
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__START);
     }
+
+    /* recursive_halving.json:28 phase fold
+     * Even rank 2i sends its whole input to 2i+1, which adds its own input to it.
+     */
+    if (rank < 2 * rem) {
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD);
+
+        /* recursive_halving.json:31 fold: exchange
+         *   send all of in to rank rank + 1 when rank % 2 == 0
+         *   receive tmp blocks 0 .. +p from rank rank - 1 when rank % 2 == 1
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 2));
+        if (cg_mod(rank, 2) == 0) {
+            CG_TRY(cg_cu_send(&c, rank + 1, &in, 0, in.nblocks));
+        }
+        if (cg_mod(rank, 2) == 1) {
+            CG_TRY(cg_cu_recv(&c, rank - 1, &tmp, cg_mod(0, tmp.nblocks), p));
+        }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD__EXCHANGE);
+
+        /* recursive_halving.json:34 fold: tmp blocks 0 .. +p = tmp blocks 0 .. +p op all of in */
+        if (cg_mod(rank, 2) == 1) {
+            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD__REDUCE);
+            CG_TRY(cg_cu_reduce_blocks(&c, &tmp, cg_mod(0, tmp.nblocks), &in, 0, p, CG_INTO_FROM));
+            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD__REDUCE);
+        }
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FOLD);
+    }
+
+    /* recursive_halving.json:37 phase halving: k from log2(pof2(p)) - 1 down to 0
+     * Distance d halves each round. v stays responsible for the blocks of virtual ranks a .. a+d-1
+     * (keep) and hands the partner its partial sums for the blocks of b .. b+d-1 (give).
+     */
+    if (v >= 0) {
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING);
+        for (int k = cg_log2(cg_pof2(p)) - 1; k >= 0; k--) {
+            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING__ROUND);
+            const int d = 1 << k;
+            const int pv = v ^ d;
+            const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
+            const int a = v - cg_mod(v, d);
+            const int b = pv - cg_mod(pv, d);
+            const int keep_first = a + cg_min(a, rem);
+            const int keep_count = a + d + cg_min(a + d, rem) - keep_first;
+            const int give_first = b + cg_min(b, rem);
+            const int give_count = b + d + cg_min(b + d, rem) - give_first;
+
+            /* recursive_halving.json:55 halving: exchange
+             *   send tmp blocks give_first .. +give_count to rank peer
+             *   receive tmp blocks p + keep_first .. +keep_count from rank peer
+             */
+            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 4));
+            CG_TRY(cg_cu_send(&c, peer, &tmp, cg_mod(give_first, tmp.nblocks), give_count));
+            CG_TRY(cg_cu_recv(&c, peer, &tmp, cg_mod(p + keep_first, tmp.nblocks), keep_count));
+            CG_TRY(cg_cu_xchg_wait(&c));
+            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING__EXCHANGE);
+
+            /* recursive_halving.json:58 halving: tmp blocks keep_first .. +keep_count = tmp blocks keep_first .. +keep_count op tmp blocks p + keep_first .. +keep_count */
+            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING__REDUCE);
+            CG_TRY(cg_cu_reduce_blocks(&c, &tmp, cg_mod(keep_first, tmp.nblocks), &tmp, cg_mod(p + keep_first, tmp.nblocks), keep_count, CG_INTO_FROM));
+            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING__REDUCE);
+            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING__ROUND);
+        }
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__HALVING);
+    }
+
+    /* recursive_halving.json:61 phase unfold
+     * The odd rank of each pair holds both results and sends block rank - 1 to its partner.
+     */
+    if (rank < 2 * rem) {
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__UNFOLD);
+
+        /* recursive_halving.json:64 unfold: exchange
+         *   send tmp block rank - 1 to rank rank - 1 when rank % 2 == 1
+         *   receive all of out from rank rank + 1 when rank % 2 == 0
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__UNFOLD__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 6));
+        if (cg_mod(rank, 2) == 1) {
+            CG_TRY(cg_cu_send(&c, rank - 1, &tmp, rank - 1, 1));
+        }
+        if (cg_mod(rank, 2) == 0) {
+            CG_TRY(cg_cu_recv(&c, rank + 1, &out, 0, out.nblocks));
+        }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__UNFOLD__EXCHANGE);
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__UNFOLD);
+    }
+
+    /* recursive_halving.json:67 phase finish */
+    if (v >= 0) {
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FINISH);
+
+        /* recursive_halving.json:69 finish: all of out = tmp block rank */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FINISH__COPY);
+        CG_TRY(cg_cu_copy_blocks(&c, &out, 0, &tmp, rank, out.nblocks));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FINISH__COPY);
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING__FINISH);
+    }
+
+    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING);
 out:
     return cg_cu_call_finish(&c, rc);
 }

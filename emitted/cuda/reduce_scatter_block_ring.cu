@@ -25,81 +25,78 @@ int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf in, out, tmp;
-    int rc = cg_cu_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, stream, 0, NULL);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const int rank = c.rank;
-        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING);
-        CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, 2));
+    CG_CU_BEGIN(cg_cu_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, stream, 0, NULL));
+    const int p = c.p;
+    const int rank = c.rank;
+    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING);
+    CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, 2));
 
-        /* ring.json:17 phase alone
-         * One rank: the result is its input.
-         */
-        if (p == 1) {
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE);
+    /* ring.json:17 phase alone
+     * One rank: the result is its input.
+     */
+    if (p == 1) {
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE);
 
-            /* ring.json:20 alone: all of out = all of in */
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE__COPY);
-            CG_TRY(cg_cu_copy_blocks(&c, &out, 0, &in, 0, out.nblocks));
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE__COPY);
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE);
-        }
-
-        /* ring.json:21 phase ring: p - 1 rounds
-         * j: the block whose partial arrives this round.
-         */
-        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING);
-        for (int r = 0; r < p - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ROUND);
-            const int last = r == p - 2;
-            const int j = cg_mod(rank - r - 2, p);
-
-            /* ring.json:25 ring: exchange
-             *   send in block (rank - 1) % p to rank (rank + 1) % p when r == 0
-             *   send tmp block (r - 1) % 2 to rank (rank + 1) % p when r > 0
-             *   receive tmp block r % 2 from rank (rank - 1) % p when !last
-             *   receive out block 0 from rank (rank - 1) % p when last
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 2));
-            if (r == 0) {
-                CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &in, cg_mod(rank - 1, p), 1));
-            }
-            if (r > 0) {
-                CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &tmp, cg_mod(r - 1, 2), 1));
-            }
-            if (!last) {
-                CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &tmp, cg_mod(r, 2), 1));
-            }
-            if (last) {
-                CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &out, 0, 1));
-            }
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__EXCHANGE);
-
-            /* ring.json:33 ring: tmp block r % 2 = tmp block r % 2 op in block j */
-            if (!last) {
-                CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE);
-                CG_TRY(cg_cu_reduce_blocks(&c, &tmp, cg_mod(r, 2), &in, j, 1, CG_INTO_FROM));
-                CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE);
-            }
-
-            /* ring.json:36 ring: out block 0 = out block 0 op in block j
-             * j == rank here: the partial is now the whole reduction of block rank.
-             */
-            if (last) {
-                CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE_LAST);
-                CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &in, j, 1, CG_INTO_FROM));
-                CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE_LAST);
-            }
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING);
-
-        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING);
+        /* ring.json:20 alone: all of out = all of in */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE__COPY);
+        CG_TRY(cg_cu_copy_blocks(&c, &out, 0, &in, 0, out.nblocks));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE__COPY);
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE);
     }
+
+    /* ring.json:21 phase ring: p - 1 rounds
+     * j: the block whose partial arrives this round.
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING);
+    for (int r = 0; r < p - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ROUND);
+        const int last = r == p - 2;
+        const int j = cg_mod(rank - r - 2, p);
+
+        /* ring.json:25 ring: exchange
+         *   send in block (rank - 1) % p to rank (rank + 1) % p when r == 0
+         *   send tmp block (r - 1) % 2 to rank (rank + 1) % p when r > 0
+         *   receive tmp block r % 2 from rank (rank - 1) % p when !last
+         *   receive out block 0 from rank (rank - 1) % p when last
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 2));
+        if (r == 0) {
+            CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &in, cg_mod(rank - 1, p), 1));
+        }
+        if (r > 0) {
+            CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &tmp, cg_mod(r - 1, 2), 1));
+        }
+        if (!last) {
+            CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &tmp, cg_mod(r, 2), 1));
+        }
+        if (last) {
+            CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &out, 0, 1));
+        }
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__EXCHANGE);
+
+        /* ring.json:33 ring: tmp block r % 2 = tmp block r % 2 op in block j */
+        if (!last) {
+            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE);
+            CG_TRY(cg_cu_reduce_blocks(&c, &tmp, cg_mod(r, 2), &in, j, 1, CG_INTO_FROM));
+            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE);
+        }
+
+        /* ring.json:36 ring: out block 0 = out block 0 op in block j
+         * j == rank here: the partial is now the whole reduction of block rank.
+         */
+        if (last) {
+            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE_LAST);
+            CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &in, j, 1, CG_INTO_FROM));
+            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE_LAST);
+        }
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ROUND);
+    }
+    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING);
+
+    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING);
 out:
     return cg_cu_call_finish(&c, rc);
 }

@@ -30,136 +30,132 @@ int cgcu_reduce_scatter_block_two_level_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf in, out, tmp;
-    int rc = cg_cu_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, stream,
-                                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cgcu_reduce_scatter_block_recursive_halving);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const struct cg_topo *topo = c.topo;
-        const int ppn = topo->ppn;
-        const int nnodes = topo->nnodes;
-        const int node = topo->node;
-        const int local = topo->local;
-        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING);
-        CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, p + nnodes));
+    CG_CU_BEGIN(cg_cu_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, stream,
+                                                 CG_NEEDS_TOPOLOGY, (cg_any_fn)cgcu_reduce_scatter_block_recursive_halving));
+    const int p = c.p;
+    const int ppn = c.topo->ppn;
+    const int nnodes = c.topo->nnodes;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
+    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING);
+    CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, p + nnodes));
 
-        /* two_level_halving.json:18 phase transpose: p rounds
-         * Lane-major: tmp block (j % ppn) * nnodes + j / ppn gets in block j (this rank's contribution to
-         * rank j).
-         */
-        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE);
-        for (int j = 0; j < p; j++) {
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE__ROUND);
+    /* two_level_halving.json:18 phase transpose: p rounds
+     * Lane-major: tmp block (j % ppn) * nnodes + j / ppn gets in block j (this rank's contribution to
+     * rank j).
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE);
+    for (int j = 0; j < p; j++) {
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE__ROUND);
 
-            /* two_level_halving.json:26 transpose: tmp block j % ppn * nnodes + j / ppn = in block j */
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE__COPY);
-            CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(j, ppn) * nnodes + cg_div(j, ppn), &in, j, 1));
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE__COPY);
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE);
-
-        /* two_level_halving.json:43 phase intra: ppn - 1 rounds
-         * Ring reduce-scatter on the node over lane chunks: local ends with chunk local summed over the
-         * node.
-         */
-        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA);
-        for (int r = 0; r < ppn - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA__ROUND);
-
-            /* two_level_halving.json:51 intra: exchange
-             *   send tmp blocks (local - r - 1) % ppn * nnodes .. +nnodes to rank node * ppn + (local + 1) % ppn
-             *   receive tmp blocks p .. +nnodes from rank node * ppn + (local - 1) % ppn
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 2));
-            CG_TRY(cg_cu_send(&c, node * ppn + cg_mod(local + 1, ppn), &tmp, cg_mod(cg_mod(local - r - 1, ppn) * nnodes, tmp.nblocks), nnodes));
-            CG_TRY(cg_cu_recv(&c, node * ppn + cg_mod(local - 1, ppn), &tmp, cg_mod(p, tmp.nblocks), nnodes));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA__EXCHANGE);
-
-            /* two_level_halving.json:70 intra: tmp blocks (local - r - 2) % ppn * nnodes .. +nnodes = tmp blocks (local - r - 2) % ppn * nnodes .. +nnodes op tmp blocks p .. +nnodes */
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA__REDUCE);
-            CG_TRY(cg_cu_reduce_blocks(&c, &tmp, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, tmp.nblocks), &tmp, cg_mod(p, tmp.nblocks), nnodes, CG_INTO_FROM));
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA__REDUCE);
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA);
-
-        /* two_level_halving.json:89 phase inter_halving: k from log2(nnodes) - 1 down to 0
-         * Recursive halving across the nodes on every lane (nnodes a power of two): keep the half holding
-         * block node.
-         */
-        if (cg_pof2(nnodes) == nnodes) {
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING);
-            for (int k = cg_log2(nnodes) - 1; k >= 0; k--) {
-                CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING__ROUND);
-                const int d = 1 << k;
-                const int lo = node - cg_mod(node, 2 * d);
-                const int keep = lo + (node & d);
-                const int other = lo + ((node & d) ^ d);
-
-                /* two_level_halving.json:105 inter_halving: exchange
-                 *   send tmp blocks local * nnodes + other .. +d to rank (node ^ d) * ppn + local
-                 *   receive tmp blocks p .. +d from rank (node ^ d) * ppn + local
-                 */
-                CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 4));
-                CG_TRY(cg_cu_send(&c, (node ^ d) * ppn + local, &tmp, cg_mod(local * nnodes + other, tmp.nblocks), d));
-                CG_TRY(cg_cu_recv(&c, (node ^ d) * ppn + local, &tmp, cg_mod(p, tmp.nblocks), d));
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING__EXCHANGE);
-
-                /* two_level_halving.json:124 inter_halving: tmp blocks local * nnodes + keep .. +d = tmp blocks local * nnodes + keep .. +d op tmp blocks p .. +d */
-                CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING__REDUCE);
-                CG_TRY(cg_cu_reduce_blocks(&c, &tmp, cg_mod(local * nnodes + keep, tmp.nblocks), &tmp, cg_mod(p, tmp.nblocks), d, CG_INTO_FROM));
-                CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING__REDUCE);
-                CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING__ROUND);
-            }
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING);
-        }
-
-        /* two_level_halving.json:143 phase inter_ring: nnodes - 1 rounds
-         * Ring reduce-scatter across the nodes on every lane: node ends with block node of its chunk,
-         * summed over all ranks.
-         */
-        if (cg_pof2(nnodes) != nnodes) {
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING);
-            for (int r = 0; r < nnodes - 1; r++) {
-                CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING__ROUND);
-
-                /* two_level_halving.json:151 inter_ring: exchange
-                 *   send tmp block local * nnodes + (node - r - 1) % nnodes to rank (node + 1) % nnodes * ppn + local
-                 *   receive tmp block p from rank (node - 1) % nnodes * ppn + local
-                 */
-                CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING__EXCHANGE);
-                CG_TRY(cg_cu_xchg_begin(&c, 6));
-                CG_TRY(cg_cu_send(&c, cg_mod(node + 1, nnodes) * ppn + local, &tmp, local * nnodes + cg_mod(node - r - 1, nnodes), 1));
-                CG_TRY(cg_cu_recv(&c, cg_mod(node - 1, nnodes) * ppn + local, &tmp, p, 1));
-                CG_TRY(cg_cu_xchg_wait(&c));
-                CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING__EXCHANGE);
-
-                /* two_level_halving.json:168 inter_ring: tmp block local * nnodes + (node - r - 2) % nnodes = tmp block local * nnodes + (node - r - 2) % nnodes op tmp block p */
-                CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING__REDUCE);
-                CG_TRY(cg_cu_reduce_blocks(&c, &tmp, local * nnodes + cg_mod(node - r - 2, nnodes), &tmp, p, 1, CG_INTO_FROM));
-                CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING__REDUCE);
-                CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING__ROUND);
-            }
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING);
-        }
-
-        /* two_level_halving.json:186 phase result */
-        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__RESULT);
-
-        /* two_level_halving.json:189 result: out block 0 = tmp block local * nnodes + node */
-        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__RESULT__COPY);
-        CG_TRY(cg_cu_copy_blocks(&c, &out, 0, &tmp, local * nnodes + node, 1));
-        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__RESULT__COPY);
-        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__RESULT);
-
-        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING);
+        /* two_level_halving.json:26 transpose: tmp block j % ppn * nnodes + j / ppn = in block j */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE__COPY);
+        CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(j, ppn) * nnodes + cg_div(j, ppn), &in, j, 1));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE__COPY);
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE__ROUND);
     }
+    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__TRANSPOSE);
+
+    /* two_level_halving.json:43 phase intra: ppn - 1 rounds
+     * Ring reduce-scatter on the node over lane chunks: local ends with chunk local summed over the
+     * node.
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA);
+    for (int r = 0; r < ppn - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA__ROUND);
+
+        /* two_level_halving.json:51 intra: exchange
+         *   send tmp blocks (local - r - 1) % ppn * nnodes .. +nnodes to rank node * ppn + (local + 1) % ppn
+         *   receive tmp blocks p .. +nnodes from rank node * ppn + (local - 1) % ppn
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 2));
+        CG_TRY(cg_cu_send(&c, node * ppn + cg_mod(local + 1, ppn), &tmp, cg_mod(cg_mod(local - r - 1, ppn) * nnodes, tmp.nblocks), nnodes));
+        CG_TRY(cg_cu_recv(&c, node * ppn + cg_mod(local - 1, ppn), &tmp, cg_mod(p, tmp.nblocks), nnodes));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA__EXCHANGE);
+
+        /* two_level_halving.json:70 intra: tmp blocks (local - r - 2) % ppn * nnodes .. +nnodes = tmp blocks (local - r - 2) % ppn * nnodes .. +nnodes op tmp blocks p .. +nnodes */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA__REDUCE);
+        CG_TRY(cg_cu_reduce_blocks(&c, &tmp, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, tmp.nblocks), &tmp, cg_mod(p, tmp.nblocks), nnodes, CG_INTO_FROM));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA__REDUCE);
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA__ROUND);
+    }
+    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTRA);
+
+    /* two_level_halving.json:89 phase inter_halving: k from log2(nnodes) - 1 down to 0
+     * Recursive halving across the nodes on every lane (nnodes a power of two): keep the half holding
+     * block node.
+     */
+    if (cg_pof2(nnodes) == nnodes) {
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING);
+        for (int k = cg_log2(nnodes) - 1; k >= 0; k--) {
+            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING__ROUND);
+            const int d = 1 << k;
+            const int lo = node - cg_mod(node, 2 * d);
+            const int keep = lo + (node & d);
+            const int other = lo + ((node & d) ^ d);
+
+            /* two_level_halving.json:105 inter_halving: exchange
+             *   send tmp blocks local * nnodes + other .. +d to rank (node ^ d) * ppn + local
+             *   receive tmp blocks p .. +d from rank (node ^ d) * ppn + local
+             */
+            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 4));
+            CG_TRY(cg_cu_send(&c, (node ^ d) * ppn + local, &tmp, cg_mod(local * nnodes + other, tmp.nblocks), d));
+            CG_TRY(cg_cu_recv(&c, (node ^ d) * ppn + local, &tmp, cg_mod(p, tmp.nblocks), d));
+            CG_TRY(cg_cu_xchg_wait(&c));
+            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING__EXCHANGE);
+
+            /* two_level_halving.json:124 inter_halving: tmp blocks local * nnodes + keep .. +d = tmp blocks local * nnodes + keep .. +d op tmp blocks p .. +d */
+            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING__REDUCE);
+            CG_TRY(cg_cu_reduce_blocks(&c, &tmp, cg_mod(local * nnodes + keep, tmp.nblocks), &tmp, cg_mod(p, tmp.nblocks), d, CG_INTO_FROM));
+            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING__REDUCE);
+            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING__ROUND);
+        }
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_HALVING);
+    }
+
+    /* two_level_halving.json:143 phase inter_ring: nnodes - 1 rounds
+     * Ring reduce-scatter across the nodes on every lane: node ends with block node of its chunk,
+     * summed over all ranks.
+     */
+    if (cg_pof2(nnodes) != nnodes) {
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING);
+        for (int r = 0; r < nnodes - 1; r++) {
+            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING__ROUND);
+
+            /* two_level_halving.json:151 inter_ring: exchange
+             *   send tmp block local * nnodes + (node - r - 1) % nnodes to rank (node + 1) % nnodes * ppn + local
+             *   receive tmp block p from rank (node - 1) % nnodes * ppn + local
+             */
+            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING__EXCHANGE);
+            CG_TRY(cg_cu_xchg_begin(&c, 6));
+            CG_TRY(cg_cu_send(&c, cg_mod(node + 1, nnodes) * ppn + local, &tmp, local * nnodes + cg_mod(node - r - 1, nnodes), 1));
+            CG_TRY(cg_cu_recv(&c, cg_mod(node - 1, nnodes) * ppn + local, &tmp, p, 1));
+            CG_TRY(cg_cu_xchg_wait(&c));
+            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING__EXCHANGE);
+
+            /* two_level_halving.json:168 inter_ring: tmp block local * nnodes + (node - r - 2) % nnodes = tmp block local * nnodes + (node - r - 2) % nnodes op tmp block p */
+            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING__REDUCE);
+            CG_TRY(cg_cu_reduce_blocks(&c, &tmp, local * nnodes + cg_mod(node - r - 2, nnodes), &tmp, p, 1, CG_INTO_FROM));
+            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING__REDUCE);
+            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING__ROUND);
+        }
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__INTER_RING);
+    }
+
+    /* two_level_halving.json:186 phase result */
+    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__RESULT);
+
+    /* two_level_halving.json:189 result: out block 0 = tmp block local * nnodes + node */
+    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__RESULT__COPY);
+    CG_TRY(cg_cu_copy_blocks(&c, &out, 0, &tmp, local * nnodes + node, 1));
+    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__RESULT__COPY);
+    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING__RESULT);
+
+    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING);
 out:
     return cg_cu_call_finish(&c, rc);
 }

@@ -30,101 +30,97 @@ int cgcu_reduce_scatter_block_two_level_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf in, out, tmp;
-    int rc = cg_cu_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, stream,
-                                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cgcu_reduce_scatter_block_ring);
 
-    /* The body in a block: C++ forbids a goto out that jumps over initialisations into their scope. */
-    if (rc == MPI_SUCCESS) {
-        const int p = c.p;
-        const struct cg_topo *topo = c.topo;
-        const int ppn = topo->ppn;
-        const int nnodes = topo->nnodes;
-        const int node = topo->node;
-        const int local = topo->local;
-        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING);
-        CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, p + nnodes));
+    CG_CU_BEGIN(cg_cu_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, stream,
+                                                 CG_NEEDS_TOPOLOGY, (cg_any_fn)cgcu_reduce_scatter_block_ring));
+    const int p = c.p;
+    const int ppn = c.topo->ppn;
+    const int nnodes = c.topo->nnodes;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
+    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING);
+    CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, p + nnodes));
 
-        /* two_level_ring.json:18 phase transpose: p rounds
-         * Lane-major: tmp block (j % ppn) * nnodes + j / ppn gets in block j (this rank's contribution to
-         * rank j).
-         */
-        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__TRANSPOSE);
-        for (int j = 0; j < p; j++) {
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__TRANSPOSE__ROUND);
+    /* two_level_ring.json:18 phase transpose: p rounds
+     * Lane-major: tmp block (j % ppn) * nnodes + j / ppn gets in block j (this rank's contribution to
+     * rank j).
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__TRANSPOSE);
+    for (int j = 0; j < p; j++) {
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__TRANSPOSE__ROUND);
 
-            /* two_level_ring.json:26 transpose: tmp block j % ppn * nnodes + j / ppn = in block j */
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__TRANSPOSE__COPY);
-            CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(j, ppn) * nnodes + cg_div(j, ppn), &in, j, 1));
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__TRANSPOSE__COPY);
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__TRANSPOSE__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__TRANSPOSE);
-
-        /* two_level_ring.json:43 phase intra: ppn - 1 rounds
-         * Ring reduce-scatter on the node over lane chunks: local ends with chunk local summed over the
-         * node.
-         */
-        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA);
-        for (int r = 0; r < ppn - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA__ROUND);
-
-            /* two_level_ring.json:51 intra: exchange
-             *   send tmp blocks (local - r - 1) % ppn * nnodes .. +nnodes to rank node * ppn + (local + 1) % ppn
-             *   receive tmp blocks p .. +nnodes from rank node * ppn + (local - 1) % ppn
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 2));
-            CG_TRY(cg_cu_send(&c, node * ppn + cg_mod(local + 1, ppn), &tmp, cg_mod(cg_mod(local - r - 1, ppn) * nnodes, tmp.nblocks), nnodes));
-            CG_TRY(cg_cu_recv(&c, node * ppn + cg_mod(local - 1, ppn), &tmp, cg_mod(p, tmp.nblocks), nnodes));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA__EXCHANGE);
-
-            /* two_level_ring.json:70 intra: tmp blocks (local - r - 2) % ppn * nnodes .. +nnodes = tmp blocks (local - r - 2) % ppn * nnodes .. +nnodes op tmp blocks p .. +nnodes */
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA__REDUCE);
-            CG_TRY(cg_cu_reduce_blocks(&c, &tmp, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, tmp.nblocks), &tmp, cg_mod(p, tmp.nblocks), nnodes, CG_INTO_FROM));
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA__REDUCE);
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA);
-
-        /* two_level_ring.json:89 phase inter_ring: nnodes - 1 rounds
-         * Ring reduce-scatter across the nodes on every lane: node ends with block node of its chunk,
-         * summed over all ranks.
-         */
-        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING);
-        for (int r = 0; r < nnodes - 1; r++) {
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING__ROUND);
-
-            /* two_level_ring.json:97 inter_ring: exchange
-             *   send tmp block local * nnodes + (node - r - 1) % nnodes to rank (node + 1) % nnodes * ppn + local
-             *   receive tmp block p from rank (node - 1) % nnodes * ppn + local
-             */
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 4));
-            CG_TRY(cg_cu_send(&c, cg_mod(node + 1, nnodes) * ppn + local, &tmp, local * nnodes + cg_mod(node - r - 1, nnodes), 1));
-            CG_TRY(cg_cu_recv(&c, cg_mod(node - 1, nnodes) * ppn + local, &tmp, p, 1));
-            CG_TRY(cg_cu_xchg_wait(&c));
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING__EXCHANGE);
-
-            /* two_level_ring.json:114 inter_ring: tmp block local * nnodes + (node - r - 2) % nnodes = tmp block local * nnodes + (node - r - 2) % nnodes op tmp block p */
-            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING__REDUCE);
-            CG_TRY(cg_cu_reduce_blocks(&c, &tmp, local * nnodes + cg_mod(node - r - 2, nnodes), &tmp, p, 1, CG_INTO_FROM));
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING__REDUCE);
-            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING__ROUND);
-        }
-        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING);
-
-        /* two_level_ring.json:131 phase result */
-        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__RESULT);
-
-        /* two_level_ring.json:134 result: out block 0 = tmp block local * nnodes + node */
-        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__RESULT__COPY);
-        CG_TRY(cg_cu_copy_blocks(&c, &out, 0, &tmp, local * nnodes + node, 1));
-        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__RESULT__COPY);
-        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__RESULT);
-
-        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING);
+        /* two_level_ring.json:26 transpose: tmp block j % ppn * nnodes + j / ppn = in block j */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__TRANSPOSE__COPY);
+        CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(j, ppn) * nnodes + cg_div(j, ppn), &in, j, 1));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__TRANSPOSE__COPY);
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__TRANSPOSE__ROUND);
     }
+    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__TRANSPOSE);
+
+    /* two_level_ring.json:43 phase intra: ppn - 1 rounds
+     * Ring reduce-scatter on the node over lane chunks: local ends with chunk local summed over the
+     * node.
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA);
+    for (int r = 0; r < ppn - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA__ROUND);
+
+        /* two_level_ring.json:51 intra: exchange
+         *   send tmp blocks (local - r - 1) % ppn * nnodes .. +nnodes to rank node * ppn + (local + 1) % ppn
+         *   receive tmp blocks p .. +nnodes from rank node * ppn + (local - 1) % ppn
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 2));
+        CG_TRY(cg_cu_send(&c, node * ppn + cg_mod(local + 1, ppn), &tmp, cg_mod(cg_mod(local - r - 1, ppn) * nnodes, tmp.nblocks), nnodes));
+        CG_TRY(cg_cu_recv(&c, node * ppn + cg_mod(local - 1, ppn), &tmp, cg_mod(p, tmp.nblocks), nnodes));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA__EXCHANGE);
+
+        /* two_level_ring.json:70 intra: tmp blocks (local - r - 2) % ppn * nnodes .. +nnodes = tmp blocks (local - r - 2) % ppn * nnodes .. +nnodes op tmp blocks p .. +nnodes */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA__REDUCE);
+        CG_TRY(cg_cu_reduce_blocks(&c, &tmp, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, tmp.nblocks), &tmp, cg_mod(p, tmp.nblocks), nnodes, CG_INTO_FROM));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA__REDUCE);
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA__ROUND);
+    }
+    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTRA);
+
+    /* two_level_ring.json:89 phase inter_ring: nnodes - 1 rounds
+     * Ring reduce-scatter across the nodes on every lane: node ends with block node of its chunk,
+     * summed over all ranks.
+     */
+    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING);
+    for (int r = 0; r < nnodes - 1; r++) {
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING__ROUND);
+
+        /* two_level_ring.json:97 inter_ring: exchange
+         *   send tmp block local * nnodes + (node - r - 1) % nnodes to rank (node + 1) % nnodes * ppn + local
+         *   receive tmp block p from rank (node - 1) % nnodes * ppn + local
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 4));
+        CG_TRY(cg_cu_send(&c, cg_mod(node + 1, nnodes) * ppn + local, &tmp, local * nnodes + cg_mod(node - r - 1, nnodes), 1));
+        CG_TRY(cg_cu_recv(&c, cg_mod(node - 1, nnodes) * ppn + local, &tmp, p, 1));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING__EXCHANGE);
+
+        /* two_level_ring.json:114 inter_ring: tmp block local * nnodes + (node - r - 2) % nnodes = tmp block local * nnodes + (node - r - 2) % nnodes op tmp block p */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING__REDUCE);
+        CG_TRY(cg_cu_reduce_blocks(&c, &tmp, local * nnodes + cg_mod(node - r - 2, nnodes), &tmp, p, 1, CG_INTO_FROM));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING__REDUCE);
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING__ROUND);
+    }
+    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__INTER_RING);
+
+    /* two_level_ring.json:131 phase result */
+    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__RESULT);
+
+    /* two_level_ring.json:134 result: out block 0 = tmp block local * nnodes + node */
+    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__RESULT__COPY);
+    CG_TRY(cg_cu_copy_blocks(&c, &out, 0, &tmp, local * nnodes + node, 1));
+    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__RESULT__COPY);
+    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING__RESULT);
+
+    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_RING);
 out:
     return cg_cu_call_finish(&c, rc);
 }

@@ -29,10 +29,9 @@ int cg_allgather_hier(CG_ALLGATHER_ARGS)
                               CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allgather_ring));
     const int p = c.p;
     const int rank = c.rank;
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int node = topo->node;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_HIER);
     CG_TRY(cg_buffers(&c, p, NULL, &out, NULL, 0));
 
@@ -41,7 +40,7 @@ int cg_allgather_hier(CG_ALLGATHER_ARGS)
 
     /* hier.json:16 node_gather: call native gather root 0 on the node communicator: send out block rank, receive into out blocks node * ppn .. +ppn */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_HIER__NODE_GATHER__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_GATHER, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_GATHER, NULL, 0,
                            &out, rank, 1,
                            &out, cg_mod(node * ppn, out.nblocks), ppn));
     CG_TAG_END(CG_TAG_ALLGATHER_HIER__NODE_GATHER__CALL);
@@ -53,7 +52,7 @@ int cg_allgather_hier(CG_ALLGATHER_ARGS)
     /* hier.json:21 leaders: call native allgather on the lane communicator: send out blocks node * ppn .. +ppn, receive into all of out */
     if (local == 0) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_HIER__LEADERS__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_ALLGATHER, NULL, 0,
+        CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_ALLGATHER, NULL, 0,
                                &out, cg_mod(node * ppn, out.nblocks), ppn,
                                &out, 0, out.nblocks));
         CG_TAG_END(CG_TAG_ALLGATHER_HIER__LEADERS__CALL);
@@ -65,7 +64,7 @@ int cg_allgather_hier(CG_ALLGATHER_ARGS)
 
     /* hier.json:26 node_bcast: call native bcast root 0 on the node communicator: on all of out */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_HIER__NODE_BCAST__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_BCAST, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_BCAST, NULL, 0,
                            NULL, 0, 0,
                            &out, 0, out.nblocks));
     CG_TAG_END(CG_TAG_ALLGATHER_HIER__NODE_BCAST__CALL);

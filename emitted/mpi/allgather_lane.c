@@ -32,10 +32,9 @@ int cg_allgather_lane(CG_ALLGATHER_ARGS)
                               CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allgather_ring));
     const int p = c.p;
     const int rank = c.rank;
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int nnodes = topo->nnodes;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int nnodes = c.topo->nnodes;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_LANE);
     CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
 
@@ -44,7 +43,7 @@ int cg_allgather_lane(CG_ALLGATHER_ARGS)
 
     /* lane.json:18 lanes: call native allgather on the lane communicator: send out block rank, receive into tmp blocks local * nnodes .. +nnodes */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_LANE__LANES__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_ALLGATHER, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_ALLGATHER, NULL, 0,
                            &out, rank, 1,
                            &tmp, cg_mod(local * nnodes, tmp.nblocks), nnodes));
     CG_TAG_END(CG_TAG_ALLGATHER_LANE__LANES__CALL);
@@ -55,7 +54,7 @@ int cg_allgather_lane(CG_ALLGATHER_ARGS)
 
     /* lane.json:23 node_allgather: call native allgather on the node communicator: send tmp blocks local * nnodes .. +nnodes, receive into all of tmp */
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_LANE__NODE_ALLGATHER__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_ALLGATHER, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_ALLGATHER, NULL, 0,
                            &tmp, cg_mod(local * nnodes, tmp.nblocks), nnodes,
                            &tmp, 0, tmp.nblocks));
     CG_TAG_END(CG_TAG_ALLGATHER_LANE__NODE_ALLGATHER__CALL);

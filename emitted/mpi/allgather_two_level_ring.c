@@ -33,11 +33,10 @@ int cg_allgather_two_level_ring(CG_ALLGATHER_ARGS)
                               CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allgather_ring));
     const int p = c.p;
     const int rank = c.rank;
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int nnodes = topo->nnodes;
-    const int node = topo->node;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int nnodes = c.topo->nnodes;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_TWO_LEVEL_RING);
     CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
 

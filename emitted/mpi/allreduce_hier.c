@@ -28,8 +28,7 @@ int cg_allreduce_hier(CG_ALLREDUCE_ARGS)
 
     CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
                               CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_recursive_doubling));
-    const struct cg_topo *topo = c.topo;
-    const int local = topo->local;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_HIER);
     CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 
@@ -38,7 +37,7 @@ int cg_allreduce_hier(CG_ALLREDUCE_ARGS)
 
     /* hier.json:15 node_reduce: call native reduce root 0 on the node communicator: send all of out, receive into all of out */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_HIER__NODE_REDUCE__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_REDUCE, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_REDUCE, NULL, 0,
                            &out, 0, out.nblocks,
                            &out, 0, out.nblocks));
     CG_TAG_END(CG_TAG_ALLREDUCE_HIER__NODE_REDUCE__CALL);
@@ -50,7 +49,7 @@ int cg_allreduce_hier(CG_ALLREDUCE_ARGS)
     /* hier.json:19 leaders: call native allreduce on the lane communicator: send all of out, receive into all of out */
     if (local == 0) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_HIER__LEADERS__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_ALLREDUCE, NULL, 0,
+        CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_ALLREDUCE, NULL, 0,
                                &out, 0, out.nblocks,
                                &out, 0, out.nblocks));
         CG_TAG_END(CG_TAG_ALLREDUCE_HIER__LEADERS__CALL);
@@ -62,7 +61,7 @@ int cg_allreduce_hier(CG_ALLREDUCE_ARGS)
 
     /* hier.json:23 node_bcast: call native bcast root 0 on the node communicator: on all of out */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_HIER__NODE_BCAST__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_BCAST, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_BCAST, NULL, 0,
                            NULL, 0, 0,
                            &out, 0, out.nblocks));
     CG_TAG_END(CG_TAG_ALLREDUCE_HIER__NODE_BCAST__CALL);

@@ -28,9 +28,8 @@ int cg_allreduce_lane(CG_ALLREDUCE_ARGS)
 
     CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
                               CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_recursive_doubling));
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_LANE);
     CG_TRY(cg_buffers(&c, ppn, NULL, &out, &tmp, ppn));
 
@@ -39,7 +38,7 @@ int cg_allreduce_lane(CG_ALLREDUCE_ARGS)
 
     /* lane.json:20 node_reduce_scatter: call native reduce_scatter_block on the node communicator: send all of out, receive into tmp block local */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_LANE__NODE_REDUCE_SCATTER__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_REDUCE_SCATTER_BLOCK, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_REDUCE_SCATTER_BLOCK, NULL, 0,
                            &out, 0, out.nblocks,
                            &tmp, local, 1));
     CG_TAG_END(CG_TAG_ALLREDUCE_LANE__NODE_REDUCE_SCATTER__CALL);
@@ -50,7 +49,7 @@ int cg_allreduce_lane(CG_ALLREDUCE_ARGS)
 
     /* lane.json:25 lanes: call native allreduce on the lane communicator: send tmp block local, receive into out block local */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_LANE__LANES__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_ALLREDUCE, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_ALLREDUCE, NULL, 0,
                            &tmp, local, 1,
                            &out, local, 1));
     CG_TAG_END(CG_TAG_ALLREDUCE_LANE__LANES__CALL);
@@ -61,7 +60,7 @@ int cg_allreduce_lane(CG_ALLREDUCE_ARGS)
 
     /* lane.json:30 node_allgather: call native allgather on the node communicator: send out block local, receive into all of out */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_LANE__NODE_ALLGATHER__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_ALLGATHER, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_ALLGATHER, NULL, 0,
                            &out, local, 1,
                            &out, 0, out.nblocks));
     CG_TAG_END(CG_TAG_ALLREDUCE_LANE__NODE_ALLGATHER__CALL);

@@ -32,11 +32,10 @@ int cg_allreduce_two_level_halving(CG_ALLREDUCE_ARGS)
     CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
                               CG_NEEDS_COMMUTATIVE | CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_rabenseifner));
     const int p = c.p;
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int nnodes = topo->nnodes;
-    const int node = topo->node;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int nnodes = c.topo->nnodes;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_HALVING);
     CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
 

@@ -35,9 +35,8 @@ int cg_alltoall_lane(CG_ALLTOALL_ARGS)
     CG_TRY(cg_begin_alltoall(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_alltoall_pairwise));
     const int p = c.p;
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int nnodes = topo->nnodes;
+    const int ppn = c.topo->ppn;
+    const int nnodes = c.topo->nnodes;
     CG_TAG_BEGIN(CG_TAG_ALLTOALL_LANE);
     CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, 2 * p));
 
@@ -46,7 +45,7 @@ int cg_alltoall_lane(CG_ALLTOALL_ARGS)
 
     /* lane.json:21 lanes: call native alltoall on the lane communicator: send all of in, receive into tmp blocks 0 .. +p */
     CG_TAG_BEGIN(CG_TAG_ALLTOALL_LANE__LANES__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_ALLTOALL, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_ALLTOALL, NULL, 0,
                            &in, 0, in.nblocks,
                            &tmp, cg_mod(0, tmp.nblocks), p));
     CG_TAG_END(CG_TAG_ALLTOALL_LANE__LANES__CALL);
@@ -70,7 +69,7 @@ int cg_alltoall_lane(CG_ALLTOALL_ARGS)
 
     /* lane.json:31 node_alltoall: call native alltoall on the node communicator: send tmp blocks p .. +p, receive into tmp blocks 0 .. +p */
     CG_TAG_BEGIN(CG_TAG_ALLTOALL_LANE__NODE_ALLTOALL__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_ALLTOALL, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_ALLTOALL, NULL, 0,
                            &tmp, cg_mod(p, tmp.nblocks), p,
                            &tmp, cg_mod(0, tmp.nblocks), p));
     CG_TAG_END(CG_TAG_ALLTOALL_LANE__NODE_ALLTOALL__CALL);

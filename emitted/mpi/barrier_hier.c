@@ -29,11 +29,10 @@ int cg_barrier_hier(CG_BARRIER_ARGS)
 
     CG_TRY(cg_begin_barrier(&c, comm, CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_barrier_dissemination));
     const int rank = c.rank;
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int nnodes = topo->nnodes;
-    const int node = topo->node;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int nnodes = c.topo->nnodes;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_BARRIER_HIER);
     CG_TRY(cg_buffers(&c, 1, NULL, &out, &tmp, 1));
 

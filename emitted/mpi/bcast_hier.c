@@ -26,9 +26,8 @@ int cg_bcast_hier(CG_BCAST_ARGS)
 
     CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm,
                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_bcast_binomial_doubling));
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_BCAST_HIER);
     CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 
@@ -38,7 +37,7 @@ int cg_bcast_hier(CG_BCAST_ARGS)
     /* hier.json:16 across: call native bcast root root / ppn on the lane communicator: on all of out */
     if (local == cg_mod(root, ppn)) {
         CG_TAG_BEGIN(CG_TAG_BCAST_HIER__ACROSS__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_BCAST, NULL, cg_div(root, ppn),
+        CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_BCAST, NULL, cg_div(root, ppn),
                                NULL, 0, 0,
                                &out, 0, out.nblocks));
         CG_TAG_END(CG_TAG_BCAST_HIER__ACROSS__CALL);
@@ -50,7 +49,7 @@ int cg_bcast_hier(CG_BCAST_ARGS)
 
     /* hier.json:21 node_bcast: call native bcast root root % ppn on the node communicator: on all of out */
     CG_TAG_BEGIN(CG_TAG_BCAST_HIER__NODE_BCAST__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_BCAST, NULL, cg_mod(root, ppn),
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_BCAST, NULL, cg_mod(root, ppn),
                            NULL, 0, 0,
                            &out, 0, out.nblocks));
     CG_TAG_END(CG_TAG_BCAST_HIER__NODE_BCAST__CALL);

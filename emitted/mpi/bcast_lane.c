@@ -27,10 +27,9 @@ int cg_bcast_lane(CG_BCAST_ARGS)
 
     CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm,
                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_bcast_scatter_allgather));
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int node = topo->node;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_BCAST_LANE);
     CG_TRY(cg_buffers(&c, ppn, NULL, &out, NULL, 0));
 
@@ -40,7 +39,7 @@ int cg_bcast_lane(CG_BCAST_ARGS)
 
         /* lane.json:18 node_scatter: call native scatter root root % ppn on the node communicator: send all of out, receive into out block local */
         CG_TAG_BEGIN(CG_TAG_BCAST_LANE__NODE_SCATTER__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_SCATTER, NULL, cg_mod(root, ppn),
+        CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_SCATTER, NULL, cg_mod(root, ppn),
                                &out, 0, out.nblocks,
                                &out, local, 1));
         CG_TAG_END(CG_TAG_BCAST_LANE__NODE_SCATTER__CALL);
@@ -52,7 +51,7 @@ int cg_bcast_lane(CG_BCAST_ARGS)
 
     /* lane.json:23 lanes: call native bcast root root / ppn on the lane communicator: on out block local */
     CG_TAG_BEGIN(CG_TAG_BCAST_LANE__LANES__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_BCAST, NULL, cg_div(root, ppn),
+    CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_BCAST, NULL, cg_div(root, ppn),
                            NULL, 0, 0,
                            &out, local, 1));
     CG_TAG_END(CG_TAG_BCAST_LANE__LANES__CALL);
@@ -63,7 +62,7 @@ int cg_bcast_lane(CG_BCAST_ARGS)
 
     /* lane.json:27 node_allgather: call native allgather on the node communicator: send out block local, receive into all of out */
     CG_TAG_BEGIN(CG_TAG_BCAST_LANE__NODE_ALLGATHER__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_ALLGATHER, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_ALLGATHER, NULL, 0,
                            &out, local, 1,
                            &out, 0, out.nblocks));
     CG_TAG_END(CG_TAG_BCAST_LANE__NODE_ALLGATHER__CALL);

@@ -32,10 +32,9 @@ int cg_exscan_hier(CG_EXSCAN_ARGS)
 
     CG_TRY(cg_begin_exscan(&c, sendbuf, recvbuf, count, datatype, op, comm,
                            CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_exscan_recursive_doubling));
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int node = topo->node;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_EXSCAN_HIER);
     CG_TRY(cg_buffers(&c, 1, &in, &out, &tmp, 2));
 
@@ -44,7 +43,7 @@ int cg_exscan_hier(CG_EXSCAN_ARGS)
 
     /* hier.json:21 node_exscan: call native exscan on the node communicator: send all of in, receive into all of out */
     CG_TAG_BEGIN(CG_TAG_EXSCAN_HIER__NODE_EXSCAN__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_EXSCAN, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_EXSCAN, NULL, 0,
                            &in, 0, in.nblocks,
                            &out, 0, out.nblocks));
     CG_TAG_END(CG_TAG_EXSCAN_HIER__NODE_EXSCAN__CALL);
@@ -74,7 +73,7 @@ int cg_exscan_hier(CG_EXSCAN_ARGS)
     /* hier.json:31 leaders: call native exscan on the lane communicator: send tmp block 0, receive into tmp block 1 */
     if (local == ppn - 1) {
         CG_TAG_BEGIN(CG_TAG_EXSCAN_HIER__LEADERS__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_EXSCAN, NULL, 0,
+        CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_EXSCAN, NULL, 0,
                                &tmp, 0, 1,
                                &tmp, 1, 1));
         CG_TAG_END(CG_TAG_EXSCAN_HIER__LEADERS__CALL);
@@ -87,7 +86,7 @@ int cg_exscan_hier(CG_EXSCAN_ARGS)
 
         /* hier.json:36 node_bcast: call native bcast root ppn - 1 on the node communicator: on tmp block 1 */
         CG_TAG_BEGIN(CG_TAG_EXSCAN_HIER__NODE_BCAST__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_BCAST, NULL, ppn - 1,
+        CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_BCAST, NULL, ppn - 1,
                                NULL, 0, 0,
                                &tmp, 1, 1));
         CG_TAG_END(CG_TAG_EXSCAN_HIER__NODE_BCAST__CALL);

@@ -31,10 +31,9 @@ int cg_exscan_lane(CG_EXSCAN_ARGS)
 
     CG_TRY(cg_begin_exscan(&c, sendbuf, recvbuf, count, datatype, op, comm,
                            CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_exscan_recursive_doubling));
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int node = topo->node;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_EXSCAN_LANE);
     CG_TRY(cg_buffers(&c, ppn, &in, &out, &tmp, 2 * ppn));
 
@@ -43,7 +42,7 @@ int cg_exscan_lane(CG_EXSCAN_ARGS)
 
     /* lane.json:22 node_reduce_scatter: call native reduce_scatter_block on the node communicator: send all of in, receive into tmp block local */
     CG_TAG_BEGIN(CG_TAG_EXSCAN_LANE__NODE_REDUCE_SCATTER__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_REDUCE_SCATTER_BLOCK, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_REDUCE_SCATTER_BLOCK, NULL, 0,
                            &in, 0, in.nblocks,
                            &tmp, local, 1));
     CG_TAG_END(CG_TAG_EXSCAN_LANE__NODE_REDUCE_SCATTER__CALL);
@@ -54,7 +53,7 @@ int cg_exscan_lane(CG_EXSCAN_ARGS)
 
     /* lane.json:27 lanes: call native exscan on the lane communicator: send tmp block local, receive into tmp block ppn + local */
     CG_TAG_BEGIN(CG_TAG_EXSCAN_LANE__LANES__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_EXSCAN, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_EXSCAN, NULL, 0,
                            &tmp, local, 1,
                            &tmp, ppn + local, 1));
     CG_TAG_END(CG_TAG_EXSCAN_LANE__LANES__CALL);
@@ -65,7 +64,7 @@ int cg_exscan_lane(CG_EXSCAN_ARGS)
 
     /* lane.json:32 node_exscan: call native exscan on the node communicator: send all of in, receive into all of out */
     CG_TAG_BEGIN(CG_TAG_EXSCAN_LANE__NODE_EXSCAN__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_EXSCAN, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_EXSCAN, NULL, 0,
                            &in, 0, in.nblocks,
                            &out, 0, out.nblocks));
     CG_TAG_END(CG_TAG_EXSCAN_LANE__NODE_EXSCAN__CALL);
@@ -77,7 +76,7 @@ int cg_exscan_lane(CG_EXSCAN_ARGS)
 
         /* lane.json:36 prefix: call native allgather on the node communicator: send tmp block ppn + local, receive into tmp blocks ppn .. +ppn */
         CG_TAG_BEGIN(CG_TAG_EXSCAN_LANE__PREFIX__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_ALLGATHER, NULL, 0,
+        CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_ALLGATHER, NULL, 0,
                                &tmp, ppn + local, 1,
                                &tmp, cg_mod(ppn, tmp.nblocks), ppn));
         CG_TAG_END(CG_TAG_EXSCAN_LANE__PREFIX__CALL);

@@ -28,10 +28,9 @@ int cg_gather_hier(CG_GATHER_ARGS)
                            CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_gather_binomial));
     const int p = c.p;
     const int rank = c.rank;
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int node = topo->node;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_GATHER_HIER);
     CG_TRY(cg_buffers(&c, p, NULL, &out, NULL, 0));
 
@@ -40,7 +39,7 @@ int cg_gather_hier(CG_GATHER_ARGS)
 
     /* hier.json:16 node_gather: call native gather root root % ppn on the node communicator: send out block rank, receive into out blocks node * ppn .. +ppn */
     CG_TAG_BEGIN(CG_TAG_GATHER_HIER__NODE_GATHER__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_GATHER, NULL, cg_mod(root, ppn),
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_GATHER, NULL, cg_mod(root, ppn),
                            &out, rank, 1,
                            &out, cg_mod(node * ppn, out.nblocks), ppn));
     CG_TAG_END(CG_TAG_GATHER_HIER__NODE_GATHER__CALL);
@@ -52,7 +51,7 @@ int cg_gather_hier(CG_GATHER_ARGS)
     /* hier.json:21 across: call native gather root root / ppn on the lane communicator: send out blocks node * ppn .. +ppn, receive into all of out */
     if (local == cg_mod(root, ppn)) {
         CG_TAG_BEGIN(CG_TAG_GATHER_HIER__ACROSS__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_GATHER, NULL, cg_div(root, ppn),
+        CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_GATHER, NULL, cg_div(root, ppn),
                                &out, cg_mod(node * ppn, out.nblocks), ppn,
                                &out, 0, out.nblocks));
         CG_TAG_END(CG_TAG_GATHER_HIER__ACROSS__CALL);

@@ -31,11 +31,10 @@ int cg_gather_lane(CG_GATHER_ARGS)
                            CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_gather_binomial));
     const int p = c.p;
     const int rank = c.rank;
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int nnodes = topo->nnodes;
-    const int node = topo->node;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int nnodes = c.topo->nnodes;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_GATHER_LANE);
     CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
 
@@ -44,7 +43,7 @@ int cg_gather_lane(CG_GATHER_ARGS)
 
     /* lane.json:19 lanes: call native gather root root / ppn on the lane communicator: send out block rank, receive into tmp blocks local * nnodes .. +nnodes */
     CG_TAG_BEGIN(CG_TAG_GATHER_LANE__LANES__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_GATHER, NULL, cg_div(root, ppn),
+    CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_GATHER, NULL, cg_div(root, ppn),
                            &out, rank, 1,
                            &tmp, cg_mod(local * nnodes, tmp.nblocks), nnodes));
     CG_TAG_END(CG_TAG_GATHER_LANE__LANES__CALL);
@@ -56,7 +55,7 @@ int cg_gather_lane(CG_GATHER_ARGS)
 
         /* lane.json:24 node_gather: call native gather root root % ppn on the node communicator: send tmp blocks local * nnodes .. +nnodes, receive into all of tmp */
         CG_TAG_BEGIN(CG_TAG_GATHER_LANE__NODE_GATHER__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_GATHER, NULL, cg_mod(root, ppn),
+        CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_GATHER, NULL, cg_mod(root, ppn),
                                &tmp, cg_mod(local * nnodes, tmp.nblocks), nnodes,
                                &tmp, 0, tmp.nblocks));
         CG_TAG_END(CG_TAG_GATHER_LANE__NODE_GATHER__CALL);

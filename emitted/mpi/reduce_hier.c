@@ -27,9 +27,8 @@ int cg_reduce_hier(CG_REDUCE_ARGS)
 
     CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm,
                            CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_binomial));
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_REDUCE_HIER);
     CG_TRY(cg_buffers(&c, 1, NULL, &out, &tmp, 1));
 
@@ -38,7 +37,7 @@ int cg_reduce_hier(CG_REDUCE_ARGS)
 
     /* hier.json:21 node_reduce: call native reduce root root % ppn on the node communicator: send all of out, receive into all of tmp */
     CG_TAG_BEGIN(CG_TAG_REDUCE_HIER__NODE_REDUCE__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_REDUCE, NULL, cg_mod(root, ppn),
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_REDUCE, NULL, cg_mod(root, ppn),
                            &out, 0, out.nblocks,
                            &tmp, 0, tmp.nblocks));
     CG_TAG_END(CG_TAG_REDUCE_HIER__NODE_REDUCE__CALL);
@@ -50,7 +49,7 @@ int cg_reduce_hier(CG_REDUCE_ARGS)
     /* hier.json:25 across: call native reduce root root / ppn on the lane communicator: send all of tmp, receive into all of out */
     if (local == cg_mod(root, ppn)) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_HIER__ACROSS__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_REDUCE, NULL, cg_div(root, ppn),
+        CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_REDUCE, NULL, cg_div(root, ppn),
                                &tmp, 0, tmp.nblocks,
                                &out, 0, out.nblocks));
         CG_TAG_END(CG_TAG_REDUCE_HIER__ACROSS__CALL);

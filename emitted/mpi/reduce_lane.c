@@ -28,10 +28,9 @@ int cg_reduce_lane(CG_REDUCE_ARGS)
 
     CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm,
                            CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_binomial));
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int node = topo->node;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_REDUCE_LANE);
     CG_TRY(cg_buffers(&c, ppn, NULL, &out, &tmp, ppn));
 
@@ -40,7 +39,7 @@ int cg_reduce_lane(CG_REDUCE_ARGS)
 
     /* lane.json:20 node_reduce_scatter: call native reduce_scatter_block on the node communicator: send all of out, receive into tmp block local */
     CG_TAG_BEGIN(CG_TAG_REDUCE_LANE__NODE_REDUCE_SCATTER__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_REDUCE_SCATTER_BLOCK, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_REDUCE_SCATTER_BLOCK, NULL, 0,
                            &out, 0, out.nblocks,
                            &tmp, local, 1));
     CG_TAG_END(CG_TAG_REDUCE_LANE__NODE_REDUCE_SCATTER__CALL);
@@ -51,7 +50,7 @@ int cg_reduce_lane(CG_REDUCE_ARGS)
 
     /* lane.json:25 lanes: call native reduce root root / ppn on the lane communicator: send tmp block local, receive into out block local */
     CG_TAG_BEGIN(CG_TAG_REDUCE_LANE__LANES__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_REDUCE, NULL, cg_div(root, ppn),
+    CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_REDUCE, NULL, cg_div(root, ppn),
                            &tmp, local, 1,
                            &out, local, 1));
     CG_TAG_END(CG_TAG_REDUCE_LANE__LANES__CALL);
@@ -63,7 +62,7 @@ int cg_reduce_lane(CG_REDUCE_ARGS)
 
         /* lane.json:30 node_gather: call native gather root root % ppn on the node communicator: send out block local, receive into all of out */
         CG_TAG_BEGIN(CG_TAG_REDUCE_LANE__NODE_GATHER__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_GATHER, NULL, cg_mod(root, ppn),
+        CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_GATHER, NULL, cg_mod(root, ppn),
                                &out, local, 1,
                                &out, 0, out.nblocks));
         CG_TAG_END(CG_TAG_REDUCE_LANE__NODE_GATHER__CALL);

@@ -29,9 +29,8 @@ int cg_reduce_scatter_block_hier(CG_REDUCE_SCATTER_BLOCK_ARGS)
     CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
                                          CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_scatter_block_reduce_scatter));
     const int p = c.p;
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_HIER);
     CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, p + ppn));
 
@@ -40,7 +39,7 @@ int cg_reduce_scatter_block_hier(CG_REDUCE_SCATTER_BLOCK_ARGS)
 
     /* hier.json:19 node_reduce: call native reduce root 0 on the node communicator: send all of in, receive into tmp blocks 0 .. +p */
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_HIER__NODE_REDUCE__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_REDUCE, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_REDUCE, NULL, 0,
                            &in, 0, in.nblocks,
                            &tmp, cg_mod(0, tmp.nblocks), p));
     CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_HIER__NODE_REDUCE__CALL);
@@ -52,7 +51,7 @@ int cg_reduce_scatter_block_hier(CG_REDUCE_SCATTER_BLOCK_ARGS)
     /* hier.json:24 leaders: call native reduce_scatter_block on the lane communicator: send tmp blocks 0 .. +p, receive into tmp blocks p .. +ppn */
     if (local == 0) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_HIER__LEADERS__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_REDUCE_SCATTER_BLOCK, NULL, 0,
+        CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_REDUCE_SCATTER_BLOCK, NULL, 0,
                                &tmp, cg_mod(0, tmp.nblocks), p,
                                &tmp, cg_mod(p, tmp.nblocks), ppn));
         CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_HIER__LEADERS__CALL);
@@ -64,7 +63,7 @@ int cg_reduce_scatter_block_hier(CG_REDUCE_SCATTER_BLOCK_ARGS)
 
     /* hier.json:30 node_scatter: call native scatter root 0 on the node communicator: send tmp blocks p .. +ppn, receive into all of out */
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_HIER__NODE_SCATTER__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_SCATTER, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_SCATTER, NULL, 0,
                            &tmp, cg_mod(p, tmp.nblocks), ppn,
                            &out, 0, out.nblocks));
     CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_HIER__NODE_SCATTER__CALL);

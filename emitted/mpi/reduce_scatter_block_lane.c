@@ -32,9 +32,8 @@ int cg_reduce_scatter_block_lane(CG_REDUCE_SCATTER_BLOCK_ARGS)
     CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
                                          CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_scatter_block_reduce_scatter));
     const int p = c.p;
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int nnodes = topo->nnodes;
+    const int ppn = c.topo->ppn;
+    const int nnodes = c.topo->nnodes;
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_LANE);
     CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, p + nnodes));
 
@@ -56,7 +55,7 @@ int cg_reduce_scatter_block_lane(CG_REDUCE_SCATTER_BLOCK_ARGS)
 
     /* lane.json:26 node_reduce_scatter: call native reduce_scatter_block on the node communicator: send tmp blocks 0 .. +p, receive into tmp blocks p .. +nnodes */
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_LANE__NODE_REDUCE_SCATTER__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_REDUCE_SCATTER_BLOCK, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_REDUCE_SCATTER_BLOCK, NULL, 0,
                            &tmp, cg_mod(0, tmp.nblocks), p,
                            &tmp, cg_mod(p, tmp.nblocks), nnodes));
     CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_LANE__NODE_REDUCE_SCATTER__CALL);
@@ -67,7 +66,7 @@ int cg_reduce_scatter_block_lane(CG_REDUCE_SCATTER_BLOCK_ARGS)
 
     /* lane.json:31 lanes: call native reduce_scatter_block on the lane communicator: send tmp blocks p .. +nnodes, receive into all of out */
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_LANE__LANES__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_REDUCE_SCATTER_BLOCK, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_REDUCE_SCATTER_BLOCK, NULL, 0,
                            &tmp, cg_mod(p, tmp.nblocks), nnodes,
                            &out, 0, out.nblocks));
     CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_LANE__LANES__CALL);

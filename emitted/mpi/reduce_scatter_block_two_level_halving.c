@@ -35,11 +35,10 @@ int cg_reduce_scatter_block_two_level_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
     CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
                                          CG_NEEDS_COMMUTATIVE | CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_scatter_block_recursive_halving));
     const int p = c.p;
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int nnodes = topo->nnodes;
-    const int node = topo->node;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int nnodes = c.topo->nnodes;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_TWO_LEVEL_HALVING);
     CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, p + nnodes));
 

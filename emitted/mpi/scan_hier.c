@@ -29,10 +29,9 @@ int cg_scan_hier(CG_SCAN_ARGS)
 
     CG_TRY(cg_begin_scan(&c, sendbuf, recvbuf, count, datatype, op, comm,
                          CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_scan_recursive_doubling));
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int node = topo->node;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int node = c.topo->node;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_SCAN_HIER);
     CG_TRY(cg_buffers(&c, 1, NULL, &out, &tmp, 1));
 
@@ -41,7 +40,7 @@ int cg_scan_hier(CG_SCAN_ARGS)
 
     /* hier.json:19 node_scan: call native scan on the node communicator: send all of out, receive into all of out */
     CG_TAG_BEGIN(CG_TAG_SCAN_HIER__NODE_SCAN__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_SCAN, NULL, 0,
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_SCAN, NULL, 0,
                            &out, 0, out.nblocks,
                            &out, 0, out.nblocks));
     CG_TAG_END(CG_TAG_SCAN_HIER__NODE_SCAN__CALL);
@@ -53,7 +52,7 @@ int cg_scan_hier(CG_SCAN_ARGS)
     /* hier.json:23 leaders: call native exscan on the lane communicator: send all of out, receive into all of tmp */
     if (local == ppn - 1) {
         CG_TAG_BEGIN(CG_TAG_SCAN_HIER__LEADERS__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_EXSCAN, NULL, 0,
+        CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_EXSCAN, NULL, 0,
                                &out, 0, out.nblocks,
                                &tmp, 0, tmp.nblocks));
         CG_TAG_END(CG_TAG_SCAN_HIER__LEADERS__CALL);
@@ -66,7 +65,7 @@ int cg_scan_hier(CG_SCAN_ARGS)
 
         /* hier.json:27 node_bcast: call native bcast root ppn - 1 on the node communicator: on all of tmp */
         CG_TAG_BEGIN(CG_TAG_SCAN_HIER__NODE_BCAST__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_BCAST, NULL, ppn - 1,
+        CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_BCAST, NULL, ppn - 1,
                                NULL, 0, 0,
                                &tmp, 0, tmp.nblocks));
         CG_TAG_END(CG_TAG_SCAN_HIER__NODE_BCAST__CALL);

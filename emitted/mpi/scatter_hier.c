@@ -27,9 +27,8 @@ int cg_scatter_hier(CG_SCATTER_ARGS)
     CG_TRY(cg_begin_scatter(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
                             CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_scatter_binomial));
     const int p = c.p;
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int local = topo->local;
+    const int ppn = c.topo->ppn;
+    const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_SCATTER_HIER);
     CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, ppn));
 
@@ -39,7 +38,7 @@ int cg_scatter_hier(CG_SCATTER_ARGS)
     /* hier.json:17 across: call native scatter root root / ppn on the lane communicator: send all of in, receive into all of tmp */
     if (local == cg_mod(root, ppn)) {
         CG_TAG_BEGIN(CG_TAG_SCATTER_HIER__ACROSS__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_SCATTER, NULL, cg_div(root, ppn),
+        CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_SCATTER, NULL, cg_div(root, ppn),
                                &in, 0, in.nblocks,
                                &tmp, 0, tmp.nblocks));
         CG_TAG_END(CG_TAG_SCATTER_HIER__ACROSS__CALL);
@@ -51,7 +50,7 @@ int cg_scatter_hier(CG_SCATTER_ARGS)
 
     /* hier.json:23 node_scatter: call native scatter root root % ppn on the node communicator: send all of tmp, receive into all of out */
     CG_TAG_BEGIN(CG_TAG_SCATTER_HIER__NODE_SCATTER__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_SCATTER, NULL, cg_mod(root, ppn),
+    CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_SCATTER, NULL, cg_mod(root, ppn),
                            &tmp, 0, tmp.nblocks,
                            &out, 0, out.nblocks));
     CG_TAG_END(CG_TAG_SCATTER_HIER__NODE_SCATTER__CALL);

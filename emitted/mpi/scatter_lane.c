@@ -32,10 +32,9 @@ int cg_scatter_lane(CG_SCATTER_ARGS)
                             CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_scatter_binomial));
     const int p = c.p;
     const int rank = c.rank;
-    const struct cg_topo *topo = c.topo;
-    const int ppn = topo->ppn;
-    const int nnodes = topo->nnodes;
-    const int node = topo->node;
+    const int ppn = c.topo->ppn;
+    const int nnodes = c.topo->nnodes;
+    const int node = c.topo->node;
     CG_TAG_BEGIN(CG_TAG_SCATTER_LANE);
     CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, p + nnodes));
 
@@ -60,7 +59,7 @@ int cg_scatter_lane(CG_SCATTER_ARGS)
 
         /* lane.json:23 node_scatter: call native scatter root root % ppn on the node communicator: send tmp blocks 0 .. +p, receive into tmp blocks p .. +nnodes */
         CG_TAG_BEGIN(CG_TAG_SCATTER_LANE__NODE_SCATTER__CALL);
-        CG_TRY(cg_call_coll_in(&c, topo->node_comm, CG_COLL_SCATTER, NULL, cg_mod(root, ppn),
+        CG_TRY(cg_call_coll_in(&c, c.topo->node_comm, CG_COLL_SCATTER, NULL, cg_mod(root, ppn),
                                &tmp, cg_mod(0, tmp.nblocks), p,
                                &tmp, cg_mod(p, tmp.nblocks), nnodes));
         CG_TAG_END(CG_TAG_SCATTER_LANE__NODE_SCATTER__CALL);
@@ -72,7 +71,7 @@ int cg_scatter_lane(CG_SCATTER_ARGS)
 
     /* lane.json:28 lanes: call native scatter root root / ppn on the lane communicator: send tmp blocks p .. +nnodes, receive into all of out */
     CG_TAG_BEGIN(CG_TAG_SCATTER_LANE__LANES__CALL);
-    CG_TRY(cg_call_coll_in(&c, topo->lane_comm, CG_COLL_SCATTER, NULL, cg_div(root, ppn),
+    CG_TRY(cg_call_coll_in(&c, c.topo->lane_comm, CG_COLL_SCATTER, NULL, cg_div(root, ppn),
                            &tmp, cg_mod(p, tmp.nblocks), nnodes,
                            &out, 0, out.nblocks));
     CG_TAG_END(CG_TAG_SCATTER_LANE__LANES__CALL);

@@ -72,28 +72,6 @@ static void local_gpu(const struct bc_ctx *c, struct gpu_info *g)
     g->ok = 1;
 }
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    long n;
-
-    if (f == NULL) {
-        return NULL;
-    }
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        text = malloc((size_t)n + 1);
-        if (text != NULL && fread(text, 1, (size_t)n, f) == (size_t)n) {
-            text[n] = '\0';
-        } else {
-            free(text);
-            text = NULL;
-        }
-    }
-    fclose(f);
-    return text;
-}
-
 static void set(cJSON *obj, const char *key, cJSON *value)
 {
     if (value == NULL) {
@@ -115,7 +93,7 @@ static cJSON *str_or_null(const char *s)
 static int complete(const struct bc_ctx *c, const struct gpu_info *all, char *msg, size_t msglen)
 {
     const char *path = c->base.job->out_run_meta;
-    char *text = read_all(path);
+    char *text = cg_slurp(path, NULL);
     cJSON *doc = (text != NULL) ? cJSON_Parse(text) : NULL;
     cJSON *o;
     char v[64];
@@ -250,7 +228,7 @@ static int complete(const struct bc_ctx *c, const struct gpu_info *all, char *ms
         }
         memcpy(out, pretty, len);
         out[len] = '\n';
-        rc = bench_write_atomic(path, out, len + 1);
+        rc = cg_write_atomic(path, out, len + 1);
         if (rc != 0) {
             bench_fmt(msg, msglen, "%s: %s", path, strerror(errno));
         }

@@ -165,12 +165,11 @@ int cg_cu_check_root(const struct cg_cu_call *c, int root);
 /* The prologue of a generated GPU collective (prologue.c), as the MPI
  * runtime's (cg.h, "prologues"), and its end:
  *
- *   int rc = cg_cu_begin_<coll>(&c, <its arguments>, flags, fallback);
- *   if (rc == MPI_SUCCESS) {
- *       ... p, rank, the schedule's lets, the call tag ...
- *       CG_TRY(cg_cu_buffers(&c, B, &in, &out, &tmp, scratch blocks));
- *       ... the phases ...
- *   }
+ *   CG_CU_BEGIN(cg_cu_begin_<coll>(&c, <its arguments>, flags, fallback));
+ *   [CG_CU_RETURN_ON(cg_param_value(...)); ... CG_CU_RETURN_ON(cg_cu_empty(&c));]
+ *   ... p, rank, the schedule's lets, the call tag ...
+ *   CG_TRY(cg_cu_buffers(&c, B, &in, &out, &tmp, scratch blocks));
+ *   ... the phases ...
  * out:
  *   return cg_cu_call_finish(&c, rc);
  *
@@ -202,6 +201,28 @@ int cg_cu_begin_alltoall(struct cg_cu_call *c, CG_CU_ALLTOALL_ARGS, int flags,
 int cg_cu_buffers(struct cg_cu_call *c, long nb, struct cg_buf *in, struct cg_buf *out,
                   struct cg_buf *tmp, long ntmp);
 int cg_cu_call_finish(struct cg_cu_call *c, int rc);
+/* With CG_READS_PARAMS, once the params are read: CG_DONE (the call's
+ * result MPI_SUCCESS) when the count is 0, else MPI_SUCCESS. */
+int cg_cu_empty(struct cg_cu_call *c);
+
+/* The generated GPU collective's first statement: declares rc, the call's
+ * status, from cg_cu_begin_<coll>, and returns cg_cu_call_finish(&c, rc)
+ * at once unless it is MPI_SUCCESS (an error, the fallback ran, count 0).
+ * CG_CU_RETURN_ON does the same for the prologue's later steps (a param
+ * read, cg_cu_empty). Like CG_TRY they name the function's `c` and `rc`.
+ * Why a return and not CG_TRY's goto out, as the MPI backend's prologue
+ * has: p, rank and the schedule's lets are declared with initialisers after
+ * these, and C++ forbids a goto that jumps over initialisations into their
+ * scope; the body's own CG_TRYs come after every one of them. */
+#define CG_CU_BEGIN(begin) \
+    int rc = (begin);      \
+    CG_CU_RETURN_ON(rc)
+#define CG_CU_RETURN_ON(expr)                     \
+    do {                                          \
+        if ((rc = (expr)) != MPI_SUCCESS) {       \
+            return cg_cu_call_finish(&c, rc);     \
+        }                                         \
+    } while (0)
 
 /* 1 when the byte ranges [a, a + abytes) and [b, b + bbytes) share a byte.
  * Generated collectives use it to recognise NCCL's in-place calls (recvbuf

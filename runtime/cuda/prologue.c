@@ -56,6 +56,15 @@ int cg_cu_call_finish(struct cg_cu_call *c, int rc)
     return (rc == CG_DONE) ? c->result : rc;
 }
 
+int cg_cu_empty(struct cg_cu_call *c)
+{
+    if (c->empty) {
+        c->result = MPI_SUCCESS;
+        return CG_DONE;
+    }
+    return MPI_SUCCESS;
+}
+
 /* Whether begin's CG_DONE is for the fallback, not for a count of 0. */
 static int falls_back(const struct cg_cu_call *c, int rc)
 {

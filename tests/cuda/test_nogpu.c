@@ -266,6 +266,17 @@ static void call_begin_should_reject_bad_types_and_ops(void)
     cg_cu_call_end(&c);
 }
 
+static void empty_should_end_a_call_of_count_0_with_success(void)
+{
+    struct cg_cu_call c;
+    memset(&c, 0, sizeof(c));
+    c.result = MPI_ERR_OTHER; /* poisoned: cg_cu_empty must set it */
+    c.empty = 0;
+    CHECK(cg_cu_empty(&c) == MPI_SUCCESS && c.result == MPI_ERR_OTHER);
+    c.empty = 1;
+    CHECK(cg_cu_empty(&c) == CG_DONE && c.result == MPI_SUCCESS);
+}
+
 static void tags_should_read_zero_and_refuse_bad_ids(void)
 {
     uint64_t ns = 1, calls = 1;
@@ -301,6 +312,7 @@ int main(int argc, char **argv)
     RUN(calls_without_a_gpu_should_fail_cleanly);
     RUN(call_begin_should_reject_bad_types_and_ops);
     RUN(tags_should_read_zero_and_refuse_bad_ids);
+    RUN(empty_should_end_a_call_of_count_0_with_success);
     RUN(emitted_table_should_list_each_gpu_collective_with_its_function);
     RUN(emitted_collectives_should_check_types_and_ops_before_the_gpu);
     int rc = check_exit();

@@ -5,7 +5,7 @@
  * The input is the platform's text, a NUL byte, then the test's text; an
  * empty part is replaced by descriptors/platforms/local.json or
  * descriptors/tests/tiny.json, and an input without a NUL is a test for
- * local.json. Schedules come from schedules/ (run from the repository
+ * local.json. Schedules come from emitted/registry.json (run from the repository
  * root). A crash, a sanitizer report, a cg_panic (exit 70: an internal
  * error where a located one belongs, like the placeholders of issue 16
  * item 4) or work without bound is a finding.
@@ -38,7 +38,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         fprintf(stderr, "fuzz_descriptor: run it from the repository root\n");
         exit(1);
     }
-    cg_registry_load(&reg, &keep, "schedules");
+    cg_registry_load(&reg, &keep, "emitted/registry.json");
     return 0;
 }
 

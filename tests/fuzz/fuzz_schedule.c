@@ -51,7 +51,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-    /* cJSON reads the terminating NUL (gen/json.c). */
+    /* cJSON reads the terminating NUL (runtime/util/json.c). */
     char *text = malloc(size + 1);
     if (text == NULL) {
         return 0;

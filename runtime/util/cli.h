@@ -3,8 +3,10 @@
  * gen/main.c has the generator's commands (verify, emit, explain, list,
  * tags, mutate) and cg_main, which dispatches to them or to commands a
  * program adds: build/collgen's main (harness/collgen.c) adds the harness's
- * run and report. So the generator's library depends on nothing of the
- * harness, and the harness on the generator; only the program knows both.
+ * run, report and compare. The header is here, in what both share, so that
+ * neither includes the other's headers: gen/ knows nothing of the harness,
+ * and the harness knows the generator only through what it wrote
+ * (emitted/registry.json); only the program links both.
  */
 #ifndef CG_CLI_H
 #define CG_CLI_H

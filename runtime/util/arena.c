@@ -1,5 +1,5 @@
 /* arena.c - the bump allocator every pass builds its output in. */
-#include "base.h"
+#include "util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,7 +1,8 @@
-/* diag.c - located diagnostics in GCC form, internal-error panics and the
- * default options of a generator run. */
-#include "base.h"
+/* diag.c - located diagnostics in GCC form, internal-error panics, and
+ * whole-file reads that report with them (cg_read_file). */
+#include "util.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,18 +76,26 @@ void cg_panic(const char *fmt, ...)
     exit(70);
 }
 
-void cg_options_init(struct cg_options *opt)
+char *cg_read_file(struct cg_arena *arena, struct cg_diag *d, const char *path, size_t *len)
 {
-    static const int extra[] = {100, 127, 128, 255, 256, 1000};
-    memset(opt, 0, sizeof(*opt));
-    for (int p = 1; p <= 64; p++) {
-        opt->p_list[opt->np++] = p;
+    struct cg_pos none = { 0, 0 };
+    size_t n = 0;
+    char *buf = cg_slurp(path, &n);
+    if (buf == NULL && errno == ENOMEM) {
+        cg_panic("out of memory reading %s", path);
     }
-    for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++) {
-        opt->p_list[opt->np++] = extra[i];
+    if (buf == NULL && errno == EISDIR) {
+        cg_error(d, path, none, "cannot read: it is a directory, not a file (name the .json "
+                 "files in it)");
+        return NULL;
     }
-    opt->all_roots_max_p = 64;
-    opt->out_dir = "emitted";
-    opt->depfile = NULL;
-    opt->quiet = 0;
+    if (buf == NULL) {
+        cg_error(d, path, none, "cannot read: %s", errno == EIO ? "I/O error" : strerror(errno));
+        return NULL;
+    }
+    char *copy = cg_arena_alloc(arena, n + 1);
+    memcpy(copy, buf, n + 1);
+    free(buf);
+    *len = n;
+    return copy;
 }

@@ -9,7 +9,7 @@
 #ifndef CG_JSON_H
 #define CG_JSON_H
 
-#include "base.h"
+#include "util.h"
 
 enum cg_json_kind { CG_J_NULL, CG_J_BOOL, CG_J_NUMBER, CG_J_STRING, CG_J_ARRAY, CG_J_OBJECT };
 
@@ -47,9 +47,5 @@ int cg_json_check_keys(struct cg_diag *d, const char *file, const struct cg_json
                        const char *what, const char *const *known);
 
 const char *cg_json_kind_name(enum cg_json_kind k);
-
-/* Reads a whole file into a NUL-terminated arena buffer. Returns NULL and
- * reports "file: error: cannot read: <strerror>" on failure. */
-char *cg_read_file(struct cg_arena *arena, struct cg_diag *d, const char *path, size_t *len);
 
 #endif

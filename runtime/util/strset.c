@@ -9,14 +9,9 @@ void cg_strset_init(struct cg_strset *h, struct cg_arena *arena)
     h->arena = arena;
 }
 
-/* FNV-1a. */
 static size_t hash(const char *s)
 {
-    uint64_t x = 1469598103934665603ull;
-    for (; *s; s++) {
-        x = (x ^ (unsigned char)*s) * 1099511628211ull;
-    }
-    return (size_t)x;
+    return (size_t)cg_fnv1a64(s, strlen(s));
 }
 
 static size_t slot_of(const struct cg_strset *h, const char *key)

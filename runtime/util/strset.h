@@ -9,7 +9,7 @@
 #ifndef CG_STRSET_H
 #define CG_STRSET_H
 
-#include "base.h"
+#include "util.h"
 
 struct cg_strset {
     struct cg_arena *arena; /* where tables go */
