@@ -26,6 +26,16 @@
  *              send side as padded_pair (pair_int32 resized to a 12-byte
  *              extent: the same type signature, another layout), which the
  *              generated code must convert or send as it is;
+ *   signatures equal type signatures in different datatypes (run_signatures,
+ *              "equal signatures, different datatypes" below): for bcast,
+ *              gather, scatter, allgather and alltoall, the sending and
+ *              the receiving side in two of int32, a 4-int32 struct, one
+ *              struct of the whole block, a strided vector, an indexed
+ *              type with holes and one strided vector of the whole block,
+ *              both ways, at two roots, in place and not; for the
+ *              collectives that reduce (one datatype on every rank, as MPI
+ *              requires) each of them on every rank with a sum that
+ *              follows the layout; holes must stay as they were;
  *   ignored    arguments MPI says are not significant get values that would
  *              fail if used: MPI_DATATYPE_NULL types, 0 counts, NULL buffers
  *              (or, for a non-root's recvbuf in reduce and gather, a
