@@ -229,6 +229,16 @@ int cg_type_sig(MPI_Datatype type, struct cg_sig *s)
         cg_set_error("collgen: the datatype is MPI_DATATYPE_NULL");
         return MPI_ERR_TYPE;
     }
+    /* Why a shortcut: every call of a moving collective reads its
+     * datatypes, and most are named basic types, which are their own basic
+     * type, once, with nothing else in their extent: one MPI call instead
+     * of four. */
+    int ni = 0, na = 0, nd = 0, comb = MPI_COMBINER_NAMED;
+    CG_CHECK_MPI(MPI_Type_get_envelope(type, &ni, &na, &nd, &comb));
+    if ((comb == MPI_COMBINER_NAMED) && (named_part(type) == type)) {
+        s->dense = 1;
+        goto out;
+    }
     CG_CHECK(walk(type, &w, &dense));
     CG_CHECK_MPI(MPI_Type_size_x(type, &size));
     if (w.mixed || (w.basic == MPI_DATATYPE_NULL)) {
