@@ -16,6 +16,66 @@ void cg_model_init(struct cg_model *m)
     m->gamma_ns_B = 0.2;
 }
 
+
+/* ---- blocks to bytes (shared by traffic.c, simulate.c, goal.c) ---------- */
+
+void cg_bytes_init(struct cg_bytes *b, const struct cg_schedule *s, int p, size_t count, int elem)
+{
+    memset(b, 0, sizeof(*b));
+    b->count = count;
+    b->elem = elem;
+    switch (cg_colls[s->coll].shape) {
+    case CG_SHAPE_UNIFORM:
+    case CG_SHAPE_ONE:
+        b->vec = count * (size_t)p; /* count is per rank, as in MPI */
+        break;
+    case CG_SHAPE_TOKEN:
+        /* A barrier moves one byte whatever count is asked for. */
+        b->count = 1;
+        b->elem = 1;
+        b->vec = 1;
+        break;
+    case CG_SHAPE_SPLIT:
+        b->vec = count;
+        break;
+    }
+}
+
+void cg_bytes_start(struct cg_bytes *b, long blocks, const long *nblocks)
+{
+    b->blocks = blocks;
+    memcpy(b->nb, nblocks, sizeof(b->nb));
+}
+
+/* Why not a loop over the blocks: ranges of 65,536 blocks at p = 65,536
+ * made that quadratic. Block j holds vec / B elements, one more when j <
+ * vec % B; a range's block i is ((first + i) % nb) % B. */
+double cg_range_bytes(const struct cg_bytes *b, const struct cg_sim_range *r)
+{
+    size_t B = (size_t)b->blocks, base = b->vec / B, rem = b->vec % B, n = 0;
+    long nb = b->nb[r->buf];
+    if (rem == 0 || r->n == 0) {
+        n = base * (size_t)r->n;
+    } else if (nb % b->blocks == 0) {
+        /* j = (first + i) % B: full turns of B blocks hold rem extra
+         * elements each; the rest is an interval of B (mod B). */
+        size_t turns = (size_t)r->n / B, left = (size_t)r->n % B, s = (size_t)r->first % B;
+        n = base * (size_t)r->n + turns * rem;
+        size_t e = s + left; /* [s, e) mod B, intersected with [0, rem) */
+        n += (s < rem ? (e < rem ? e : rem) - s : 0);
+        if (e > B) {
+            size_t e2 = e - B;
+            n += e2 < rem ? e2 : rem;
+        }
+    } else {
+        for (long i = 0; i < r->n; i++) {
+            long j = ((r->first + i) % nb) % b->blocks;
+            n += base + ((size_t)j < rem ? 1 : 0);
+        }
+    }
+    return (double)n * (double)b->elem;
+}
+
 struct tally {
     const struct cg_schedule *s; /* what runs */
     struct cg_analysis *a;       /* totals */
@@ -23,9 +83,7 @@ struct tally {
     FILE *trace;                 /* per-instance lines, or NULL */
     int compact;                 /* one line per instance */
     const char *prefix;          /* before each compact line */
-    long blocks;                 /* B */
-    long nb[CG_BUF_COUNT_];      /* blocks per buffer */
-    size_t vec;                  /* elements in one full vector */
+    struct cg_bytes by;          /* blocks -> bytes */
     double *sent;                /* per rank, bytes */
     double *recv;                /* per rank, bytes */
     double *reduced;             /* per rank, bytes */
@@ -35,12 +93,7 @@ struct tally {
 
 static double range_bytes(const struct tally *t, const struct cg_sim_range *r)
 {
-    size_t base = t->vec / (size_t)t->blocks, rem = t->vec % (size_t)t->blocks, n = 0;
-    for (long i = 0; i < r->n; i++) {
-        long j = ((r->first + i) % t->nb[r->buf]) % t->blocks;
-        n += base + ((size_t)j < rem ? 1 : 0);
-    }
-    return (double)n * (double)t->a->elem_size;
+    return cg_range_bytes(&t->by, r);
 }
 
 static void instance_head(struct tally *t, const struct cg_sim_where *w)
@@ -70,8 +123,7 @@ static int on_start(void *arg, const struct cg_sim_where *w, long blocks, const 
 {
     struct tally *t = arg;
     (void)w;
-    t->blocks = blocks;
-    memcpy(t->nb, nblocks, sizeof(t->nb));
+    cg_bytes_start(&t->by, blocks, nblocks);
     return 0;
 }
 
@@ -115,7 +167,7 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
             if (sends[k].rank != r) {
                 continue;
             }
-            cg_sim_range_str(&sends[k].range, t->nb[sends[k].range.buf], rb, sizeof(rb));
+            cg_sim_range_str(&sends[k].range, t->by.nb[sends[k].range.buf], rb, sizeof(rb));
             if (t->compact) {
                 fprintf(t->trace, " %d->%d %s;", r, sends[k].peer, rb);
             } else if (first) {
@@ -132,7 +184,7 @@ static int on_exchange(void *arg, const struct cg_sim_where *w, const struct cg_
             if (recvs[k].rank != r) {
                 continue;
             }
-            cg_sim_range_str(&recvs[k].range, t->nb[recvs[k].range.buf], rb, sizeof(rb));
+            cg_sim_range_str(&recvs[k].range, t->by.nb[recvs[k].range.buf], rb, sizeof(rb));
             if (first) {
                 fprintf(t->trace, "  rank %d: %s <- %d", r, rb, recvs[k].peer);
             } else {
@@ -188,9 +240,9 @@ static int on_call(struct tally *t, const struct cg_sim_where *w, const struct c
             snprintf(root + n, sizeof(root) - n, " on %s %d",
                      st->call_group == CG_GROUP_NODE ? "node" : "lane", ops[k].color);
         }
-        cg_sim_range_str(&ops[k].dst, t->nb[ops[k].dst.buf], d, sizeof(d));
+        cg_sim_range_str(&ops[k].dst, t->by.nb[ops[k].dst.buf], d, sizeof(d));
         if (st->call_has_src) {
-            cg_sim_range_str(&ops[k].src, t->nb[ops[k].src.buf], f, sizeof(f));
+            cg_sim_range_str(&ops[k].src, t->by.nb[ops[k].src.buf], f, sizeof(f));
         }
         /* "call native gather root 0 ...", "call gather_linear root 0 ..." */
         char what[120];
@@ -238,12 +290,12 @@ static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim
     instance_head(t, w);
     char d[96], f[96];
     for (int k = 0; k < nops; k++) {
-        cg_sim_range_str(&ops[k].dst, t->nb[ops[k].dst.buf], d, sizeof(d));
+        cg_sim_range_str(&ops[k].dst, t->by.nb[ops[k].dst.buf], d, sizeof(d));
         if (fill) {
             fprintf(t->trace, t->compact ? " %d: %s = 0;" : "  rank %d: %s = 0\n", ops[k].rank, d);
             continue;
         }
-        cg_sim_range_str(&ops[k].src, t->nb[ops[k].src.buf], f, sizeof(f));
+        cg_sim_range_str(&ops[k].src, t->by.nb[ops[k].src.buf], f, sizeof(f));
         const char *how = !reduce ? "=" : w->step->order == CG_ORDER_INTO_FROM ? "op=" : "=op";
         if (t->compact) {
             fprintf(t->trace, " %d: %s %s %s;", ops[k].rank, d, how, f);
@@ -273,21 +325,9 @@ int cg_analyse(struct cg_gen *g, const struct cg_schedule *s, int p, int root, s
     t.trace = trace;
     t.compact = compact;
     t.prefix = prefix ? prefix : "";
-    switch (cg_colls[s->coll].shape) {
-    case CG_SHAPE_UNIFORM:
-    case CG_SHAPE_ONE:
-        t.vec = count * (size_t)p; /* count is per rank, as in MPI */
-        break;
-    case CG_SHAPE_TOKEN:
-        /* A barrier moves one byte whatever count is asked for. */
-        a->count = 1;
-        a->elem_size = 1;
-        t.vec = 1;
-        break;
-    case CG_SHAPE_SPLIT:
-        t.vec = count;
-        break;
-    }
+    cg_bytes_init(&t.by, s, p, count, elem_size);
+    a->count = t.by.count;
+    a->elem_size = t.by.elem;
     double *mem = calloc((size_t)p * 5, sizeof(double));
     if (mem == NULL) {
         cg_panic("out of memory");
@@ -299,7 +339,8 @@ int cg_analyse(struct cg_gen *g, const struct cg_schedule *s, int p, int root, s
     t.step_in = mem + 4 * p;
     struct cg_sim_consumer c = { .arg = &t, .start = on_start, .exchange = on_exchange,
                                   .local = on_local };
-    struct cg_sim_cfg cfg = { p, root, cg_analyse_ppn(g, s, p), NULL, 0, NULL, 0 };
+    struct cg_sim_cfg cfg = { p, root, cg_analyse_ppn(g, s, p), NULL, 0, NULL, 0, 0 };
+    cfg.run_max = g->opt != NULL ? g->opt->sim_max_work : 0;
     int rc = cg_sim_run_cfg(g, s, &cfg, &c);
     for (int r = 0; r < p; r++) {
         a->sent_sum_B += t.sent[r];
@@ -354,7 +395,7 @@ int cg_tag_counts(struct cg_gen *g, const struct cg_schedule *s, int p, int root
     }
     struct cg_sim_consumer c = { .arg = &t, .phase_ranks = on_phase_ranks,
                                  .round_ranks = on_round_ranks, .step_ranks = on_step_ranks };
-    struct cg_sim_cfg cfg = { p, root, cg_analyse_ppn(g, s, p), NULL, 0, NULL, 0 };
+    struct cg_sim_cfg cfg = { p, root, cg_analyse_ppn(g, s, p), NULL, 0, NULL, 0, 0 };
     int rc = cg_sim_run_cfg(g, s, &cfg, &c);
     const char **paths = calloc((size_t)s->ntags, sizeof(char *));
     char **owned = calloc((size_t)s->ntags, sizeof(char *));

@@ -55,6 +55,8 @@ struct cg_options {
     int quiet;           /* verify: print only failures */
     int ppn;             /* explain, tags: ranks per node of topology schedules (0: default) */
     int64_t max_work;    /* verify: work budget per schedule (0: CG_VERIFY_MAX_WORK, sim.h) */
+    int64_t sim_max_work;/* analyse, traffic, simulate, goal: work budget of one run (0:
+                          * CG_SIM_MAX_WORK, sim.h) */
 };
 
 void cg_options_init(struct cg_options *opt);

@@ -350,7 +350,7 @@ static int emit_cuda_files(struct cg_gen *g, const struct cg_schedule *const *s,
 /* ---- the JSON files (cJSON) ------------------------------------------------ */
 
 /* FNV-1a, 64 bits: the schedule file's fingerprint in registry.json. */
-static uint64_t fnv1a64(const char *text, size_t len)
+uint64_t cg_gen_fnv1a64(const char *text, size_t len)
 {
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < len; i++) {
@@ -414,7 +414,7 @@ static int emit_registry_json(struct cg_gen *g, const struct cg_schedule *const 
         if (text == NULL) {
             rc = -1;
         } else {
-            snprintf(hash, sizeof(hash), "fnv1a64:%016" PRIx64, fnv1a64(text, len));
+            snprintf(hash, sizeof(hash), "fnv1a64:%016" PRIx64, cg_gen_fnv1a64(text, len));
         }
         cg_arena_fini(&a);
         cJSON_AddStringToObject(e, "name", s[i]->name);

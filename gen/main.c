@@ -25,6 +25,7 @@
 #include "load.h"
 #include "mutate.h"
 #include "passes.h"
+#include "topo.h"
 
 /* What every generator command shares once its arguments are read. */
 struct cli {
@@ -34,6 +35,10 @@ struct cli {
     struct cg_model model;  /* explain's cost model */
     int p, root, elem;      /* explain, tags: --p N, --root, --elem-size */
     size_t count;           /* explain: --count */
+    const char *topology;   /* traffic, simulate: --topology FILE */
+    const char *placement;  /* traffic, simulate: --placement SPEC */
+    const char *nodes;      /* traffic, simulate: --nodes LIST */
+    int contention;         /* simulate: --contention */
     char **files;           /* given, or found under schedules/ */
     int nfiles;             /* entries in files */
     char **dirs;            /* directories scanned (emit's depfile) */
@@ -51,16 +56,30 @@ static const char *const options_help =
     "                       p = 64, then roots 0, 1, p/2 and p-1)\n"
     "  --ppn N              explain, tags: ranks per node for topology schedules (a\n"
     "                       divisor of p; default the smallest divisor >= sqrt(p))\n"
-    "  --root R             explain: the root (default 0)\n"
-    "  --count N            explain: elements per rank (default 262144)\n"
-    "  --elem-size S        explain: bytes per element (default 8)\n"
+    "  --root R             explain, traffic, simulate, goal: the root (default 0)\n"
+    "  --count N            explain, traffic, simulate, goal: the collective's count\n"
+    "                       (default 262144)\n"
+    "  --elem-size S        explain, traffic, simulate, goal: bytes per element\n"
+    "                       (default 8)\n"
     "  --alpha US --beta NS --gamma NS\n"
     "                       explain: latency per round in microseconds, and\n"
-    "                       nanoseconds per byte moved and reduced (defaults 1, 0.1, 0.2)\n"
+    "                       nanoseconds per byte moved and reduced (defaults 1, 0.1, 0.2);\n"
+    "                       goal: --gamma for a reduction's calc\n"
+    "  --topology FILE      traffic, simulate: the machine (descriptors/topologies/)\n"
+    "  --placement SPEC     traffic, simulate: block (default), cyclic, random:SEED,\n"
+    "                       list:N0,N1,... (a node per rank) or run:FILE (a run\n"
+    "                       record's placement); --ppn ranks per node (default 1, a\n"
+    "                       topology schedule's node shape)\n"
+    "  --nodes LIST         traffic, simulate: the allocation, e.g. 0-15,64-79\n"
+    "                       (default the first nodes)\n"
+    "  --contention         simulate: links shared by max-min fairness\n"
     "  --out DIR            emit: where emitted/ is (default emitted)\n"
     "  --depfile FILE       emit: write a ninja depfile listing the schedules read\n"
     "  -q, --quiet          print only failures\n"
     "  -h, --help           this text\n";
+
+/* The most ranks explain, tags, traffic, simulate and goal take. */
+#define CG_MAX_ONE_P (1 << 20)
 
 /* ---- arguments ------------------------------------------------------------ */
 
@@ -113,7 +132,7 @@ static int number(const char *option, const char *text, int real, double *v)
 
 enum {
     OPT_P = 256, OPT_ALL_ROOTS, OPT_PPN, OPT_ROOT, OPT_COUNT, OPT_ELEM, OPT_ALPHA, OPT_BETA,
-    OPT_GAMMA, OPT_OUT, OPT_DEPFILE
+    OPT_GAMMA, OPT_OUT, OPT_DEPFILE, OPT_TOPOLOGY, OPT_PLACEMENT, OPT_NODES, OPT_CONTENTION
 };
 
 static const struct option long_options[] = {
@@ -128,6 +147,10 @@ static const struct option long_options[] = {
     { "gamma", required_argument, NULL, OPT_GAMMA },
     { "out", required_argument, NULL, OPT_OUT },
     { "depfile", required_argument, NULL, OPT_DEPFILE },
+    { "topology", required_argument, NULL, OPT_TOPOLOGY },
+    { "placement", required_argument, NULL, OPT_PLACEMENT },
+    { "nodes", required_argument, NULL, OPT_NODES },
+    { "contention", no_argument, NULL, OPT_CONTENTION },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -139,7 +162,8 @@ static void usage(FILE *f);
  * name). Returns -1 to go on, else the exit status (0 for --help). */
 static int parse_args(struct cli *c, int argc, char **argv)
 {
-    int one_p = strcmp(c->cmd, "explain") == 0 || strcmp(c->cmd, "tags") == 0;
+    int one_p = strcmp(c->cmd, "verify") != 0 && strcmp(c->cmd, "emit") != 0 &&
+                strcmp(c->cmd, "mutate") != 0 && strcmp(c->cmd, "list") != 0;
     double v = 0;
     int opt;
     opterr = 0;
@@ -202,6 +226,18 @@ static int parse_args(struct cli *c, int argc, char **argv)
             break;
         case OPT_DEPFILE:
             c->opt.depfile = optarg;
+            break;
+        case OPT_TOPOLOGY:
+            c->topology = optarg;
+            break;
+        case OPT_PLACEMENT:
+            c->placement = optarg;
+            break;
+        case OPT_NODES:
+            c->nodes = optarg;
+            break;
+        case OPT_CONTENTION:
+            c->contention = 1;
             break;
         case 'q':
             c->opt.quiet = 1;
@@ -293,18 +329,76 @@ static int start_one_p(struct cli *c, int argc, char **argv)
     if (rc >= 0) {
         return rc;
     }
-    if (c->opt.ppn > 0 && c->p >= 1 && c->p % c->opt.ppn != 0) {
+    /* A flat schedule's --ppn in traffic and simulate only places ranks: the
+     * last node may hold fewer. */
+    int shaped = strcmp(c->cmd, "explain") == 0 || strcmp(c->cmd, "tags") == 0 ||
+                 (!c->bad && c->set.n > 0 && schedule(c, 0)->topology);
+    if (shaped && c->opt.ppn > 0 && c->p >= 1 && c->p % c->opt.ppn != 0) {
         fprintf(stderr, "collgen: --ppn %d does not divide --p %d: such a communicator is not "
                         "regular, and a topology schedule runs its fallback there (explain the "
                         "fallback instead)\n", c->opt.ppn, c->p);
         return 2;
     }
-    if (c->bad || c->p < 1 || c->root < 0 || c->root >= c->p ||
-        (strcmp(c->cmd, "explain") == 0 && c->elem < 1)) {
+    if (c->bad || c->p < 1 || c->p > CG_MAX_ONE_P || c->root < 0 || c->root >= c->p ||
+        c->elem < 1) {
         if (!c->bad) {
-            fprintf(stderr, "collgen: %s needs --p N (N >= 1) and 0 <= --root < N\n", c->cmd);
+            fprintf(stderr, "collgen: %s needs --p N (1 <= N <= %d), 0 <= --root < N and "
+                            "--elem-size >= 1\n", c->cmd, CG_MAX_ONE_P);
         }
         return c->bad ? 1 : 2;
+    }
+    return -1;
+}
+
+/* traffic, simulate and goal run one configuration at a large p on purpose:
+ * the simulation's budget is raised for them. Blocks dominate it where
+ * messages carry half the vector (rabenseifner at p = 65,536: 3.4 * 10^10
+ * units, 5 s, since a range is resolved, not walked); ranks looked at per
+ * step cost about 6 ns each, so the budget still stops what would take
+ * hours (a ring at p = 10^6). */
+#define CG_SCALE_MAX_WORK 200000000000LL
+
+/* The schedule's node shape for traffic, simulate and goal: --ppn when it
+ * divides p, else a topology schedule's default; a flat schedule's placement
+ * takes --ppn ranks per node (default 1). */
+static int scale_ppn(const struct cli *c, const struct cg_schedule *s)
+{
+    if (s->topology) {
+        return cg_analyse_ppn(&c->g, s, c->p);
+    }
+    return c->opt.ppn > 0 ? c->opt.ppn : 1;
+}
+
+/* A schedule with call steps: their callees' messages are not expanded. */
+static int refuse_calls(const struct cli *c, const struct cg_schedule *s)
+{
+    if (!cg_has_calls(s)) {
+        return 0;
+    }
+    fprintf(stderr, "collgen: %s: %s has call steps; %s does not expand a callee's messages "
+                    "(traffic counts them out and says so)\n", s->file, s->name, c->cmd);
+    return 1;
+}
+
+/* start_one_p, then the topology and placement. */
+static int start_machine(struct cli *c, int argc, char **argv, struct cg_arena *arena,
+                         struct cg_topo *t, struct cg_placement *pl)
+{
+    int rc = start_one_p(c, argc, argv);
+    if (rc >= 0) {
+        return rc;
+    }
+    c->opt.sim_max_work = CG_SCALE_MAX_WORK;
+    if (c->topology == NULL) {
+        fprintf(stderr, "collgen: %s needs --topology FILE (descriptors/topologies/)\n", c->cmd);
+        return 2;
+    }
+    if (cg_topo_load(&c->g, arena, c->topology, t) != 0) {
+        return 2;
+    }
+    if (cg_place(&c->g, arena, t, c->p, scale_ppn(c, schedule(c, 0)),
+                 c->placement ? c->placement : "block", c->nodes, pl) != 0) {
+        return 2;
     }
     return -1;
 }
@@ -391,6 +485,54 @@ static int cmd_explain(int argc, char **argv)
         rc = 1;
     } else {
         print_totals(&a, &c.model);
+    }
+    return finish(&c, rc);
+}
+
+static int cmd_traffic(int argc, char **argv)
+{
+    struct cli c;
+    struct cg_arena arena = { 0 };
+    struct cg_topo t;
+    struct cg_placement pl = { 0 };
+    int rc = start_machine(&c, argc, argv, &arena, &t, &pl);
+    if (rc < 0) {
+        const struct cg_schedule *s = schedule(&c, 0);
+        rc = cg_traffic(&c.g, s, &t, &pl, c.root, scale_ppn(&c, s), c.count, c.elem, stdout) != 0;
+    }
+    cg_placement_free(&pl);
+    cg_arena_fini(&arena);
+    return finish(&c, rc);
+}
+
+static int cmd_simulate(int argc, char **argv)
+{
+    struct cli c;
+    struct cg_arena arena = { 0 };
+    struct cg_topo t;
+    struct cg_placement pl = { 0 };
+    int rc = start_machine(&c, argc, argv, &arena, &t, &pl);
+    if (rc < 0) {
+        const struct cg_schedule *s = schedule(&c, 0);
+        rc = refuse_calls(&c, s) ? 2
+             : cg_simulate(&c.g, s, &t, &pl, c.root, scale_ppn(&c, s), c.count, c.elem,
+                           c.contention, stdout, NULL) != 0;
+    }
+    cg_placement_free(&pl);
+    cg_arena_fini(&arena);
+    return finish(&c, rc);
+}
+
+static int cmd_goal(int argc, char **argv)
+{
+    struct cli c;
+    int rc = start_one_p(&c, argc, argv);
+    if (rc < 0) {
+        c.opt.sim_max_work = CG_SCALE_MAX_WORK;
+        const struct cg_schedule *s = schedule(&c, 0);
+        rc = refuse_calls(&c, s) ? 2
+             : cg_goal(&c.g, s, c.p, c.root, s->topology ? cg_analyse_ppn(&c.g, s, c.p) : 0,
+                       c.count, c.elem, c.model.gamma_ns_B, stdout) != 0;
     }
     return finish(&c, rc);
 }
@@ -625,6 +767,16 @@ static const struct cg_command commands[] = {
     { "tags", cmd_tags, "tags FILE --p N",
       "the timing tags each rank enters in one call, and how\n"
       "often (\"rank path calls\" lines; tests compare them)" },
+    { "traffic", cmd_traffic, "traffic FILE --p N",
+      "on --topology T, bytes per domain (intra-node, -switch,\n"
+      "-group, inter-group) per step instance and phase, for\n"
+      "ranks placed by --placement; the most loaded links per level" },
+    { "simulate", cmd_simulate, "simulate FILE --p N",
+      "LogGP-style prediction on --topology T: time per tag\n"
+      "and total (--contention: max-min shared links)" },
+    { "goal", cmd_goal, "goal FILE --p N",
+      "LogGOPSim's GOAL text: per rank sends, receives and calc\n"
+      "with requires, faithful to the rounds" },
     { "mutate", cmd_mutate, "mutate [FILE...]",
       "mutation testing of the verifier: make mutants, verify\n"
       "them, print the kill rate and the equivalent ones" },

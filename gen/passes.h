@@ -71,9 +71,61 @@ int cg_analyse(struct cg_gen *g, const struct cg_schedule *s, int p, int root, s
 
 void cg_model_init(struct cg_model *m);
 
+/* Bytes of block ranges, for a collective's count (the analysis pass's
+ * rule, shared by traffic.c, simulate.c and goal.c so their totals are the
+ * analysis pass's). cg_bytes_init before the simulation, cg_bytes_start
+ * from the consumer's start. */
+struct cg_sim_range; /* sim.h */
+struct cg_bytes {
+    size_t count;            /* elements (a barrier: 1) */
+    int elem;                /* bytes per element (a barrier: 1) */
+    size_t vec;              /* elements in one full vector */
+    long blocks;             /* B */
+    long nb[CG_BUF_COUNT_];  /* blocks per buffer */
+};
+void cg_bytes_init(struct cg_bytes *b, const struct cg_schedule *s, int p, size_t count, int elem);
+void cg_bytes_start(struct cg_bytes *b, long blocks, const long *nblocks);
+double cg_range_bytes(const struct cg_bytes *b, const struct cg_sim_range *r);
+
+/* FNV-1a (64 bits) of a file's bytes: registry.json's "file_hash" and the
+ * GOAL header's hash. */
+uint64_t cg_gen_fnv1a64(const char *text, size_t len);
+
 /* Writes, for every rank, each timing tag the emitted code enters at (p,
  * root) and how many times: "rank path calls" lines, the call tag first. */
 int cg_tag_counts(struct cg_gen *g, const struct cg_schedule *s, int p, int root, FILE *out);
+
+/* ---- traffic.c, simulate.c, goal.c: machines collgen cannot run on ---- */
+
+struct cg_topo;      /* topo.h */
+struct cg_placement; /* topo.h */
+
+/* Bytes per topology domain per step instance and phase, totals (checked
+ * against cg_analyse), and the most loaded links per level, for s on
+ * pl->p ranks placed by pl on t; ppn is the schedule's node shape
+ * (topology schedules). Returns 0, or -1 after reporting. */
+int cg_traffic(struct cg_gen *g, const struct cg_schedule *s, const struct cg_topo *t,
+               const struct cg_placement *pl, int root, int ppn, size_t count, int elem,
+               FILE *out);
+
+/* What simulate predicts. */
+struct cg_sim_time {
+    double total_us;   /* the last rank's finish */
+    long instances;    /* step instances simulated */
+    long messages;     /* messages */
+};
+
+/* LogGP-style simulation of s (see simulate.c): per tag and total time,
+ * printed to out. contention: links shared by max-min fairness within a step
+ * instance. Returns 0, or -1 after reporting. */
+int cg_simulate(struct cg_gen *g, const struct cg_schedule *s, const struct cg_topo *t,
+                const struct cg_placement *pl, int root, int ppn, size_t count, int elem,
+                int contention, FILE *out, struct cg_sim_time *res);
+
+/* LogGOPSim's GOAL text for s at (p, root, count) (see goal.c). Returns 0,
+ * or -1 after reporting. */
+int cg_goal(struct cg_gen *g, const struct cg_schedule *s, int p, int root, int ppn, size_t count,
+            int elem, double gamma_ns_B, FILE *out);
 
 /* ---- emit_mpi.c, emit_cuda.c, emit_registry.c ---- */
 

@@ -244,6 +244,7 @@ struct sim {
     int64_t *work_total;           /* cfg->work, or NULL */
     int64_t work_max;              /* cfg->work_max */
     int64_t work_base;             /* *work_total when this run started */
+    int64_t run_max;               /* cfg->run_max, or CG_SIM_MAX_WORK */
 };
 
 static int64_t *env_of(struct sim *m, int rank)
@@ -500,12 +501,12 @@ static int spend(struct sim *m, int64_t n, struct cg_pos pos)
 {
     m->spent += n;
     int64_t total = m->work_base + m->spent;
-    if (m->spent > CG_SIM_MAX_WORK) {
+    if (m->spent > m->run_max) {
         cg_sim_error(m->g, m->s, &m->w, -1, pos,
                      "the simulation stops here: this run (one p, root and mode) needs more "
                      "than %lld units of work (ranks looked at per round and step, blocks "
                      "moved); verify smaller process counts (--p) or use fewer rounds",
-                     (long long)CG_SIM_MAX_WORK);
+                     (long long)m->run_max);
         return -1;
     }
     if (m->work_total != NULL && m->work_max > 0 && total > m->work_max) {
@@ -864,7 +865,7 @@ int cg_sim_default_ppn(int p)
 int cg_sim_run(struct cg_gen *g, const struct cg_schedule *s, int p, int root,
                const struct cg_sim_consumer *c)
 {
-    struct cg_sim_cfg cfg = { p, root, 0, NULL, 0, NULL, 0 };
+    struct cg_sim_cfg cfg = { p, root, 0, NULL, 0, NULL, 0, 0 };
     return cg_sim_run_cfg(g, s, &cfg, c);
 }
 
@@ -898,6 +899,7 @@ int cg_sim_run_cfg(struct cg_gen *g, const struct cg_schedule *s, const struct c
     m.w.params = pv;
     m.work_total = cfg->work;
     m.work_max = cfg->work_max;
+    m.run_max = cfg->run_max > 0 ? cfg->run_max : CG_SIM_MAX_WORK;
     m.work_base = cfg->work != NULL ? *cfg->work : 0;
     m.env = calloc((size_t)p * (size_t)(s->nslots > 0 ? s->nslots : 1), sizeof(int64_t));
     unsigned char *active = calloc((size_t)p, 2);

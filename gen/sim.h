@@ -85,6 +85,8 @@ struct cg_sim_cfg {
                             * a schedule): this run adds to it and stops with an error where
                             * it passes work_max */
     int64_t work_max;      /* with work */
+    int64_t run_max;       /* this run's limit; 0: CG_SIM_MAX_WORK (traffic, simulate and goal
+                            * raise it: they run one configuration at large p on purpose) */
 };
 
 /* The most work one simulation run may do, and cg_verify's runs of every

@@ -1397,7 +1397,7 @@ static int verify_modes(struct cg_gen *g, const struct cg_schedule *s, struct cg
 
 int cg_verify_one(struct cg_gen *g, const struct cg_schedule *s, int p, int root)
 {
-    struct cg_sim_cfg cfg = { p, root, 0, NULL, 0, NULL, 0 };
+    struct cg_sim_cfg cfg = { p, root, 0, NULL, 0, NULL, 0, 0 };
     long runs = 0;
     int64_t work = 0;
     return verify_modes(g, s, cfg, &runs, &work, CG_VERIFY_MAX_WORK);
@@ -1430,7 +1430,7 @@ static int verify_shapes(struct cg_gen *g, const struct cg_schedule *s, int p, i
                 ppn != cg_sim_default_ppn(p)) {
                 continue;
             }
-            struct cg_sim_cfg cfg = { p, root, s->topology ? ppn : 0, pv, 0, NULL, 0 };
+            struct cg_sim_cfg cfg = { p, root, s->topology ? ppn : 0, pv, 0, NULL, 0, 0 };
             if (verify_modes(g, s, cfg, runs, work, budget) != 0) {
                 return -1;
             }

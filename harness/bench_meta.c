@@ -33,7 +33,8 @@ extern char **environ;
 /* Environment variables recorded, by prefix (FORMATS.md). */
 static const char *const env_prefixes[] = {"OMPI_",  "MPICH_", "MPIR_CVAR_", "UCX_",
                                            "FI_",    "NCCL_",  "CUDA_",      "SLURM_",
-                                           "CG_PPN", "CG_PARAM_", NULL};
+                                           "CG_PPN", "CG_PARAM_", "CG_TUNE", "LD_PRELOAD",
+                                           NULL};
 
 struct placement {
     int local_rank;       /* rank in the node's shared-memory communicator */

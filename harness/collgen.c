@@ -18,6 +18,9 @@ static const struct cg_command harness_commands[] = {
     { "compare", cg_compare_main, "compare BASE NEW",
       "regression check of two campaigns: NEW/BASE per point,\n"
       "significance, metadata differences; exit 3 on a slowdown" },
+    { "tune", cg_tune_main, "tune CAMPAIGN [--out DIR]",
+      "the dispatcher, selection files and Open MPI, MPICH and NCCL\n"
+      "exports from a campaign's records (harness/README.md)" },
 };
 
 int main(int argc, char **argv)

@@ -12,4 +12,7 @@ int cg_report_main(int argc, char **argv);
  * (harness/compare.c). */
 int cg_compare_main(int argc, char **argv);
 
+/* collgen tune CAMPAIGN [--out DIR] ...: argv[0] is "tune" (harness/tune.c). */
+int cg_tune_main(int argc, char **argv);
+
 #endif

@@ -92,6 +92,9 @@ char *cg_rep_buf_take(struct cg_rep_buf *b)
     if (reserve(b, 0) != 0) {
         return NULL;
     }
+    /* Why: a buffer nothing was appended to has fresh, unterminated memory
+     * (an empty points.jsonl read as "holds a NUL byte"). */
+    b->s[b->len] = '\0';
     char *s = b->s;
     cg_rep_buf_init(b);
     return s;

@@ -13,6 +13,13 @@
 #   CG_MPICH_YIELD_SO  where to build the MPICH yield shim (see below)
 #   CG_PPN             passed on to the ranks when set: ranks per node for the
 #                      topology schedules (runtime/topo.c)
+#   CG_PRELOAD         libraries preloaded into the ranks only (not into the
+#                      launcher), e.g. build/openmpi/libcgtune.so; CG_TUNE,
+#                      CG_TUNE_LOG, CG_TUNE_STRICT and CG_TUNE_MAX_BYTES are
+#                      passed on to the ranks when set (runtime/tune/)
+#   CG_TUNED           a directory: preload build/FLAVOUR/libcgtune.so with
+#                      CG_TUNE=CG_TUNED/FLAVOUR.json (descriptors/tests/tuned.json:
+#                      a campaign run through the tuning library)
 #
 # Timings below: 2-core VM, Debian 12, 1000 x MPI_Allreduce of one double.
 set -eu
@@ -82,6 +89,24 @@ mpich_yield_shim() {
     echo "$so"
 }
 
+if [ -n "${CG_TUNED:-}" ]; then
+    CG_PRELOAD=$root/build/$flavour/libcgtune.so
+    CG_TUNE=$(cd "$CG_TUNED" && pwd)/$flavour.json
+    export CG_PRELOAD CG_TUNE
+fi
+
+# The tuning library's variables, for the ranks (empty ones too: an empty
+# CG_TUNE is a test of its own).
+tune_env=()
+for v in CG_TUNE CG_TUNE_LOG CG_TUNE_STRICT CG_TUNE_MAX_BYTES; do
+    if [ -n "${!v+set}" ]; then
+        case $flavour in
+        openmpi) tune_env+=(-x "$v") ;;
+        mpich) tune_env+=(-genv "$v" "${!v}") ;;
+        esac
+    fi
+done
+
 status=0
 started=$(date +%s)
 case $flavour in
@@ -98,15 +123,17 @@ openmpi)
     # (np=8, 50 x 262147 doubles: 0.113 s vs 0.111 s).
     timeout -k 10 "$limit" mpirun.openmpi --allow-run-as-root --oversubscribe \
         --bind-to none --mca btl self,vader --mca btl_vader_single_copy_mechanism none \
-        --mca mpi_yield_when_idle 1 -x CG_EXPECT_NP ${CG_PPN:+-x CG_PPN} -np "$np" "$@" || status=$?
+        --mca mpi_yield_when_idle 1 -x CG_EXPECT_NP ${CG_PPN:+-x CG_PPN} \
+        ${CG_PRELOAD:+-x LD_PRELOAD="$CG_PRELOAD"} "${tune_env[@]}" -np "$np" "$@" || status=$?
     ;;
 mpich)
     refuse_other_mpi libmpi.so "Open MPI" "$1"
     shim=$(mpich_yield_shim)
     preload=${shim}${LD_PRELOAD:+${shim:+:}$LD_PRELOAD}
+    preload=${preload}${CG_PRELOAD:+${preload:+:}$CG_PRELOAD}
     # -launcher fork: every rank is local; never try ssh.
     timeout -k 10 "$limit" mpirun.mpich -launcher fork -genv CG_EXPECT_NP "$np" \
-        ${preload:+-genv LD_PRELOAD "$preload"} ${CG_PPN:+-genv CG_PPN "$CG_PPN"} \
+        ${preload:+-genv LD_PRELOAD "$preload"} ${CG_PPN:+-genv CG_PPN "$CG_PPN"} "${tune_env[@]}" \
         -n "$np" "$@" || status=$?
     ;;
 *)

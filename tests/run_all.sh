@@ -66,6 +66,7 @@ run "generator: expressions" build/tests/test_expr
 [ -x build/tests/test_verify ] && run "generator: verifier units" build/tests/test_verify
 [ -x tests/run_gen.sh ] && run "generator: goldens" tests/run_gen.sh
 [ -x tests/run_mutation.sh ] && run "generator: mutation testing" tests/run_mutation.sh
+[ -x tests/run_scale.sh ] && run "generator: traffic, simulate, goal" tests/run_scale.sh
 for f in openmpi mpich; do
     for np in 1 2 3 4; do
         run "runtime $f p=$np" tests/mpirun.sh $f $np build/$f/test_runtime
@@ -83,9 +84,11 @@ for f in openmpi mpich; do
 done
 [ -x tests/run_emitted.sh ] && run "emitted vs native" tests/run_emitted.sh
 [ -x tests/run_tag.sh ] && run "collgen tag and the baselines" tests/run_tag.sh
+[ -x tests/run_cgtune.sh ] && run "libcgtune.so, the PMPI tuning library (p = 1, 2, 3, 4, 8)" tests/run_cgtune.sh --quick
 [ -x tests/run_report.sh ] && run "harness: report" tests/run_report.sh
 [ -x tests/run_harness.sh ] && run "harness: runner" tests/run_harness.sh
 [ -x tests/run_timing.sh ] && run "harness: timing" tests/run_timing.sh
+[ -x tests/run_tune.sh ] && run "harness: tune and its exports" tests/run_tune.sh
 # Real Slurm (daemons started and stopped by the test), where it can run.
 if [ -x tests/run_slurm.sh ]; then
     if why=$(tests/run_slurm.sh --why-not); then

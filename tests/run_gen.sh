@@ -67,6 +67,10 @@ golden() {
     diff -u --label "$expected" --label "actual" "$expected" "$actual"
 }
 
+# Time limits are for a quiet machine; CG_TIMEOUT_SCALE=k multiplies them
+# (tests/run_sanitize.sh sets 5: ASan and UBSan slow the generator down).
+scale=${CG_TIMEOUT_SCALE:-1}
+
 if [ ! -x "$collgen" ]; then
     fail collgen_is_built "$collgen is missing: run ninja build/collgen"
     exit 1
@@ -78,7 +82,7 @@ for json in tests/gen/bad/*.json; do
     [ -e "$json" ] || continue
     name=$(basename "$json" .json)
     err=$tmp/$name.err
-    timeout 60 "$collgen" verify --p 1..8 "$json" >/dev/null 2>"$err"
+    timeout $((60 * scale)) "$collgen" verify --p 1..8 "$json" >/dev/null 2>"$err"
     rc=$?
     ok=1
     why=
@@ -107,12 +111,12 @@ for json in tests/gen/ok/*.json; do
     out=$tmp/ok_$name
     ok=1
     why=
-    schedule=$(timeout 60 "$collgen" list "$json" 2>/dev/null | awk 'NR == 1 { print $1 }')
+    schedule=$(timeout $((60 * scale)) "$collgen" list "$json" 2>/dev/null | awk 'NR == 1 { print $1 }')
     if [ -z "$schedule" ]; then
         ok=0
         why="collgen list names no schedule"
     fi
-    timeout 120 "$collgen" emit -q --out "$out" "$json" >"$tmp/$name.stdout" 2>"$tmp/$name.stderr"
+    timeout $((120 * scale)) "$collgen" emit -q --out "$out" "$json" >"$tmp/$name.stdout" 2>"$tmp/$name.stderr"
     rc=$?
     if [ "$rc" -ne 0 ] || [ -s "$tmp/$name.stderr" ]; then
         ok=0
@@ -152,7 +156,7 @@ for json in tests/gen/ok/*.json; do
         ok=0
         why=${why:-"emit wrote no $out/cuda/$schedule.cu for $name.cu.expected"}
     fi
-    timeout 60 "$collgen" explain "$json" --p 4 >"$tmp/$name.explain" 2>"$tmp/$name.explain.err"
+    timeout $((60 * scale)) "$collgen" explain "$json" --p 4 >"$tmp/$name.explain" 2>"$tmp/$name.explain.err"
     rc=$?
     if [ "$rc" -ne 0 ] || [ -s "$tmp/$name.explain.err" ]; then
         ok=0
@@ -191,7 +195,7 @@ done
 # emitted/ must be what collgen writes today: emit into a copy of it (so that
 # hand-written files such as emitted/README.md are there too) and compare.
 cp -r emitted "$tmp/emitted"
-timeout 600 "$collgen" emit -q --out "$tmp/emitted" >"$tmp/emitted.log" 2>&1
+timeout $((600 * scale)) "$collgen" emit -q --out "$tmp/emitted" >"$tmp/emitted.log" 2>&1
 rc=$?
 if [ "$rc" -ne 0 ]; then
     cat "$tmp/emitted.log"
@@ -211,7 +215,7 @@ fi
 # a short one keeps this cheap.
 rc=0
 for k in 1 2; do
-    timeout 600 "$collgen" emit -q --p 1..16 --out "$tmp/fresh$k" >"$tmp/fresh$k.log" 2>&1 || rc=$?
+    timeout $((600 * scale)) "$collgen" emit -q --p 1..16 --out "$tmp/fresh$k" >"$tmp/fresh$k.log" 2>&1 || rc=$?
 done
 if [ "$rc" -ne 0 ]; then
     cat "$tmp/fresh1.log" "$tmp/fresh2.log"
@@ -242,7 +246,7 @@ for copy in allgather/ring:aaa allreduce/ring:mmm scatter/linear:zzz; do
         >"$scratch/schedules/$coll/$new.json"
 done
 collgen_abs=$(cd "$(dirname "$collgen")" && pwd)/$(basename "$collgen")
-(cd "$scratch" && timeout 600 "$collgen_abs" emit -q --p 1..4 >emit.log 2>&1)
+(cd "$scratch" && timeout $((600 * scale)) "$collgen_abs" emit -q --p 1..4 >emit.log 2>&1)
 rc=$?
 diff -r "$scratch/emitted.before" "$scratch/emitted" >"$tmp/add.diff"
 removed=$(grep -c '^<' "$tmp/add.diff")
@@ -264,7 +268,7 @@ fi
 # ---- the library verifies over the default range ---------------------------
 
 t0=$(now)
-timeout 600 "$collgen" verify -q
+timeout $((600 * scale)) "$collgen" verify -q
 rc=$?
 t1=$(now)
 seconds=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')

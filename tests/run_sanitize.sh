@@ -54,6 +54,7 @@ cd "$tree"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:verify_asan_link_order=0
 export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1
+export CG_TIMEOUT_SCALE=5 # tests/run_gen.sh: the sanitizers slow the generator down
 t0=$SECONDS
 # --fast builds what its parts run; the full flavour everything, which runs
 # the sanitized generator over the library (`collgen emit`).

@@ -1007,7 +1007,7 @@ static void sim_should_stop_where_the_work_of_several_runs_passes_their_budget(v
     if (l.rc == 0) {
         struct cg_sim_consumer none = { 0 };
         int64_t work = 0;
-        struct cg_sim_cfg cfg = { 8, 0, 0, NULL, 0, &work, 0 };
+        struct cg_sim_cfg cfg = { 8, 0, 0, NULL, 0, &work, 0, 0 };
         CHECK(cg_sim_run_cfg(&l.g, &l.s, &cfg, &none) == 0);
         /* 7 rounds and 7 step instances at p = 8, each 10 + 8, and 16
          * blocks moved per step (8 sends, 8 receives of one block). */
@@ -1069,6 +1069,43 @@ static void sim_should_evaluate_lets_per_rank_and_report_the_rank_that_fails(voi
                "%s", reported(&l));
     }
     finish(&l);
+}
+
+/* cg_range_bytes (analyse.c) in constant time against the block-by-block
+ * sum it replaced, over uneven blocks, wrapping ranges and buffers of
+ * several turns of B (uniform collectives: out has p blocks of B). */
+static void range_bytes_should_equal_the_sum_over_blocks(void)
+{
+    unsigned seed = 12345;
+    int cases = 0, wrong = 0;
+    for (long B = 1; B <= 13; B++) {
+        for (long turns = 1; turns <= 3; turns++) {
+            for (size_t vec = 0; vec <= 40; vec += 3) {
+                struct cg_bytes b;
+                memset(&b, 0, sizeof(b));
+                b.vec = vec;
+                b.elem = 8;
+                b.blocks = B;
+                b.nb[CG_BUF_OUT] = B * turns;
+                b.nb[CG_BUF_TMP] = B * turns + 1; /* not a multiple: the slow path */
+                for (int k = 0; k < 40; k++) {
+                    seed = seed * 1103515245u + 12345u;
+                    enum cg_bufid buf = (seed >> 16) & 1 ? CG_BUF_OUT : CG_BUF_TMP;
+                    long nb = b.nb[buf];
+                    struct cg_sim_range r = { buf, (long)((seed >> 8) % (unsigned)nb),
+                                              (long)((seed >> 3) % (unsigned)(nb + 1)) };
+                    size_t want = 0, base = vec / (size_t)B, rem = vec % (size_t)B;
+                    for (long i = 0; i < r.n; i++) {
+                        long j = ((r.first + i) % nb) % B;
+                        want += base + ((size_t)j < rem ? 1 : 0);
+                    }
+                    cases++;
+                    wrong += cg_range_bytes(&b, &r) != (double)want * 8;
+                }
+            }
+        }
+    }
+    CHECK(cases > 10000 && wrong == 0);
 }
 
 static void sim_should_size_each_buffer_for_its_collective(void)
@@ -1436,6 +1473,7 @@ int main(void)
     RUN(sim_should_stop_where_the_work_of_several_runs_passes_their_budget);
     RUN(sim_should_evaluate_lets_per_rank_and_report_the_rank_that_fails);
     RUN(sim_should_size_each_buffer_for_its_collective);
+    RUN(range_bytes_should_equal_the_sum_over_blocks);
     RUN(verify_should_merge_contributions_in_a_reduce_scatter_block_call);
     RUN(verify_should_check_the_rank_order_of_a_call_s_reduction);
     RUN(verify_should_give_an_exscan_call_the_exclusive_prefix);
