@@ -152,7 +152,8 @@ struct cg_call {
     MPI_Comm comm;         /* private duplicate of the caller's communicator */
     int rank;              /* rank in comm */
     int p;                 /* size of comm */
-    MPI_Datatype dtype;    /* element datatype */
+    MPI_Datatype dtype;    /* element datatype (moving collectives: the basic type of the
+                            * caller's signature, cg_sig) */
     MPI_Aint extent;       /* extent of dtype in bytes */
     MPI_Op op;             /* reduction op (MPI_OP_NULL when none) */
     int kernel;            /* typed kernel index, or -1: MPI_Reduce_local */
@@ -177,6 +178,14 @@ struct cg_call {
     int empty;             /* count is 0: the call has nothing to do */
     int result;            /* the call's result when the begin returned CG_DONE */
     const struct cg_topo *topo; /* CG_NEEDS_TOPOLOGY: this communicator's (regular) */
+    /* Where the caller's output buffer is not dense in the blocks' basic
+     * type (cg_sig), the blocks live in scratch and cg_call_finish unpacks
+     * them into it. */
+    void *unpack_to;       /* the caller's buffer; NULL: nothing to unpack */
+    size_t unpack_count;   /* its elements */
+    MPI_Datatype unpack_type; /* their datatype */
+    void *unpack_from;     /* the packed blocks (c->count-sized blocks of c->dtype) */
+    size_t unpack_nbasic;  /* basic elements there */
     char token;            /* barrier's one-byte block */
     int contiguous;        /* dtype is plain bytes (cg_type_is_contiguous), found once per call */
     /* The input copy done on first use (lazy.c): allreduce, scan and reduce
@@ -257,6 +266,32 @@ int cg_fill(struct cg_call *c, const struct cg_buf *b, long first, long n);
  * otherwise through MPI_Sendrecv on MPI_COMM_SELF. */
 int cg_copy_typed(const void *src, size_t scount, MPI_Datatype stype, void *dst,
                   size_t dcount, MPI_Datatype dtype);
+
+/* ---- type signatures (signature.c) --------------------------------------- */
+
+/* What a datatype's type signature is made of. MPI lets ranks pass
+ * different (count, datatype) pairs for one message when the signatures
+ * match, so the collectives that move data without an op count their
+ * blocks in `basic` elements (prologue.c): the same on every rank. */
+struct cg_sig {
+    MPI_Datatype basic; /* the one basic type of the signature; MPI_BYTE when it has
+                         * several (or none) */
+    size_t per;         /* basic elements in one element (bytes for MPI_BYTE) */
+    int dense;          /* 1: n elements are n * per basic elements, in signature order,
+                         * packed from the first one's address: usable as they are */
+};
+
+/* Reads type (MPI_Type_get_envelope / _contents, down to named types).
+ * MPI_ERR_TYPE for MPI_DATATYPE_NULL. */
+int cg_type_sig(MPI_Datatype type, struct cg_sig *s);
+
+/* Copies n elements of `type` at buf to nbasic elements of `basic` at
+ * packed (unpack 0), or back (unpack 1), leaving the holes of buf as they
+ * are: memcpy where type is dense, else MPI_Sendrecv on MPI_COMM_SELF in
+ * pieces of whole elements. MPI_ERR_TYPE when the two do not hold the same
+ * number of basic elements. */
+int cg_sig_copy(void *buf, size_t n, MPI_Datatype type, void *packed, size_t nbasic,
+                MPI_Datatype basic, int unpack);
 
 /* Typed kernels, exposed for tests: out[i] = out[i] op in[i] (CG_INTO_FROM
  * order). Returns -1 when (dtype, op) has no typed kernel. */

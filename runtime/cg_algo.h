@@ -55,8 +55,9 @@ struct cg_algo {
     const char *summary;   /* one line from the schedule */
     const char *file;      /* schedule file, repository-relative */
     int commutative_only;  /* 1: returns MPI_ERR_OP for a non-commutative op */
-    int contiguous_only;   /* 1: zero-fills bytes: MPI_ERR_TYPE for a non-contiguous datatype
-                            * (the same datatype layout is needed on every rank) */
+    int contiguous_only;   /* 1: zero-fills bytes, which needs a contiguous datatype with one
+                            * layout on every rank: what the prologue of a collective without
+                            * an op gives it (basic elements, packed where not dense) */
     int tag_first;         /* tag ids [tag_first, tag_first + tag_count) */
     int tag_count;         /* number of tags of this schedule */
     union {

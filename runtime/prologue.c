@@ -38,8 +38,26 @@ static int begin(struct cg_call *c, const struct args *a, MPI_Comm comm, int fla
                  cg_any_fn fallback)
 {
     int rc = MPI_SUCCESS;
+    MPI_Datatype dtype = a->dtype;
+    size_t count = a->count;
 
-    CG_CHECK(cg_call_begin(c, comm, a->dtype, a->op, flags & CG_NEEDS_COMMUTATIVE));
+    memset(c, 0, sizeof(*c)); /* cg_call_finish is safe on c from here on */
+    /* A collective that moves data without an op counts its blocks in the
+     * basic elements of the signature (signature.c says why); one that
+     * reduces has one (count, datatype) on every rank, as MPI requires. */
+    if ((cg_colls[a->coll].combine == CG_COMBINE_NONE) && (a->dtype != MPI_DATATYPE_NULL)) {
+        struct cg_sig sig;
+        CG_CHECK(cg_type_sig(a->dtype, &sig));
+        if ((sig.per > 0) && (a->count > SIZE_MAX / sig.per)) {
+            cg_set_error("collgen: %zu elements of %zu basic elements each overflow size_t",
+                         a->count, sig.per);
+            rc = MPI_ERR_COUNT;
+            goto out;
+        }
+        dtype = sig.basic;
+        count = a->count * sig.per;
+    }
+    CG_CHECK(cg_call_begin(c, comm, dtype, a->op, flags & CG_NEEDS_COMMUTATIVE));
     c->coll = a->coll;
     c->sendbuf = a->sendbuf;
     c->recvbuf = a->recvbuf;
@@ -48,7 +66,7 @@ static int begin(struct cg_call *c, const struct args *a, MPI_Comm comm, int fla
     c->sendtype = a->sendtype;
     c->recvtype = a->recvtype;
     c->root = a->root;
-    c->count = a->count;
+    c->count = count;
     if ((flags & CG_NEEDS_TOPOLOGY) != 0) {
         const struct cg_topo *topo = NULL;
         CG_CHECK(cg_topo(c, &topo));
@@ -60,7 +78,7 @@ static int begin(struct cg_call *c, const struct args *a, MPI_Comm comm, int fla
         }
         c->topo = topo;
     }
-    c->empty = (cg_colls[a->coll].shape != CG_SHAPE_TOKEN) && (a->count == 0);
+    c->empty = (cg_colls[a->coll].shape != CG_SHAPE_TOKEN) && (count == 0);
     if (c->empty && (flags & CG_READS_PARAMS) == 0) {
         rc = CG_DONE;
     }
@@ -70,8 +88,14 @@ out:
 
 int cg_call_finish(struct cg_call *c, int rc)
 {
+    /* At most one of the two applies: lazy copies are the reducing
+     * collectives', unpacking the others' (signature.c). */
     if ((rc == MPI_SUCCESS) && c->lazy_flush) {
         rc = cg_lazy_flush(c);
+    }
+    if ((rc == MPI_SUCCESS) && (c->unpack_to != NULL)) {
+        rc = cg_sig_copy(c->unpack_to, c->unpack_count, c->unpack_type, c->unpack_from,
+                         c->unpack_nbasic, c->dtype, 1);
     }
     cg_call_end(c);
     return (rc == CG_DONE) ? c->result : rc;
@@ -251,8 +275,52 @@ static int scratch(struct cg_call *c, int slot, const struct cg_geom *g, long n,
     return rc;
 }
 
+/* The caller's buffer buf, n x type holding nbasic of c's basic elements,
+ * as those elements: buf itself where type is dense in c->dtype (cg_sig),
+ * else scratch slot `slot`, packed from buf when pack. */
+static int basic_of(struct cg_call *c, int slot, const void *buf, size_t n, MPI_Datatype type,
+                    size_t nbasic, int pack, char **base)
+{
+    int rc = MPI_SUCCESS;
+    struct cg_sig sig;
+
+    CG_CHECK(cg_type_sig(type, &sig));
+    if (sig.dense && (sig.basic == c->dtype) && (n * sig.per == nbasic)) {
+        *base = (char *)buf;
+        goto out;
+    }
+    *base = cg_scratch(c, slot, nbasic * (size_t)c->extent, &rc);
+    if ((*base != NULL) && pack) {
+        CG_CHECK(cg_sig_copy((void *)buf, n, type, *base, nbasic, c->dtype, 0));
+    }
+out:
+    return rc;
+}
+
+/* out over the caller's result buffer (n x type, nbasic basic elements):
+ * the buffer itself, or where it is not dense scratch slot 2 (packed from
+ * it when pack), unpacked into it by cg_call_finish when unpack. */
+static int result_of(struct cg_call *c, void *buf, size_t n, MPI_Datatype type, size_t nbasic,
+                     int pack, int unpack, struct cg_buf *out)
+{
+    int rc = MPI_SUCCESS;
+
+    CG_CHECK(basic_of(c, 2, buf, n, type, nbasic, pack, &out->base));
+    if ((out->base != (char *)buf) && unpack) {
+        c->unpack_to = buf;
+        c->unpack_count = n;
+        c->unpack_type = type;
+        c->unpack_from = out->base;
+        c->unpack_nbasic = nbasic;
+    }
+out:
+    return rc;
+}
+
 /* The copies and scratch each collective's buffers need (out and in are
- * over the caller's memory already). */
+ * over the caller's memory already). The collectives without an op work
+ * in basic elements (begin): a caller's buffer that is not dense in them
+ * is packed into scratch, the result unpacked at the end. */
 static int copies(struct cg_call *c, const struct cg_geom *g, struct cg_buf *in,
                   struct cg_buf *out)
 {
@@ -260,6 +328,7 @@ static int copies(struct cg_call *c, const struct cg_geom *g, struct cg_buf *in,
     const void *sendbuf = c->sendbuf;
     void *recvbuf = c->recvbuf;
     int rank = c->rank, root = c->root, p = c->p;
+    size_t np = (size_t)p;
 
     switch ((enum cg_coll)c->coll) {
     case CG_COLL_ALLREDUCE:
@@ -278,45 +347,61 @@ static int copies(struct cg_call *c, const struct cg_geom *g, struct cg_buf *in,
             CG_CHECK(cg_lazy_start(c, out, sendbuf, rank == root));
         }
         break;
+    case CG_COLL_BCAST:
+        /* The root's buffer is the input, everyone else's the result. */
+        CG_CHECK(result_of(c, recvbuf, c->recvcount, c->recvtype, c->count, rank == root,
+                           rank != root, out));
+        break;
     case CG_COLL_ALLGATHER:
-    case CG_COLL_GATHER:
+    case CG_COLL_GATHER: {
         /* gather: recvbuf is significant only at the root: elsewhere gather
          * into scratch. */
         if ((c->coll == CG_COLL_GATHER) && (rank != root)) {
             CG_CHECK(scratch(c, 1, g, p, out));
+        } else {
+            CG_CHECK(result_of(c, recvbuf, np * c->recvcount, c->recvtype, g->count, 0, 1, out));
         }
+        char *mine = out->base + cg_geom_off(g, rank) * (size_t)c->extent;
         if (sendbuf != MPI_IN_PLACE) {
-            char *mine = out->base + cg_geom_off(g, rank) * (size_t)c->extent;
-            CG_CHECK(cg_copy_typed(sendbuf, c->sendcount, c->sendtype, mine, c->count, c->dtype));
+            CG_CHECK(cg_sig_copy((void *)sendbuf, c->sendcount, c->sendtype, mine, c->count,
+                                 c->dtype, 0));
+        } else if (out->base != (char *)recvbuf) {
+            /* In place, this rank's block is in a recvbuf that is not
+             * dense: pack that block. */
+            MPI_Aint lb = 0, extent = 0;
+            CG_CHECK_MPI(MPI_Type_get_extent(c->recvtype, &lb, &extent));
+            CG_CHECK(cg_sig_copy((char *)recvbuf + (MPI_Aint)rank * (MPI_Aint)c->recvcount * extent,
+                                 c->recvcount, c->recvtype, mine, c->count, c->dtype, 0));
         }
         break;
+    }
     case CG_COLL_SCATTER:
-        /* At the root in place, out is the root's own block of sendbuf (the
-         * schedule's copy of it onto itself is a no-op). Otherwise the
-         * root's input must have recvtype's layout: sendbuf itself when the
-         * two sides agree, else a converted copy. */
+        /* The root's input in basic elements: sendbuf itself where dense,
+         * else packed. At the root in place, out is the root's own block of
+         * it (the schedule's copy of it onto itself is a no-op). */
+        if (rank == root) {
+            CG_CHECK(basic_of(c, 1, sendbuf, np * c->sendcount, c->sendtype, g->count, 1,
+                              &in->base));
+        }
         if ((rank == root) && (recvbuf == MPI_IN_PLACE)) {
             out->base = in->base + cg_geom_off(g, root) * (size_t)c->extent;
-        } else if ((rank == root) &&
-                   ((c->sendtype != c->recvtype) || (c->sendcount != c->recvcount))) {
-            CG_CHECK(scratch(c, 1, g, p, in));
-            CG_CHECK(cg_copy_typed(sendbuf, (size_t)p * c->sendcount, c->sendtype, in->base,
-                                   g->count, c->recvtype));
+        } else {
+            CG_CHECK(result_of(c, recvbuf, c->recvcount, c->recvtype, c->count, 0, 1, out));
         }
         break;
     case CG_COLL_ALLTOALL:
-        /* The input in recvtype's layout: sendbuf itself when the two sides
-         * agree; in place (it is recvbuf, which the result overwrites) or
-         * when they differ, a copy. */
+        /* The input in basic elements: sendbuf itself where dense, else
+         * packed; in place (it is recvbuf, which the result overwrites) a
+         * copy. */
         if (sendbuf == MPI_IN_PLACE) {
             CG_CHECK(scratch(c, 1, g, p, in));
-            CG_CHECK(cg_copy_typed(recvbuf, g->count, c->recvtype, in->base, g->count,
-                                   c->recvtype));
-        } else if ((c->sendtype != c->recvtype) || (c->sendcount != c->recvcount)) {
-            CG_CHECK(scratch(c, 1, g, p, in));
-            CG_CHECK(cg_copy_typed(sendbuf, (size_t)p * c->sendcount, c->sendtype, in->base,
-                                   g->count, c->recvtype));
+            CG_CHECK(cg_sig_copy(recvbuf, np * c->recvcount, c->recvtype, in->base, g->count,
+                                 c->dtype, 0));
+        } else {
+            CG_CHECK(basic_of(c, 1, sendbuf, np * c->sendcount, c->sendtype, g->count, 1,
+                              &in->base));
         }
+        CG_CHECK(result_of(c, recvbuf, np * c->recvcount, c->recvtype, g->count, 0, 1, out));
         break;
     case CG_COLL_REDUCE_SCATTER_BLOCK:
     case CG_COLL_EXSCAN:
@@ -327,7 +412,6 @@ static int copies(struct cg_call *c, const struct cg_geom *g, struct cg_buf *in,
             CG_CHECK(cg_copy_typed(recvbuf, g->count, c->dtype, in->base, g->count, c->dtype));
         }
         break;
-    case CG_COLL_BCAST:
     case CG_COLL_BARRIER:
     case CG_COLL_COUNT_:
         break;

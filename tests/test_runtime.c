@@ -982,7 +982,8 @@ static void prologue_should_keep_partial_results_in_scratch_off_the_root(void)
     CHECK((rank == root) ? holds_unique(recv, n, rank, 0) : all_poison(recv, (size_t)p * n));
 
     /* gather, with another type pair off the root: blocks are sendcount x
-     * sendtype there, recvcount x recvtype at the root. */
+     * sendtype there, recvcount x recvtype at the root, both counted in
+     * their signature's basic type (MPI_INT), so they are the same. */
     MPI_Datatype pair;
     MPI_Type_contiguous(2, MPI_INT, &pair);
     MPI_Type_commit(&pair);
@@ -991,8 +992,8 @@ static void prologue_should_keep_partial_results_in_scratch_off_the_root(void)
     int32_t *mine = unique_vec(m, rank, 7);
     CHECK(cg_begin_gather(&c, mine, m, MPI_INT, recv, m / 2, pair, root, MPI_COMM_WORLD, 0,
                           NULL) == MPI_SUCCESS);
-    CHECK(c.count == ((rank == root) ? m / 2 : m));
-    CHECK(c.dtype == ((rank == root) ? pair : MPI_INT));
+    CHECK(c.count == m);
+    CHECK(c.dtype == MPI_INT);
     CHECK(cg_buffers(&c, p, NULL, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(out.nblocks == p && ((out.base == (char *)recv) == (rank == root)));
     CHECK(holds_unique((const int32_t *)out.base + (size_t)rank * m, m, rank, 7));
@@ -1034,13 +1035,13 @@ static void prologue_should_place_and_convert_blocks_of_p_equal_blocks(void)
     MPI_Type_commit(&pair);
     int32_t *send = unique_vec((size_t)p * m, rank, 0), *recv = poison_vec((size_t)p * m);
 
-    /* allgather: the block goes to block rank of recvbuf, converted from
-     * m ints to m / 2 pairs. */
+    /* allgather: the block goes to block rank of recvbuf, m ints into
+     * m / 2 pairs, which are m ints (the blocks are counted in MPI_INT). */
     CHECK(cg_begin_allgather(&c, send, m, MPI_INT, recv, m / 2, pair, MPI_COMM_WORLD, 0, NULL) ==
           MPI_SUCCESS);
-    CHECK(c.count == m / 2 && c.dtype == pair);
+    CHECK(c.count == m && c.dtype == MPI_INT);
     CHECK(cg_buffers(&c, p, NULL, &out, NULL, 0) == MPI_SUCCESS);
-    CHECK(out.base == (char *)recv && out.nblocks == p && out.geom.count == (size_t)p * m / 2);
+    CHECK(out.base == (char *)recv && out.nblocks == p && out.geom.count == (size_t)p * m);
     CHECK(holds_unique(recv + (size_t)rank * m, m, rank, 0));
     CHECK(all_poison(recv, (size_t)rank * m));
     CHECK(all_poison(recv + (size_t)(rank + 1) * m, (size_t)(p - rank - 1) * m + GUARD));
@@ -1052,8 +1053,8 @@ static void prologue_should_place_and_convert_blocks_of_p_equal_blocks(void)
     CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_ERR_INTERN);
     cg_call_end(&c);
 
-    /* alltoall: the input is sendbuf when the sides agree, a converted copy
-     * when they do not, a copy of recvbuf in place. */
+    /* alltoall: the input is sendbuf when it is dense in the basic type
+     * (pairs of ints are ints), a copy of recvbuf in place. */
     CHECK(cg_begin_alltoall(&c, send, m, MPI_INT, recv, m, MPI_INT, MPI_COMM_WORLD, 0, NULL) ==
           MPI_SUCCESS);
     CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
@@ -1062,7 +1063,7 @@ static void prologue_should_place_and_convert_blocks_of_p_equal_blocks(void)
     CHECK(cg_begin_alltoall(&c, send, m, MPI_INT, recv, m / 2, pair, MPI_COMM_WORLD, 0, NULL) ==
           MPI_SUCCESS);
     CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
-    CHECK(in.base != (char *)send && holds_unique((const int32_t *)in.base, (size_t)p * m, rank, 0));
+    CHECK(in.base == (char *)send && out.base == (char *)recv);
     cg_call_end(&c);
     fill_unique(recv, (size_t)p * m, rank, 4);
     CHECK(cg_begin_alltoall(&c, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, m, MPI_INT,
@@ -1071,8 +1072,8 @@ static void prologue_should_place_and_convert_blocks_of_p_equal_blocks(void)
     CHECK(in.base != (char *)recv && holds_unique((const int32_t *)in.base, (size_t)p * m, rank, 4));
     cg_call_end(&c);
 
-    /* scatter: at the root in place, out is its own block of sendbuf, in
-     * sendtype; with another type pair the root's input is converted. */
+    /* scatter: at the root in place, out is its own block of sendbuf; with
+     * another type pair of the same basic elements nothing is copied. */
     CHECK(cg_begin_scatter(&c, send, m, MPI_INT, (rank == root) ? MPI_IN_PLACE : recv, m,
                            MPI_INT, root, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
     CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
@@ -1081,12 +1082,9 @@ static void prologue_should_place_and_convert_blocks_of_p_equal_blocks(void)
     cg_call_end(&c);
     CHECK(cg_begin_scatter(&c, send, m, MPI_INT, recv, m / 2, pair, root, MPI_COMM_WORLD, 0,
                            NULL) == MPI_SUCCESS);
-    CHECK(c.count == m / 2 && c.dtype == pair);
+    CHECK(c.count == m && c.dtype == MPI_INT);
     CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
-    CHECK((in.base == (char *)send) == (rank != root) && out.base == (char *)recv);
-    if (rank == root) {
-        CHECK(holds_unique((const int32_t *)in.base, (size_t)p * m, rank, 0));
-    }
+    CHECK(in.base == (char *)send && out.base == (char *)recv);
     cg_call_end(&c);
 
     /* bcast: out is the buffer; barrier: out is the call's token. */
@@ -1106,6 +1104,215 @@ static void prologue_should_place_and_convert_blocks_of_p_equal_blocks(void)
     cg_call_end(&c);
     MPI_Type_free(&pair);
     free(send);
+    free(recv);
+}
+
+/* ---- type signatures (signature.c) ---------------------------------------- */
+
+static void signature_should_name_the_basic_type_its_count_and_whether_it_is_dense(void)
+{
+    enum { NT = 16 };
+    MPI_Datatype made[NT], t = MPI_DATATYPE_NULL, dbl = MPI_DOUBLE, two[2];
+    int n = 0;
+    struct {
+        const char *what;
+        MPI_Datatype type, basic;
+        size_t per;
+        int dense; /* -1: either (an extent MPI may pad) */
+    } want[24];
+    int nw = 0;
+#define WANT(what_, type_, basic_, per_, dense_) \
+    want[nw++] = (__typeof__(want[0])){ what_, type_, basic_, per_, dense_ }
+#define MADE(call)                 \
+    do {                           \
+        call;                      \
+        MPI_Type_commit(&t);       \
+        made[n++] = t;             \
+    } while (0)
+
+    WANT("MPI_INT", MPI_INT, MPI_INT, 1, 1);
+    WANT("MPI_2INT", MPI_2INT, MPI_INT, 2, 1);
+    WANT("MPI_DOUBLE_INT", MPI_DOUBLE_INT, MPI_BYTE, sizeof(double) + sizeof(int), 0);
+    MADE(MPI_Type_contiguous(3, MPI_INT, &t));
+    WANT("contiguous 3", t, MPI_INT, 3, 1);
+    MPI_Datatype c3 = t;
+    MADE(MPI_Type_contiguous(2, c3, &t));
+    WANT("contiguous of contiguous", t, MPI_INT, 6, 1);
+    MADE(MPI_Type_create_resized(c3, 0, 16, &t));
+    WANT("contiguous 3 resized to 16 bytes", t, MPI_INT, 3, 0);
+    MADE(MPI_Type_vector(4, 1, 2, MPI_INT, &t));
+    WANT("vector with a stride", t, MPI_INT, 4, 0);
+    MADE(MPI_Type_contiguous(2, made[n - 1], &t));
+    WANT("contiguous of a strided vector", t, MPI_INT, 8, 0);
+    MADE(MPI_Type_vector(3, 2, 2, MPI_INT, &t));
+    WANT("vector with stride = blocklength", t, MPI_INT, 6, 1);
+    MADE(MPI_Type_create_hvector(2, 3, 12, MPI_INT, &t));
+    WANT("hvector without gaps", t, MPI_INT, 6, 1);
+    {
+        int lens[2] = { 2, 3 }, at[2] = { 0, 2 }, gap[2] = { 0, 3 };
+        MADE(MPI_Type_indexed(2, lens, at, MPI_INT, &t));
+        WANT("indexed, consecutive", t, MPI_INT, 5, 1);
+        MADE(MPI_Type_indexed(2, lens, gap, MPI_INT, &t));
+        WANT("indexed with a gap", t, MPI_INT, 5, 0);
+    }
+    {
+        int lens[2] = { 1, 1 };
+        MPI_Aint at[2] = { 0, 8 }, rev[2] = { 4, 0 };
+        two[0] = MPI_INT;
+        two[1] = MPI_DOUBLE;
+        MADE(MPI_Type_create_struct(2, lens, at, two, &t));
+        WANT("struct of an int and a double", t, MPI_BYTE, sizeof(int) + sizeof(double), 0);
+        two[1] = MPI_INT;
+        MADE(MPI_Type_create_struct(2, lens, rev, two, &t));
+        WANT("struct of two ints in reverse order", t, MPI_INT, 2, 0);
+        int zl[2] = { 3, 0 };
+        MPI_Aint zat[2] = { 0, 16 };
+        two[1] = MPI_DOUBLE;
+        MADE(MPI_Type_create_struct(2, zl, zat, two, &t));
+        WANT("struct with an empty double block", t, MPI_INT, 3, -1);
+    }
+    MADE(MPI_Type_dup(dbl, &t));
+    WANT("dup of MPI_DOUBLE", t, MPI_DOUBLE, 1, 1);
+    {
+        int sizes[2] = { 4, 4 }, sub[2] = { 2, 2 }, start[2] = { 1, 1 };
+        MADE(MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_INT, &t));
+        WANT("subarray", t, MPI_INT, 4, 0);
+    }
+    MADE(MPI_Type_contiguous(0, MPI_INT, &t));
+    WANT("empty", t, MPI_BYTE, 0, 1);
+
+    for (int i = 0; i < nw; i++) {
+        struct cg_sig s = { MPI_DATATYPE_NULL, 0, -1 };
+        int rc = cg_type_sig(want[i].type, &s);
+        CHECKF(rc == MPI_SUCCESS && s.basic == want[i].basic && s.per == want[i].per &&
+                   (want[i].dense < 0 || s.dense == want[i].dense),
+               "%s: rc %d, per %zu (want %zu), dense %d (want %d), basic %s", want[i].what, rc,
+               s.per, want[i].per, s.dense, want[i].dense,
+               (s.basic == want[i].basic) ? "as expected" : "another");
+    }
+    struct cg_sig s;
+    CHECK(cg_type_sig(MPI_DATATYPE_NULL, &s) == MPI_ERR_TYPE);
+    for (int i = 0; i < n; i++) {
+        MPI_Type_free(&made[i]);
+    }
+#undef WANT
+#undef MADE
+}
+
+static void signature_copy_should_pack_and_unpack_in_signature_order_leaving_holes(void)
+{
+    MPI_Datatype v, vec, rev, c3;
+    int32_t buf[(6 * 5) + GUARD], back[(6 * 5) + GUARD], packed[15 + GUARD];
+
+    /* ints 0, 2, 4 of every 6 */
+    MPI_Type_vector(3, 1, 2, MPI_INT, &v);
+    MPI_Type_create_resized(v, 0, 6 * sizeof(int32_t), &vec);
+    MPI_Type_commit(&vec);
+    fill_unique(buf, (6 * 5) + GUARD, world_rank, 3);
+    fill_poison(packed, 15 + GUARD);
+    CHECK(cg_sig_copy(buf, 5, vec, packed, 15, MPI_INT, 0) == MPI_SUCCESS);
+    int ok = 1;
+    for (int q = 0; q < 15; q++) {
+        ok &= (packed[q] == buf[(6 * (q / 3)) + (2 * (q % 3))]);
+    }
+    CHECK(ok && packed[15] == POISON);
+    fill_poison(back, (6 * 5) + GUARD);
+    CHECK(cg_sig_copy(back, 5, vec, packed, 15, MPI_INT, 1) == MPI_SUCCESS);
+    ok = 1;
+    for (int i = 0; i < (6 * 5) + GUARD; i++) {
+        int data = (i < 6 * 5) && (i % 6) % 2 == 0 && (i % 6) < 6;
+        ok &= data ? (back[i] == buf[i]) : (back[i] == POISON);
+    }
+    CHECK(ok);
+    /* The two sides must hold as many basic elements. */
+    CHECK(cg_sig_copy(buf, 5, vec, packed, 14, MPI_INT, 0) == MPI_ERR_TYPE);
+    /* Dense: a plain copy. */
+    MPI_Type_contiguous(3, MPI_INT, &c3);
+    MPI_Type_commit(&c3);
+    fill_poison(packed, 15 + GUARD);
+    CHECK(cg_sig_copy(buf, 5, c3, packed, 15, MPI_INT, 0) == MPI_SUCCESS);
+    CHECK(memcmp(packed, buf, 15 * sizeof(int32_t)) == 0 && packed[15] == POISON);
+    /* Signature order, not address order: two ints, the second first. */
+    int lens[2] = { 1, 1 };
+    MPI_Aint at[2] = { 4, 0 };
+    MPI_Datatype ints[2] = { MPI_INT, MPI_INT };
+    MPI_Type_create_struct(2, lens, at, ints, &rev);
+    MPI_Type_commit(&rev);
+    CHECK(cg_sig_copy(buf, 1, rev, packed, 2, MPI_INT, 0) == MPI_SUCCESS);
+    CHECK(packed[0] == buf[1] && packed[1] == buf[0]);
+    MPI_Type_free(&rev);
+    MPI_Type_free(&c3);
+    MPI_Type_free(&vec);
+    MPI_Type_free(&v);
+}
+
+static void prologue_should_count_moving_blocks_in_basic_elements_and_unpack_at_the_end(void)
+{
+    int p = 0, rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Datatype v, vec, empty;
+    struct cg_call c;
+    struct cg_buf out;
+    enum { E = 4, K = 3, EXT = 6 }; /* 4 elements of 3 ints each, extent 6 ints */
+    int32_t buf[(E * EXT) + GUARD], want[E * K];
+    MPI_Type_vector(K, 1, 2, MPI_INT, &v);
+    MPI_Type_create_resized(v, 0, EXT * sizeof(int32_t), &vec);
+    MPI_Type_commit(&vec);
+
+    /* bcast of 4 strided elements: 12 ints in 3 blocks, in scratch. */
+    fill_poison(buf, (E * EXT) + GUARD);
+    fill_unique(want, E * K, rank, 5);
+    CHECK(cg_begin_bcast(&c, buf, E, vec, 0, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+    CHECK(c.count == E * K && c.dtype == MPI_INT && c.extent == sizeof(int32_t));
+    CHECK(cg_buffers(&c, 3, NULL, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK(out.base != (char *)buf && out.geom.count == E * K && out.nblocks == 3);
+    memcpy(out.base, want, sizeof(want)); /* what the phases would have received */
+    CHECK(cg_call_finish(&c, MPI_SUCCESS) == MPI_SUCCESS);
+    int ok = 1;
+    for (int i = 0; i < (E * EXT) + GUARD; i++) {
+        int data = (i < E * EXT) && ((i % EXT) % 2 == 0);
+        /* The root's buffer is its input: nothing is written back there. */
+        ok &= (data && rank != 0) ? (buf[i] == want[(i / EXT) * K + (i % EXT) / 2])
+                                  : (buf[i] == POISON);
+    }
+    CHECK(ok);
+    /* A failed call writes nothing back. */
+    fill_poison(buf, (E * EXT) + GUARD);
+    CHECK(cg_begin_bcast(&c, buf, E, vec, 0, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+    CHECK(cg_buffers(&c, 3, NULL, &out, NULL, 0) == MPI_SUCCESS);
+    memcpy(out.base, want, sizeof(want));
+    CHECK(cg_call_finish(&c, MPI_ERR_OTHER) == MPI_ERR_OTHER);
+    CHECK(all_poison(buf, (E * EXT) + GUARD));
+
+    /* gather in place at a root whose recvtype has holes: its own block is
+     * packed from recvbuf; the others send plain ints, counted alike. */
+    int32_t *recv = poison_vec((size_t)p * E * EXT), mine[E * K];
+    const int root = p - 1;
+    fill_unique(mine, E * K, rank, 9);
+    if (rank == root) {
+        for (int q = 0; q < E * K; q++) {
+            recv[((size_t)root * E * EXT) + ((size_t)(q / K) * EXT) + (size_t)(2 * (q % K))] = mine[q];
+        }
+    }
+    CHECK(cg_begin_gather(&c, (rank == root) ? MPI_IN_PLACE : mine, E * K, MPI_INT, recv, E, vec,
+                          root, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+    CHECK(c.count == E * K && c.dtype == MPI_INT);
+    CHECK(cg_buffers(&c, p, NULL, &out, NULL, 0) == MPI_SUCCESS);
+    CHECK(out.base != (char *)recv);
+    CHECK(memcmp(out.base + (size_t)rank * E * K * sizeof(int32_t), mine, sizeof(mine)) == 0);
+    cg_call_end(&c);
+
+    /* A datatype with no data: a count of 5 of it is a count of 0, as a
+     * count of 0 ints elsewhere is, so every rank skips the phases. */
+    MPI_Type_contiguous(0, MPI_INT, &empty);
+    MPI_Type_commit(&empty);
+    CHECK(cg_begin_bcast(&c, buf, (rank == 0) ? 5 : 0, (rank == 0) ? empty : MPI_INT, 0,
+                         MPI_COMM_WORLD, 0, NULL) == CG_DONE);
+    CHECK(cg_call_finish(&c, CG_DONE) == MPI_SUCCESS);
+    MPI_Type_free(&empty);
+    MPI_Type_free(&vec);
+    MPI_Type_free(&v);
     free(recv);
 }
 
@@ -1459,6 +1666,9 @@ int main(int argc, char **argv)
     RUN_ALL(lazy_copy_should_leave_what_the_copy_first_leaves);
     RUN_ALL(prologue_should_keep_partial_results_in_scratch_off_the_root);
     RUN_ALL(prologue_should_place_and_convert_blocks_of_p_equal_blocks);
+    RUN_ALL(signature_should_name_the_basic_type_its_count_and_whether_it_is_dense);
+    RUN_ALL(signature_copy_should_pack_and_unpack_in_signature_order_leaving_holes);
+    RUN_ALL(prologue_should_count_moving_blocks_in_basic_elements_and_unpack_at_the_end);
     RUN_ALL(prologue_should_run_the_fallback_where_the_topology_is_not_regular);
     RUN_ALL(tags_should_accumulate_time_and_calls_and_reset);
     RUN_ALL(errors_should_keep_the_last_message_truncated_to_the_buffer);
