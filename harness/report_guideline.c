@@ -618,35 +618,13 @@ static int same_use(const struct pick *a, const struct pick *b)
     return strcmp(a->use->kind, b->use->kind) == 0 && strcmp(a->use->name, b->use->name) == 0;
 }
 
-/* The boundary between measured sizes a < b: the floor of their geometric
- * mean (the midpoint in log space). Sizes up to 2^32 multiply exactly in a
- * long double; the loops correct the last unit of sqrtl. */
-static double boundary(double a, double b)
-{
-    long double prod = (long double)a * (long double)b;
-    long double m = floorl(sqrtl(prod));
-    while (m > 0 && m * m > prod) {
-        m -= 1;
-    }
-    while ((m + 1) * (m + 1) <= prod) {
-        m += 1;
-    }
-    if (m < a) {
-        m = a;
-    }
-    if (m >= b) {
-        m = b - 1;
-    }
-    return (double)m;
-}
-
 /* Range [i, j) of group g: its bounds; *open when it has no upper bound. */
 static void range_bounds(const struct pgroup *g, size_t i, size_t j, double *lo, double *hi,
                          int *open)
 {
-    *lo = (i == 0) ? 0.0 : boundary(g->picks[i - 1].size_B, g->picks[i].size_B) + 1.0;
+    *lo = (i == 0) ? 0.0 : cg_rep_size_boundary(g->picks[i - 1].size_B, g->picks[i].size_B) + 1.0;
     *open = (j == g->n);
-    *hi = *open ? 0.0 : boundary(g->picks[j - 1].size_B, g->picks[j].size_B);
+    *hi = *open ? 0.0 : cg_rep_size_boundary(g->picks[j - 1].size_B, g->picks[j].size_B);
 }
 
 /* The end of the range that starts at i: adjacent picks with the same use. */

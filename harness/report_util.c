@@ -277,3 +277,24 @@ enum cg_rep_plots cg_rep_make_plots(const char *dir, const char *mode, char *why
     return CG_REP_PLOTS_FAILED;
 }
 
+/* The boundary between measured sizes a < b: the floor of their geometric
+ * mean (the midpoint in log space). Sizes up to 2^32 multiply exactly in a
+ * long double; the loops correct the last unit of sqrtl. */
+double cg_rep_size_boundary(double a, double b)
+{
+    long double prod = (long double)a * (long double)b;
+    long double m = floorl(sqrtl(prod));
+    while (m > 0 && m * m > prod) {
+        m -= 1;
+    }
+    while ((m + 1) * (m + 1) <= prod) {
+        m += 1;
+    }
+    if (m < a) {
+        m = a;
+    }
+    if (m >= b) {
+        m = b - 1;
+    }
+    return (double)m;
+}

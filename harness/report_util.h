@@ -59,4 +59,9 @@ enum cg_rep_plots {
  * went wrong, for anything but CG_REP_PLOTS_MADE. */
 enum cg_rep_plots cg_rep_make_plots(const char *dir, const char *mode, char *why, size_t nwhy);
 
+/* The boundary between measured sizes a < b: floor(sqrt(a b)), the
+ * midpoint in log space, within [a, b - 1]. The profile's ranges and
+ * collgen tune's thresholds both end there. */
+double cg_rep_size_boundary(double a, double b);
+
 #endif

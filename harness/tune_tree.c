@@ -245,26 +245,6 @@ static int pick(const struct cg_tune_group *g, const double *cost, double *out)
     return best;
 }
 
-/* floor(sqrt(a * b)), within [a, b - 1]: the log-space midpoint of integers. */
-static double midpoint(double a, double b)
-{
-    long double prod = (long double)a * (long double)b;
-    long double m = floorl(sqrtl(prod));
-    while (m > 0 && m * m > prod) {
-        m -= 1;
-    }
-    while ((m + 1) * (m + 1) <= prod) {
-        m += 1;
-    }
-    if (m < a) {
-        m = a;
-    }
-    if (m >= b) {
-        m = b - 1;
-    }
-    return (double)m;
-}
-
 struct grower {
     struct cg_tune_group *g;
     const struct cg_tune_opts *o;
@@ -353,7 +333,7 @@ static int grow(struct grower *gr, const struct cg_tune_cell **v, size_t n, int 
             if (gain > bgain + 1e-12) {
                 bgain = gain;
                 bf = f;
-                bthr = midpoint(a, b);
+                bthr = cg_rep_size_boundary(a, b);
                 bcut = i + 1;
             }
         }
