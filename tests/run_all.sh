@@ -105,7 +105,7 @@ if [ -x tests/run_fuzz.sh ]; then
     if why=$(tests/run_fuzz.sh --why-not); then
         echo "SKIP fuzz: $why"
     else
-        run "fuzzing (20 s per target)" tests/run_fuzz.sh 20
+        run "fuzzing (10 s per target)" tests/run_fuzz.sh 10
     fi
 fi
 [ -x tests/run_sanitize.sh ] && run "sanitizers (ASan + UBSan, fast part)" tests/run_sanitize.sh --fast
