@@ -2,7 +2,7 @@
 # tests/run_emitted.sh [NAME]
 #
 # Runs build/FLAVOUR/emitted_check (tests/emitted_check.c) under both MPIs at
-# p = 1 2 3 4 5 7 8, for every generated algorithm or only NAME, and passes
+# p = 1 2 3 4 5 8 (NPS="1 2 3 4 5 7 8" adds 7), for every generated algorithm or only NAME, and passes
 # its output through: one "PASS emitted NAME FLAVOUR p=P" or "FAIL ..." line
 # per algorithm and run, which the test runner counts, plus a "  mismatch"
 # line for each of the first wrong cases. A run that crashes, times out or
@@ -12,7 +12,7 @@
 # build/FLAVOUR/emitted_check.pP.log.
 #
 # Environment: FLAVOURS (default "openmpi mpich"), NPS (default
-# "1 2 3 4 5 7 8"), SHAPES (p:ppn pairs for the topology schedules, default
+# "1 2 3 4 5 8"; p = 7 is left out to keep the suite within CI's 20 minutes), SHAPES (p:ppn pairs for the topology schedules, default
 # "4:2 6:3 8:2 7:2": two and four nodes, an odd ppn, an irregular shape; the
 # longer set "4:2 6:3 8:2 8:4 7:2 6:4" adds two, keeping the suite within
 # CI's 20 minutes on 2 cores), PARAMS (schedule:param:value@p runs of ranged
@@ -26,7 +26,7 @@ cd "$root" || exit 2
 
 build=${CG_BUILD_DIR:-build}
 flavours=${FLAVOURS:-openmpi mpich}
-nps=${NPS:-1 2 3 4 5 7 8}
+nps=${NPS:-1 2 3 4 5 8}
 passed=0
 failed=0
 
