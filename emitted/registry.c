@@ -506,6 +506,17 @@ static const struct cg_algo algo_bcast_scatter_allgather_native = {
     .fn = { .bcast = cg_bcast_scatter_allgather_native },
 };
 
+static const struct cg_algo algo_bcast_split_binary_tree = {
+    .name = "bcast_split_binary_tree",
+    .coll = CG_COLL_BCAST,
+    .summary = "Open MPI's split binary tree: the vector in two halves, each sent down one subtree of a binary tree, then swapped between partner nodes of the two subtrees; any p and root.",
+    .file = "schedules/bcast/split_binary_tree.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(bcast_split_binary_tree),
+    .tag_count = CG_TAG_COUNT(bcast_split_binary_tree),
+    .fn = { .bcast = cg_bcast_split_binary_tree },
+};
+
 static const struct cg_algo algo_exscan_hier = {
     .name = "exscan_hier",
     .coll = CG_COLL_EXSCAN,
@@ -700,6 +711,17 @@ static const struct cg_algo algo_reduce_scatter_block_allreduce = {
     .fn = { .reduce_scatter_block = cg_reduce_scatter_block_allreduce },
 };
 
+static const struct cg_algo algo_reduce_scatter_block_butterfly = {
+    .name = "reduce_scatter_block_butterfly",
+    .coll = CG_COLL_REDUCE_SCATTER_BLOCK,
+    .summary = "Open MPI's butterfly (Traff, EuroPVM/MPI 2005): halving exchanges with distance doubling, partial sums in rank order; any p by folding to pof2(p); any op.",
+    .file = "schedules/reduce_scatter_block/butterfly.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(reduce_scatter_block_butterfly),
+    .tag_count = CG_TAG_COUNT(reduce_scatter_block_butterfly),
+    .fn = { .reduce_scatter_block = cg_reduce_scatter_block_butterfly },
+};
+
 static const struct cg_algo algo_reduce_scatter_block_hier = {
     .name = "reduce_scatter_block_hier",
     .coll = CG_COLL_REDUCE_SCATTER_BLOCK,
@@ -722,6 +744,28 @@ static const struct cg_algo algo_reduce_scatter_block_lane = {
     .tag_count = CG_TAG_COUNT(reduce_scatter_block_lane),
     .fn = { .reduce_scatter_block = cg_reduce_scatter_block_lane },
     .topo = { 1, "reduce_scatter_block_reduce_scatter" },
+};
+
+static const struct cg_algo algo_reduce_scatter_block_pairwise = {
+    .name = "reduce_scatter_block_pairwise",
+    .coll = CG_COLL_REDUCE_SCATTER_BLOCK,
+    .summary = "MPICH's pairwise exchange: p - 1 rounds, round i sends block rank + i to rank + i and adds block rank from rank - i; one block of scratch, commutative op.",
+    .file = "schedules/reduce_scatter_block/pairwise.json",
+    .commutative_only = 1,
+    .tag_first = CG_TAG_BASE(reduce_scatter_block_pairwise),
+    .tag_count = CG_TAG_COUNT(reduce_scatter_block_pairwise),
+    .fn = { .reduce_scatter_block = cg_reduce_scatter_block_pairwise },
+};
+
+static const struct cg_algo algo_reduce_scatter_block_recursive_doubling = {
+    .name = "reduce_scatter_block_recursive_doubling",
+    .coll = CG_COLL_REDUCE_SCATTER_BLOCK,
+    .summary = "Recursive doubling (MPICH's and Open MPI's): round i swaps all blocks but the two subtrees' own with rank ^ 2^i; any p (a binomial relay inside incomplete subtrees); any op.",
+    .file = "schedules/reduce_scatter_block/recursive_doubling.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(reduce_scatter_block_recursive_doubling),
+    .tag_count = CG_TAG_COUNT(reduce_scatter_block_recursive_doubling),
+    .fn = { .reduce_scatter_block = cg_reduce_scatter_block_recursive_doubling },
 };
 
 static const struct cg_algo algo_reduce_scatter_block_recursive_halving = {
@@ -939,6 +983,7 @@ const struct cg_algo *const cg_algos[] = {
     &algo_bcast_pipeline,
     &algo_bcast_scatter_allgather,
     &algo_bcast_scatter_allgather_native,
+    &algo_bcast_split_binary_tree,
     &algo_exscan_hier,
     &algo_exscan_lane,
     &algo_exscan_linear,
@@ -956,8 +1001,11 @@ const struct cg_algo *const cg_algos[] = {
     &algo_reduce_lane,
     &algo_reduce_rabenseifner,
     &algo_reduce_scatter_block_allreduce,
+    &algo_reduce_scatter_block_butterfly,
     &algo_reduce_scatter_block_hier,
     &algo_reduce_scatter_block_lane,
+    &algo_reduce_scatter_block_pairwise,
+    &algo_reduce_scatter_block_recursive_doubling,
     &algo_reduce_scatter_block_recursive_halving,
     &algo_reduce_scatter_block_reduce_scatter,
     &algo_reduce_scatter_block_ring,

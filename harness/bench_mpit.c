@@ -409,6 +409,8 @@ static long pof2_floor(long x)
  *   allgather neighbor: odd p: ring;
  * - bcast scatter_allgather and scatter_allgather_ring: count < p:
  *   basic_linear;
+ * - bcast split_binary_tree: count < 2 (an empty half) or a segment size
+ *   above the smaller half's bytes: chain;
  * - reduce rabenseifner (redscat_gather): count < pof2(p) (or p < 2, or a
  *   non-commutative op, which the harness does not use): linear
  *   (ompi_coll_base_reduce_intra_basic_linear);
@@ -478,6 +480,16 @@ static const char *ompi_fallback(const struct bench_point *pt, const char *alg, 
             count < (unsigned long long)p) {
             bench_fmt(why, whylen, "%s runs basic_linear when count (%llu) < p (%d)", alg, count, p);
             return "basic_linear";
+        }
+        /* Halves of ceil(count / 2) and floor(count / 2) elements; an empty
+         * half, or one shorter than a segment, runs the chain instead. */
+        if (strcmp(alg, "split_binary_tree") == 0 &&
+            (count < 2 || (segsize > 0 && (unsigned long long)segsize > (count / 2) * typelng))) {
+            bench_fmt(why, whylen,
+                      "split_binary_tree runs chain when a half (%llu elements) is empty or "
+                      "shorter than a segment (coll_tuned_bcast_algorithm_segmentsize = %lld)",
+                      count / 2, segsize);
+            return "chain";
         }
     }
     if (pt->coll == CG_COLL_REDUCE) {

@@ -197,6 +197,10 @@ static const struct equivalence {
      * (coll_base_barrier_intra_bruck: round k signals rank + 2^k, waits for
      * rank - 2^k), MPICH's is called dissemination. */
     {"barrier", "dissemination", {"bruck", "dissemination", NULL}},
+    /* Traff's butterfly: Open MPI's butterfly; MPICH's noncommutative is the
+     * same algorithm (mirror-ordered blocks, double buffer) for power-of-two
+     * p only. */
+    {"reduce_scatter_block", "butterfly", {"butterfly", "noncommutative", NULL}},
 };
 
 /* The name of a generated schedule or a baseline after its collective's

@@ -835,6 +835,7 @@ ls "$tmp/every-plots/plots/" | grep -q '^busbw_barrier' && why="a bus bandwidth 
 grep -q '^== barrier / openmpi / p=2 ==$' "$tmp/every/table.txt" || why="barrier's table title names a datatype"
 grep -q '^== scan / openmpi / p=2 / double sum ==$' "$tmp/every/table.txt" || why="scan's table title has no op"
 grep -q 'barrier_dissemination against bruck or dissemination' "$tmp/every/table.txt" || why="no barrier pairing in the legend"
+grep -q 'reduce_scatter_block_butterfly against butterfly or noncommutative' "$tmp/every/table.txt" || why="no butterfly pairing in the legend"
 if [ -z "$why" ]; then
     pass "report_of_every_collective_has_its_tables_and_plots ($(ls "$tmp/every-plots/plots" | wc -l) plots, $((SECONDS - t0)) s)"
 else

@@ -29,6 +29,10 @@
 #include "bcast_knomial.cu"
 #include "bcast_pipeline.cu"
 #include "bcast_scatter_allgather.cu"
+#include "bcast_split_binary_tree.cu"
+#include "reduce_scatter_block_butterfly.cu"
+#include "reduce_scatter_block_pairwise.cu"
+#include "reduce_scatter_block_recursive_doubling.cu"
 #include "reduce_scatter_block_recursive_halving.cu"
 #include "reduce_scatter_block_ring.cu"
 #include "reduce_scatter_block_two_level_halving.cu"
@@ -462,6 +466,70 @@ static const struct cg_cu_algo algo_bcast_scatter_allgather = {
     0 /* nparams */
 };
 
+static const struct cg_cu_algo algo_bcast_split_binary_tree = {
+    "bcast_split_binary_tree", /* name */
+    CG_COLL_BCAST, /* coll */
+    "Open MPI's split binary tree: the vector in two halves, each sent down one subtree of a binary tree, then swapped between partner nodes of the two subtrees; any p and root.", /* summary */
+    "schedules/bcast/split_binary_tree.json", /* file */
+    CG_TAG_BASE(bcast_split_binary_tree), /* tag_first */
+    CG_TAG_COUNT(bcast_split_binary_tree), /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    cgcu_bcast_split_binary_tree, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_reduce_scatter_block_butterfly = {
+    "reduce_scatter_block_butterfly", /* name */
+    CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
+    "Open MPI's butterfly (Traff, EuroPVM/MPI 2005): halving exchanges with distance doubling, partial sums in rank order; any p by folding to pof2(p); any op.", /* summary */
+    "schedules/reduce_scatter_block/butterfly.json", /* file */
+    CG_TAG_BASE(reduce_scatter_block_butterfly), /* tag_first */
+    CG_TAG_COUNT(reduce_scatter_block_butterfly), /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    cgcu_reduce_scatter_block_butterfly, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_reduce_scatter_block_pairwise = {
+    "reduce_scatter_block_pairwise", /* name */
+    CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
+    "MPICH's pairwise exchange: p - 1 rounds, round i sends block rank + i to rank + i and adds block rank from rank - i; one block of scratch, commutative op.", /* summary */
+    "schedules/reduce_scatter_block/pairwise.json", /* file */
+    CG_TAG_BASE(reduce_scatter_block_pairwise), /* tag_first */
+    CG_TAG_COUNT(reduce_scatter_block_pairwise), /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    cgcu_reduce_scatter_block_pairwise, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_reduce_scatter_block_recursive_doubling = {
+    "reduce_scatter_block_recursive_doubling", /* name */
+    CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
+    "Recursive doubling (MPICH's and Open MPI's): round i swaps all blocks but the two subtrees' own with rank ^ 2^i; any p (a binomial relay inside incomplete subtrees); any op.", /* summary */
+    "schedules/reduce_scatter_block/recursive_doubling.json", /* file */
+    CG_TAG_BASE(reduce_scatter_block_recursive_doubling), /* tag_first */
+    CG_TAG_COUNT(reduce_scatter_block_recursive_doubling), /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    cgcu_reduce_scatter_block_recursive_doubling, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
 static const struct cg_cu_algo algo_reduce_scatter_block_recursive_halving = {
     "reduce_scatter_block_recursive_halving", /* name */
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
@@ -553,6 +621,10 @@ const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_bcast_knomial,
     &algo_bcast_pipeline,
     &algo_bcast_scatter_allgather,
+    &algo_bcast_split_binary_tree,
+    &algo_reduce_scatter_block_butterfly,
+    &algo_reduce_scatter_block_pairwise,
+    &algo_reduce_scatter_block_recursive_doubling,
     &algo_reduce_scatter_block_recursive_halving,
     &algo_reduce_scatter_block_ring,
     &algo_reduce_scatter_block_two_level_halving,

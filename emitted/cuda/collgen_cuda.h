@@ -42,6 +42,10 @@ int cgcu_bcast_chain(CG_CU_BCAST_ARGS); /* schedules/bcast/chain.json */
 int cgcu_bcast_knomial(CG_CU_BCAST_ARGS); /* schedules/bcast/knomial.json */
 int cgcu_bcast_pipeline(CG_CU_BCAST_ARGS); /* schedules/bcast/pipeline.json */
 int cgcu_bcast_scatter_allgather(CG_CU_BCAST_ARGS); /* schedules/bcast/scatter_allgather.json */
+int cgcu_bcast_split_binary_tree(CG_CU_BCAST_ARGS); /* schedules/bcast/split_binary_tree.json */
+int cgcu_reduce_scatter_block_butterfly(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/butterfly.json */
+int cgcu_reduce_scatter_block_pairwise(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/pairwise.json */
+int cgcu_reduce_scatter_block_recursive_doubling(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/recursive_doubling.json */
 int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/recursive_halving.json */
 int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/ring.json */
 int cgcu_reduce_scatter_block_two_level_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/two_level_halving.json */

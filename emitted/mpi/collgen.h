@@ -52,6 +52,7 @@ int cg_bcast_lane(CG_BCAST_ARGS); /* schedules/bcast/lane.json */
 int cg_bcast_pipeline(CG_BCAST_ARGS); /* schedules/bcast/pipeline.json */
 int cg_bcast_scatter_allgather(CG_BCAST_ARGS); /* schedules/bcast/scatter_allgather.json */
 int cg_bcast_scatter_allgather_native(CG_BCAST_ARGS); /* schedules/bcast/scatter_allgather_native.json */
+int cg_bcast_split_binary_tree(CG_BCAST_ARGS); /* schedules/bcast/split_binary_tree.json */
 int cg_exscan_hier(CG_EXSCAN_ARGS); /* schedules/exscan/hier.json */
 int cg_exscan_lane(CG_EXSCAN_ARGS); /* schedules/exscan/lane.json */
 int cg_exscan_linear(CG_EXSCAN_ARGS); /* schedules/exscan/linear.json */
@@ -69,8 +70,11 @@ int cg_reduce_hier(CG_REDUCE_ARGS); /* schedules/reduce/hier.json */
 int cg_reduce_lane(CG_REDUCE_ARGS); /* schedules/reduce/lane.json */
 int cg_reduce_rabenseifner(CG_REDUCE_ARGS); /* schedules/reduce/rabenseifner.json */
 int cg_reduce_scatter_block_allreduce(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/allreduce.json */
+int cg_reduce_scatter_block_butterfly(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/butterfly.json */
 int cg_reduce_scatter_block_hier(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/hier.json */
 int cg_reduce_scatter_block_lane(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/lane.json */
+int cg_reduce_scatter_block_pairwise(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/pairwise.json */
+int cg_reduce_scatter_block_recursive_doubling(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/recursive_doubling.json */
 int cg_reduce_scatter_block_recursive_halving(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/recursive_halving.json */
 int cg_reduce_scatter_block_reduce_scatter(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/reduce_scatter.json */
 int cg_reduce_scatter_block_ring(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/ring.json */
@@ -135,6 +139,7 @@ struct cg_tag_layout {
     char bcast_pipeline[4];
     char bcast_scatter_allgather[7];
     char bcast_scatter_allgather_native[5];
+    char bcast_split_binary_tree[6];
     char exscan_hier[12];
     char exscan_lane[11];
     char exscan_linear[6];
@@ -152,8 +157,11 @@ struct cg_tag_layout {
     char reduce_lane[7];
     char reduce_rabenseifner[13];
     char reduce_scatter_block_allreduce[5];
+    char reduce_scatter_block_butterfly[21];
     char reduce_scatter_block_hier[7];
     char reduce_scatter_block_lane[8];
+    char reduce_scatter_block_pairwise[7];
+    char reduce_scatter_block_recursive_doubling[15];
     char reduce_scatter_block_recursive_halving[14];
     char reduce_scatter_block_reduce_scatter[5];
     char reduce_scatter_block_ring[8];
@@ -648,6 +656,15 @@ enum { /* schedules/bcast/scatter_allgather_native.json */
     CG_TAG_BCAST_SCATTER_ALLGATHER_NATIVE__ALLGATHER__CALL,
 };
 
+enum { /* schedules/bcast/split_binary_tree.json */
+    CG_TAG_BCAST_SPLIT_BINARY_TREE = CG_TAG_BASE(bcast_split_binary_tree),
+    CG_TAG_BCAST_SPLIT_BINARY_TREE__TREE,
+    CG_TAG_BCAST_SPLIT_BINARY_TREE__TREE__ROUND,
+    CG_TAG_BCAST_SPLIT_BINARY_TREE__TREE__EXCHANGE,
+    CG_TAG_BCAST_SPLIT_BINARY_TREE__SWAP,
+    CG_TAG_BCAST_SPLIT_BINARY_TREE__SWAP__EXCHANGE,
+};
+
 enum { /* schedules/exscan/hier.json */
     CG_TAG_EXSCAN_HIER = CG_TAG_BASE(exscan_hier),
     CG_TAG_EXSCAN_HIER__NODE_EXSCAN,
@@ -818,6 +835,30 @@ enum { /* schedules/reduce_scatter_block/allreduce.json */
     CG_TAG_REDUCE_SCATTER_BLOCK_ALLREDUCE__KEEP__COPY,
 };
 
+enum { /* schedules/reduce_scatter_block/butterfly.json */
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY = CG_TAG_BASE(reduce_scatter_block_butterfly),
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__ALONE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__ALONE__COPY,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__MIRROR_ORDER,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__MIRROR_ORDER__ROUND,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__MIRROR_ORDER__COPY,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__START,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__START__COPY,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__FOLD,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__FOLD__EXCHANGE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__FOLD__REDUCE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__BUTTERFLY,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__BUTTERFLY__ROUND,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__BUTTERFLY__EXCHANGE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__BUTTERFLY__LOWER_HALF,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__BUTTERFLY__UPPER_HALF,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__FINISH,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__FINISH__COPY,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__DELIVER,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__DELIVER__EXCHANGE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BUTTERFLY__DELIVER__COPY,
+};
+
 enum { /* schedules/reduce_scatter_block/hier.json */
     CG_TAG_REDUCE_SCATTER_BLOCK_HIER = CG_TAG_BASE(reduce_scatter_block_hier),
     CG_TAG_REDUCE_SCATTER_BLOCK_HIER__NODE_REDUCE,
@@ -837,6 +878,34 @@ enum { /* schedules/reduce_scatter_block/lane.json */
     CG_TAG_REDUCE_SCATTER_BLOCK_LANE__NODE_REDUCE_SCATTER__CALL,
     CG_TAG_REDUCE_SCATTER_BLOCK_LANE__LANES,
     CG_TAG_REDUCE_SCATTER_BLOCK_LANE__LANES__CALL,
+};
+
+enum { /* schedules/reduce_scatter_block/pairwise.json */
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAIRWISE = CG_TAG_BASE(reduce_scatter_block_pairwise),
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAIRWISE__OWN,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAIRWISE__OWN__COPY,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAIRWISE__PAIRWISE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAIRWISE__PAIRWISE__ROUND,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAIRWISE__PAIRWISE__EXCHANGE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAIRWISE__PAIRWISE__REDUCE,
+};
+
+enum { /* schedules/reduce_scatter_block/recursive_doubling.json */
+    CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING = CG_TAG_BASE(reduce_scatter_block_recursive_doubling),
+    CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING__START,
+    CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING__START__COPY,
+    CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING__DOUBLING,
+    CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING__DOUBLING__ROUND,
+    CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING__DOUBLING__EXCHANGE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING__DOUBLING__RELAY,
+    CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING__DOUBLING__LOWER_FIRST_LO,
+    CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING__DOUBLING__LOWER_FIRST_HI,
+    CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING__DOUBLING__LOWER_FIRST_OWN,
+    CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING__DOUBLING__OWN_FIRST_LO,
+    CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING__DOUBLING__OWN_FIRST_HI,
+    CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING__DOUBLING__OWN_FIRST_OWN,
+    CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING__FINISH,
+    CG_TAG_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING__FINISH__COPY,
 };
 
 enum { /* schedules/reduce_scatter_block/recursive_halving.json */
