@@ -309,7 +309,7 @@ char *cg_jw_text(struct cg_jw *w, int pretty, size_t *len)
 
 static const cJSON *member(const cJSON *obj, const char *key)
 {
-    return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+    return cJSON_IsObject(obj) ? cg_jget_path(obj, key) : NULL;
 }
 
 int cg_jget_str(const cJSON *obj, const char *key, const char **out)

@@ -108,7 +108,8 @@ char *cg_jw_text(struct cg_jw *w, int pretty, size_t *len);
 
 /* ---- typed access ------------------------------------------------------- */
 
-/* The member `key` of obj, of the named type, in *out. One convention for
+/* The member `key` of obj (or the value at a dotted path of keys,
+ * "timing.median_ns"), of the named type, in *out. One convention for
  * all: 0 when it is there with that type (and, for integers, a whole number
  * in range); -1 when it is absent or null (*out untouched, so a default
  * set before the call stays); -2 when it is there with another type or out
