@@ -365,8 +365,10 @@ struct reader {
 static const struct cg_json *need(struct reader *r, const struct cg_json *obj, const char *key,
                                   enum cg_json_kind kind)
 {
-    const struct cg_json *j = cg_json_get(obj, key);
-    if (j == NULL || (j->kind != kind && !(j->kind == CG_J_NULL && kind == CG_J_STRING))) {
+    const struct cg_json *j;
+    int rc = cg_json_get_kind(obj, key, kind, &j); /* runtime/util/json.h */
+    /* a string may be null (need_str gives NULL); nothing else may */
+    if (rc != 0 && !(kind == CG_J_STRING && j != obj && j->kind == CG_J_NULL)) {
         cg_error(&r->c->diag, r->file, obj->pos,
                  "'%s' is missing or not %s: this file was not "
                  "written by collgen run",

@@ -1,10 +1,12 @@
 /* test_jsonio.c - the JSON writer, the UTF-8 sanitiser and the typed getters
  * (runtime/util/jsonio.c): every kind of invalid UTF-8, control characters,
  * non-finite and large numbers, misuse, and a record written and read back
- * field by field.
+ * field by field; the positioned tree's getters (runtime/util/json.h), same
+ * convention.
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "../runtime/util/json.h"
 #include "../runtime/util/jsonio.h"
 #include "check.h"
 
@@ -350,6 +352,35 @@ static void pretty_text_should_parse_to_the_same_tree(void)
     free(pretty);
 }
 
+/* The positioned tree's getters (json.h) keep the same convention, and say
+ * where a message points. */
+static void positioned_getters_should_share_the_convention(void)
+{
+    static const char text[] = "{\"n\": 3, \"z\": null, \"s\": \"x\", \"d\": 1.5, \"o\": {}}";
+    struct cg_arena arena;
+    struct cg_diag d;
+    memset(&arena, 0, sizeof(arena));
+    cg_diag_init(&d, stderr);
+    const struct cg_json *j = cg_json_parse(&arena, &d, "t.json", text, strlen(text));
+    const struct cg_json *at = NULL;
+    const char *s = "keep";
+    double x = -1;
+    int64_t i = -1;
+    CHECK(j != NULL);
+    CHECK(cg_json_get_int(j, "n", 0, 9, &i, &at) == 0 && i == 3 && at->kind == CG_J_NUMBER);
+    CHECK(cg_json_get_int(j, "n", 4, 9, &i, &at) == -2 && i == 3);           /* out of range */
+    CHECK(cg_json_get_int(j, "d", 0, 9, &i, &at) == -2);                     /* not whole */
+    CHECK(cg_json_get_num(j, "d", &x, &at) == 0 && x == 1.5);
+    CHECK(cg_json_get_str(j, "s", &s, &at) == 0 && strcmp(s, "x") == 0);
+    CHECK(cg_json_get_str(j, "n", &s, &at) == -2 && at->kind == CG_J_NUMBER); /* points at it */
+    CHECK(cg_json_get_str(j, "z", &s, &at) == -1 && at != j && at->kind == CG_J_NULL);
+    CHECK(cg_json_get_num(j, "nope", &x, &at) == -1 && at == j && x == 1.5);  /* absent: obj */
+    CHECK(cg_json_get_kind(j, "o", CG_J_OBJECT, &at) == 0 && at->kind == CG_J_OBJECT);
+    CHECK(cg_json_get_kind(j, "o", CG_J_ARRAY, &at) == -2);
+    CHECK(d.errors == 0);
+    cg_arena_fini(&arena);
+}
+
 int main(void)
 {
     RUN(sanitizer_should_keep_valid_utf8_of_every_length);
@@ -365,5 +396,6 @@ int main(void)
     RUN(writer_should_refuse_misuse_and_print_nothing);
     RUN(record_should_read_back_field_by_field);
     RUN(pretty_text_should_parse_to_the_same_tree);
+    RUN(positioned_getters_should_share_the_convention);
     return check_exit();
 }
