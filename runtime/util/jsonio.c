@@ -312,32 +312,34 @@ static const cJSON *member(const cJSON *obj, const char *key)
     return cJSON_IsObject(obj) ? cg_jget_path(obj, key) : NULL;
 }
 
-int cg_jget_str(const cJSON *obj, const char *key, const char **out)
+/* The member and the convention's code for a value that `is` accepts. */
+static int typed(const cJSON *obj, const char *key, cJSON_bool (*is)(const cJSON *),
+                 const cJSON **v)
 {
-    const cJSON *v = member(obj, key);
-
-    if (v == NULL || cJSON_IsNull(v)) {
+    *v = member(obj, key);
+    if (*v == NULL || cJSON_IsNull(*v)) {
         return -1;
     }
-    if (!cJSON_IsString(v)) {
-        return -2;
-    }
-    *out = v->valuestring;
-    return 0;
+    return is(*v) ? 0 : -2;
+}
+
+int cg_jget_str(const cJSON *obj, const char *key, const char **out)
+{
+    const cJSON *v;
+    int rc = typed(obj, key, cJSON_IsString, &v);
+    *out = (rc == 0) ? v->valuestring : *out;
+    return rc;
 }
 
 int cg_jget_num(const cJSON *obj, const char *key, double *out)
 {
-    const cJSON *v = member(obj, key);
-
-    if (v == NULL || cJSON_IsNull(v)) {
-        return -1;
-    }
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
+    const cJSON *v;
+    int rc = typed(obj, key, cJSON_IsNumber, &v);
+    if (rc == 0 && !isfinite(v->valuedouble)) {
         return -2;
     }
-    *out = v->valuedouble;
-    return 0;
+    *out = (rc == 0) ? v->valuedouble : *out;
+    return rc;
 }
 
 int cg_jget_int(const cJSON *obj, const char *key, long long lo, long long hi, long long *out)
@@ -357,16 +359,10 @@ int cg_jget_int(const cJSON *obj, const char *key, long long lo, long long hi, l
 
 int cg_jget_bool(const cJSON *obj, const char *key, int *out)
 {
-    const cJSON *v = member(obj, key);
-
-    if (v == NULL || cJSON_IsNull(v)) {
-        return -1;
-    }
-    if (!cJSON_IsBool(v)) {
-        return -2;
-    }
-    *out = cJSON_IsTrue(v);
-    return 0;
+    const cJSON *v;
+    int rc = typed(obj, key, cJSON_IsBool, &v);
+    *out = (rc == 0) ? cJSON_IsTrue(v) : *out;
+    return rc;
 }
 
 const cJSON *cg_jget_path(const cJSON *obj, const char *path)
