@@ -616,7 +616,11 @@ if [ ! -x build/openmpi/bench ] || [ ! -x build/mpich/bench ]; then
 fi
 
 t0=$SECONDS
-"$collgen" run tiny --out "$tmp/tiny" --quiet --no-report >"$tmp/tiny.out" 2>"$tmp/tiny.err"
+# NCCL_CG_TEST: an environment value bench copies into run-N.json (its env
+# prefixes), with a byte that is no UTF-8, an overlong '/', a surrogate and a
+# control character: the file must stay valid UTF-8 (runtime/util/jsonio.c).
+NCCL_CG_TEST=$'bad\xff\xc0\xaf\xed\xa0\x80\x01end' \
+    "$collgen" run tiny --out "$tmp/tiny" --quiet --no-report >"$tmp/tiny.out" 2>"$tmp/tiny.err"
 rc=$?
 st=$(check_once "$tmp/tiny" 2>&1)
 if [ "$rc" -eq 0 ] && [ "$st" = "ok $(planned "$tmp/tiny")" ] && "$py" - "$tmp/tiny" descriptors/tests/tiny.json <<'EOF'; then
@@ -638,6 +642,16 @@ need(c["platform"]["text"] == open("descriptors/platforms/local.json").read(), "
 need(c["command_line"][:2] == ["collgen", "run"], "command line")
 plan = {p["id"]: (j, p) for j in c["plan"]["jobs"] for p in j["points"]}
 need(len(plan) == c["plan"]["points_total"] > 0, "plan size")
+metas = sorted(f for f in os.listdir(d) if f.startswith("run-") and f.endswith(".json"))
+need(len(metas) == len(c["plan"]["jobs"]), "one run-N.json per job")
+for m in metas:
+    try:
+        env = json.loads(open(os.path.join(d, m), "rb").read().decode("utf-8"))["env"]  # strict
+    except (UnicodeDecodeError, ValueError, KeyError) as e:
+        env = {}
+        need(False, "%s is not valid UTF-8 JSON: %s" % (m, e))
+    need(env.get("NCCL_CG_TEST") == "bad" + "\ufffd" * 6 + "\x01end",
+         "%s env NCCL_CG_TEST %r" % (m, env.get("NCCL_CG_TEST")))
 sizes = {"double": 8, "float": 4, "int32": 4, "int64": 8}
 roofs = {}
 for line in open(d + "/points.jsonl"):
