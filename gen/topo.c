@@ -29,21 +29,24 @@ static void err(struct rd *r, const struct cg_json *v, const char *fmt, const ch
     r->bad++;
 }
 
-/* A positive whole number member (required). */
+/* A positive whole number member (required). The typed getters are
+ * runtime/util/json.h's; these add the messages. */
 static int whole(struct rd *r, const struct cg_json *obj, const char *key, int lo, int hi, int *out)
 {
-    const struct cg_json *v = cg_json_get(obj, key);
-    if (v == NULL) {
+    const struct cg_json *v;
+    int64_t x;
+    int rc = cg_json_get_int(obj, key, lo, hi, &x, &v);
+    if (rc == -1 && v == obj) {
         err(r, obj, "missing \"%s\" (a whole number)", key);
         return -1;
     }
-    if (v->kind != CG_J_NUMBER || !v->is_int || v->ival < lo || v->ival > hi) {
+    if (rc != 0) {
         cg_error(&r->g->diag, r->file, v->pos, "\"%s\" must be a whole number from %d to %d", key,
                  lo, hi);
         r->bad++;
         return -1;
     }
-    *out = (int)v->ival;
+    *out = (int)x;
     return 0;
 }
 
@@ -51,48 +54,53 @@ static int whole(struct rd *r, const struct cg_json *obj, const char *key, int l
 static int real(struct rd *r, const struct cg_json *obj, const char *key, int required, int zero_ok,
                 double *out)
 {
-    const struct cg_json *v = cg_json_get(obj, key);
-    if (v == NULL) {
+    const struct cg_json *v;
+    double x = -1.0;
+    int rc = cg_json_get_num(obj, key, &x, &v);
+    if (rc == -1 && v == obj) {
         if (required) {
             err(r, obj, "missing \"%s\" (a number)", key);
             return -1;
         }
         return 0;
     }
-    if (v->kind != CG_J_NUMBER || v->num < 0 || (!zero_ok && v->num == 0)) {
+    if (rc != 0 || x < 0 || (!zero_ok && x == 0)) {
         cg_error(&r->g->diag, r->file, v->pos, "\"%s\" must be a number %s 0", key,
                  zero_ok ? ">=" : ">");
         r->bad++;
         return -1;
     }
-    *out = v->num;
+    *out = x;
     return 0;
 }
 
 static const char *string(struct rd *r, const struct cg_json *obj, const char *key, int required)
 {
-    const struct cg_json *v = cg_json_get(obj, key);
-    if (v == NULL) {
+    const struct cg_json *v;
+    const char *s = NULL;
+    int rc = cg_json_get_str(obj, key, &s, &v);
+    if (rc == -1 && v == obj) {
         if (required) {
             err(r, obj, "missing \"%s\" (a string)", key);
         }
         return NULL;
     }
-    if (v->kind != CG_J_STRING) {
+    if (rc != 0) {
         err(r, v, "\"%s\" must be a string", key);
         return NULL;
     }
-    return v->str;
+    return s;
 }
 
 static const struct cg_json *object(struct rd *r, const struct cg_json *obj, const char *key)
 {
-    const struct cg_json *v = cg_json_get(obj, key);
-    if (v == NULL) {
+    const struct cg_json *v;
+    int rc = cg_json_get_kind(obj, key, CG_J_OBJECT, &v);
+    if (rc == -1 && v == obj) {
         err(r, obj, "missing \"%s\" (an object)", key);
         return NULL;
     }
-    if (v->kind != CG_J_OBJECT) {
+    if (rc != 0) {
         err(r, v, "\"%s\" must be an object", key);
         return NULL;
     }

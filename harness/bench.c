@@ -1398,7 +1398,7 @@ static cJSON *block(const struct bench_ctx *ctx, const struct bench_point *pt,
                                                                : cJSON_CreateNull());
         cJSON_AddItemToObject(o, "reps", (run->stop != NULL) ? cJSON_CreateNumber((double)run->n)
                                                              : cJSON_CreateNull());
-        cJSON_AddItemToObject(o, "algorithm_source", cJSON_CreateString(eff->source));
+        cJSON_AddItemToObject(o, "algorithm_source", cg_json_string(eff->source));
     }
     return o;
 }
@@ -1595,7 +1595,7 @@ static int estimate_t1(const struct bench_ctx *ctx, char *msg, size_t msglen)
     if (ctx->rank == 0) {
         char *text;
         cJSON_AddItemToObject(doc, "schema_version", cJSON_CreateNumber(1));
-        cJSON_AddItemToObject(doc, "campaign", cJSON_CreateString(job->campaign));
+        cJSON_AddItemToObject(doc, "campaign", cg_json_string(job->campaign));
         cJSON_AddItemToObject(doc, "run_id", cJSON_CreateNumber((double)job->run_id));
         cJSON_AddItemToObject(doc, "launch", cJSON_CreateNumber(job->launch));
         cJSON_AddItemToObject(doc, "t1_rse", cJSON_CreateNumber(job->timing.nrep.t1_rse));

@@ -5,7 +5,7 @@
  *   bench.c        main, the loop over points, records
  *   bench_job.c    the job file
  *   bench_comm.c   the harness's own collectives, over point-to-point
- *   bench_json.c   a small JSON writer, atomic file writes, FNV-1a
+ *   bench_json.c   appending a record line, directories (JSON: util/jsonio.h)
  *   bench_data.c   inputs, the exact expected results, comparison
  *   bench_time.c   synchronisation, the timed loop and its statistics
  *   bench_clock.c  the global clock (HCA), the latency floor, the window wait
@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "cg_algo.h"
+#include "util/jsonio.h" /* the JSON writer and getters (cg_jw_*, cg_jget_*) */
 #include "util/util.h" /* cg_slurp, cg_write_atomic, cg_fnv1a64_file */
 
 #include <cjson/cJSON.h>
@@ -249,32 +250,11 @@ int hx_bcast(const struct bench_ctx *ctx, void *buf, int bytes, int root);
  * elsewhere). */
 int hx_gather(const struct bench_ctx *ctx, const void *mine, int bytes, void *out);
 
-/* ---- JSON writer (bench_json.c) ----------------------------------------- */
+/* ---- JSON ---------------------------------------------------------------- */
 
-struct jw {
-    char *buf;            /* the text so far, NUL-terminated */
-    size_t len;           /* bytes in buf */
-    size_t cap;           /* bytes allocated */
-    int depth;            /* open objects and arrays */
-    unsigned char first[64]; /* per depth: nothing written yet */
-    int after_key;        /* a key was written; its value comes next */
-    int oom;              /* an allocation failed: the text is unusable */
-};
-
-void jw_init(struct jw *w);
-void jw_free(struct jw *w);
-void jw_obj(struct jw *w);            /* { */
-void jw_obj_end(struct jw *w);        /* } */
-void jw_arr(struct jw *w);            /* [ */
-void jw_arr_end(struct jw *w);        /* ] */
-void jw_key(struct jw *w, const char *key);
-void jw_str(struct jw *w, const char *s);   /* null when s is NULL */
-void jw_int(struct jw *w, long long v);
-void jw_uint(struct jw *w, unsigned long long v);
-void jw_num(struct jw *w, double v);        /* null when not finite */
-void jw_bool(struct jw *w, int v);
-void jw_null(struct jw *w);
-void jw_json(struct jw *w, const cJSON *item); /* a cJSON value, or null */
+/* Records and run metadata are written with runtime/util/jsonio.h's writer
+ * (cg_jw_*, on cJSON, every string sanitised to valid UTF-8); cJSON trees
+ * built here take their strings from cg_json_string. */
 
 /* Whole files (cg_slurp), write-then-rename (cg_write_atomic) and FNV-1a 64
  * (cg_fnv1a64_file) are runtime/util/util.h's, shared with collgen. */

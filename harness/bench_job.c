@@ -77,21 +77,22 @@ static int only_keys(struct loader *ld, const cJSON *obj, const char *where,
     return 0;
 }
 
+/* The typed getters are runtime/util/jsonio.h's (0 there, -1 absent or
+ * null, -2 another type or out of range); these add the job file's
+ * messages. A null string is an absent one, as it always was here; a null
+ * number or boolean is an error ("must be ..."), so those check presence
+ * first. */
 static int get_string(struct loader *ld, const cJSON *obj, const char *where, const char *key,
                       int required, const char **out)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+    int rc = cg_jget_str(obj, key, out);
 
-    if (it == NULL || cJSON_IsNull(it)) {
-        if (required) {
-            return fail(ld, "%smissing \"%s\"", where, key);
-        }
-        return 0;
+    if (rc == -1 && required) {
+        return fail(ld, "%smissing \"%s\"", where, key);
     }
-    if (!cJSON_IsString(it)) {
+    if (rc == -2) {
         return fail(ld, "%s\"%s\" must be a string", where, key);
     }
-    *out = it->valuestring;
     return 0;
 }
 
@@ -99,7 +100,7 @@ static int get_int(struct loader *ld, const cJSON *obj, const char *where, const
                    int required, long long lo, long long hi, long long *out)
 {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-    double v;
+    int rc = cg_jget_int(obj, key, lo, hi, out);
 
     if (it == NULL) {
         if (required) {
@@ -110,42 +111,37 @@ static int get_int(struct loader *ld, const cJSON *obj, const char *where, const
     if (!cJSON_IsNumber(it)) {
         return fail(ld, "%s\"%s\" must be an integer", where, key);
     }
-    v = it->valuedouble;
-    if (v != floor(v) || v < (double)lo || v > (double)hi) {
+    if (rc != 0) {
         return fail(ld, "%s\"%s\" must be an integer in %lld..%lld, not %g", where, key, lo, hi,
-                    v);
+                    it->valuedouble);
     }
-    *out = (long long)v;
     return 0;
 }
 
 static int get_double(struct loader *ld, const cJSON *obj, const char *where, const char *key,
                       double *out)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+    double v;
 
-    if (it == NULL) {
+    if (cJSON_GetObjectItemCaseSensitive(obj, key) == NULL) {
         return 0;
     }
-    if (!cJSON_IsNumber(it) || !(it->valuedouble > 0.0) || !isfinite(it->valuedouble)) {
+    if (cg_jget_num(obj, key, &v) != 0 || !(v > 0.0)) {
         return fail(ld, "%s\"%s\" must be a positive number", where, key);
     }
-    *out = it->valuedouble;
+    *out = v;
     return 0;
 }
 
 static int get_bool(struct loader *ld, const cJSON *obj, const char *where, const char *key,
                     int *out)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-    if (it == NULL) {
+    if (cJSON_GetObjectItemCaseSensitive(obj, key) == NULL) {
         return 0;
     }
-    if (!cJSON_IsBool(it)) {
+    if (cg_jget_bool(obj, key, out) != 0) {
         return fail(ld, "%s\"%s\" must be true or false", where, key);
     }
-    *out = cJSON_IsTrue(it);
     return 0;
 }
 

@@ -86,7 +86,7 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void write_env(struct jw *w)
+static void write_env(struct cg_jw *w)
 {
     size_t n = 0;
     size_t k = 0;
@@ -96,9 +96,9 @@ static void write_env(struct jw *w)
         n++;
     }
     vars = malloc((n + 1) * sizeof(*vars));
-    jw_obj(w);
+    cg_jw_obj(w, NULL);
     if (vars == NULL) {
-        jw_obj_end(w);
+        cg_jw_end(w);
         return;
     }
     for (char **e = environ; *e != NULL; e++) {
@@ -118,14 +118,13 @@ static void write_env(struct jw *w)
         }
         memcpy(name, vars[i], (size_t)(eq - vars[i]));
         name[eq - vars[i]] = '\0';
-        jw_key(w, name);
-        jw_str(w, eq + 1);
+        cg_jw_str(w, name, eq + 1);
     }
-    jw_obj_end(w);
+    cg_jw_end(w);
     free(vars);
 }
 
-static void write_nics(struct jw *w)
+static void write_nics(struct cg_jw *w)
 {
     DIR *d = opendir("/sys/class/net");
     struct dirent *e;
@@ -133,7 +132,7 @@ static void write_nics(struct jw *w)
     size_t n = 0;
 
     if (d == NULL) {
-        jw_null(w);
+        cg_jw_null(w, NULL);
         return;
     }
     while ((e = readdir(d)) != NULL && n < 64) {
@@ -147,12 +146,12 @@ static void write_nics(struct jw *w)
     }
     closedir(d);
     qsort(names, n, sizeof(names[0]), cmp_str);
-    jw_arr(w);
+    cg_jw_arr(w, NULL);
     for (size_t i = 0; i < n; i++) {
-        jw_str(w, names[i]);
+        cg_jw_str(w, NULL, names[i]);
         free(names[i]);
     }
-    jw_arr_end(w);
+    cg_jw_end(w);
 }
 
 /* Rank 0: per host, its ranks against the cores they may run on (the
@@ -207,101 +206,72 @@ static void find_crowding(struct bench_ctx *ctx, const char *hosts, size_t hlen,
 
 /* The global clock (bench_clock.c) and the latency floor, as measured at
  * the start of this launch. */
-static void write_clock(struct jw *w, const struct bench_ctx *ctx, const struct placement *pl)
+static void write_clock(struct cg_jw *w, const struct bench_ctx *ctx, const struct placement *pl)
 {
     const struct bench_clock *c = &ctx->clock;
     const struct bench_clock_params *cp = &ctx->job->timing.clock;
 
-    jw_key(w, "clock");
+    cg_jw_key(w, "clock");
     if (!c->synced) {
-        jw_null(w);
+        cg_jw_null(w, NULL);
     } else {
-        jw_obj(w);
-        jw_key(w, "method");
-        jw_str(w, "hca");
-        jw_key(w, "reference");
-        jw_str(w, "rank 0's CLOCK_MONOTONIC");
-        jw_key(w, "fitpoints");
-        jw_int(w, cp->fitpoints);
-        jw_key(w, "exchanges");
-        jw_int(w, cp->exchanges);
-        jw_key(w, "spacing_us");
-        jw_num(w, cp->spacing_us);
-        jw_key(w, "resync_s");
-        jw_num(w, cp->resync_s);
-        jw_key(w, "sync_s");
-        jw_num(w, c->seconds);
-        jw_key(w, "error_ns");
-        jw_num(w, c->err_ns);
-        jw_key(w, "check_rtt_ns");
-        jw_num(w, c->rtt_ns);
-        jw_key(w, "fit_rms_ns");
-        jw_num(w, c->fit_rms_ns);
-        jw_key(w, "drift_ranks");
-        jw_int(w, c->drift_ranks);
-        jw_key(w, "fitted_ranks");
-        jw_int(w, c->fitted_ranks);
-        jw_key(w, "note");
-        jw_str(w, "ranks on rank 0's host read its CLOCK_MONOTONIC: identity models, neither "
+        cg_jw_obj(w, NULL);
+        cg_jw_str(w, "method", "hca");
+        cg_jw_str(w, "reference", "rank 0's CLOCK_MONOTONIC");
+        cg_jw_int(w, "fitpoints", cp->fitpoints);
+        cg_jw_int(w, "exchanges", cp->exchanges);
+        cg_jw_num(w, "spacing_us", cp->spacing_us);
+        cg_jw_num(w, "resync_s", cp->resync_s);
+        cg_jw_num(w, "sync_s", c->seconds);
+        cg_jw_num(w, "error_ns", c->err_ns);
+        cg_jw_num(w, "check_rtt_ns", c->rtt_ns);
+        cg_jw_num(w, "fit_rms_ns", c->fit_rms_ns);
+        cg_jw_int(w, "drift_ranks", c->drift_ranks);
+        cg_jw_int(w, "fitted_ranks", c->fitted_ranks);
+        cg_jw_str(w, "note", "ranks on rank 0's host read its CLOCK_MONOTONIC: identity models, neither "
                   "fitted nor checked; error_ns is the check of the fitted ones (0 when none)");
-        jw_key(w, "epoch_ns");
-        jw_int(w, c->epoch);
-        jw_key(w, "ranks");
-        jw_arr(w);
+        cg_jw_int(w, "epoch_ns", c->epoch);
+        cg_jw_arr(w, "ranks");
         for (int r = 0; r < ctx->p && c->rank_a != NULL && c->rank_b != NULL; r++) {
-            jw_obj(w);
-            jw_key(w, "rank");
-            jw_int(w, r);
-            jw_key(w, "offset_ns");
-            jw_num(w, c->rank_a[r]);
-            jw_key(w, "drift");
-            jw_num(w, c->rank_b[r]);
-            jw_obj_end(w);
+            cg_jw_obj(w, NULL);
+            cg_jw_int(w, "rank", r);
+            cg_jw_num(w, "offset_ns", c->rank_a[r]);
+            cg_jw_num(w, "drift", c->rank_b[r]);
+            cg_jw_end(w);
         }
-        jw_arr_end(w);
-        jw_obj_end(w);
+        cg_jw_end(w);
+        cg_jw_end(w);
     }
     if (c->skewed) {
         /* Test hook: said, so that such numbers are never taken for real. */
-        jw_key(w, "test_skew");
-        jw_obj(w);
-        jw_key(w, "rank");
-        jw_int(w, c->skew_rank);
-        jw_key(w, "offset_ns");
-        jw_num(w, c->skew_offset_ns);
-        jw_key(w, "drift");
-        jw_num(w, c->skew_drift);
-        jw_key(w, "raw0_ns");
-        jw_int(w, (c->skew_rank < ctx->p) ? pl[c->skew_rank].skew_raw0 : 0);
-        jw_obj_end(w);
+        cg_jw_obj(w, "test_skew");
+        cg_jw_int(w, "rank", c->skew_rank);
+        cg_jw_num(w, "offset_ns", c->skew_offset_ns);
+        cg_jw_num(w, "drift", c->skew_drift);
+        cg_jw_int(w, "raw0_ns", (c->skew_rank < ctx->p) ? pl[c->skew_rank].skew_raw0 : 0);
+        cg_jw_end(w);
     }
-    jw_key(w, "latency");
+    cg_jw_key(w, "latency");
     if (!ctx->lat.measured) {
-        jw_null(w);
+        cg_jw_null(w, NULL);
     } else {
-        jw_obj(w);
-        jw_key(w, "method");
-        jw_str(w, "ping-pong of 0 bytes between rank 0 and each rank, 40 round trips after 4; "
+        cg_jw_obj(w, NULL);
+        cg_jw_str(w, "method", "ping-pong of 0 bytes between rank 0 and each rank, 40 round trips after 4; "
                   "one-way = round trip / 2; floor_ns: the fastest one-way time of any pair");
-        jw_key(w, "floor_ns");
-        jw_num(w, ctx->lat.floor_ns);
-        jw_key(w, "pairs");
-        jw_arr(w);
+        cg_jw_num(w, "floor_ns", ctx->lat.floor_ns);
+        cg_jw_arr(w, "pairs");
         for (int r = 1; r < ctx->p; r++) {
-            jw_obj(w);
-            jw_key(w, "ranks");
-            jw_arr(w);
-            jw_int(w, 0);
-            jw_int(w, r);
-            jw_arr_end(w);
-            jw_key(w, "median_ns");
-            jw_num(w, ctx->lat.median_ns[r]);
-            jw_key(w, "min_ns");
-            jw_num(w, ctx->lat.min_ns[r]);
-            jw_obj_end(w);
+            cg_jw_obj(w, NULL);
+            cg_jw_arr(w, "ranks");
+            cg_jw_int(w, NULL, 0);
+            cg_jw_int(w, NULL, r);
+            cg_jw_end(w);
+            cg_jw_num(w, "median_ns", ctx->lat.median_ns[r]);
+            cg_jw_num(w, "min_ns", ctx->lat.min_ns[r]);
+            cg_jw_end(w);
         }
-        jw_arr_end(w);
-        jw_obj_end(w);
+        cg_jw_end(w);
+        cg_jw_end(w);
     }
 }
 
@@ -378,7 +348,7 @@ int bench_write_run_meta(struct bench_ctx *ctx, char *msg, size_t msglen)
     }
 
     {
-        struct jw w;
+        struct cg_jw w;
         char version[MPI_MAX_LIBRARY_VERSION_STRING + 1];
         char cpu[512];
         char mem[128];
@@ -390,8 +360,8 @@ int bench_write_run_meta(struct bench_ctx *ctx, char *msg, size_t msglen)
         time_t now = time(NULL);
         struct tm tm;
         char stamp[64];
-        char *pretty;
-        cJSON *parsed;
+        char *text;
+        size_t tlen = 0;
         int wrc;
         int saved_errno;
 
@@ -407,53 +377,35 @@ int bench_write_run_meta(struct bench_ctx *ctx, char *msg, size_t msglen)
         gmtime_r(&now, &tm);
         strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
 
-        jw_init(&w);
-        jw_obj(&w);
-        jw_key(&w, "schema_version");
-        jw_int(&w, 1);
-        jw_key(&w, "run_id");
-        jw_int(&w, job->run_id);
-        jw_key(&w, "campaign");
-        jw_str(&w, job->campaign);
-        jw_key(&w, "job_file");
-        jw_str(&w, job->path);
-        jw_key(&w, "started_utc");
-        jw_str(&w, stamp);
-        jw_key(&w, "harness");
-        jw_obj(&w);
-        jw_key(&w, "program");
-        jw_str(&w, "bench");
-        jw_key(&w, "git_commit");
-        jw_str(&w, CG_GIT_COMMIT);
-        jw_obj_end(&w);
-        jw_key(&w, "build");
-        jw_obj(&w);
-        jw_key(&w, "tags");
-        jw_bool(&w, 1);
-        jw_key(&w, "compiler");
-        jw_str(&w, COMPILER_NAME __VERSION__);
-        jw_key(&w, "mpicc");
-        jw_str(&w, "mpicc." CG_FLAVOUR);
-        jw_obj_end(&w);
-        jw_key(&w, "mpi");
-        jw_obj(&w);
-        jw_key(&w, "library");
-        jw_str(&w, job->library);
-        jw_key(&w, "library_version");
-        jw_str(&w, version);
-        jw_key(&w, "standard");
+        cg_jw_init(&w);
+        cg_jw_obj(&w, NULL);
+        cg_jw_int(&w, "schema_version", 1);
+        cg_jw_int(&w, "run_id", job->run_id);
+        cg_jw_str(&w, "campaign", job->campaign);
+        cg_jw_str(&w, "job_file", job->path);
+        cg_jw_str(&w, "started_utc", stamp);
+        cg_jw_obj(&w, "harness");
+        cg_jw_str(&w, "program", "bench");
+        cg_jw_str(&w, "git_commit", CG_GIT_COMMIT);
+        cg_jw_end(&w);
+        cg_jw_obj(&w, "build");
+        cg_jw_bool(&w, "tags", 1);
+        cg_jw_str(&w, "compiler", COMPILER_NAME __VERSION__);
+        cg_jw_str(&w, "mpicc", "mpicc." CG_FLAVOUR);
+        cg_jw_end(&w);
+        cg_jw_obj(&w, "mpi");
+        cg_jw_str(&w, "library", job->library);
+        cg_jw_str(&w, "library_version", version);
+        cg_jw_key(&w, "standard");
         {
             char std[32];
             snprintf(std, sizeof(std), "%d.%d", major, minor);
-            jw_str(&w, std);
+            cg_jw_str(&w, NULL, std);
         }
-        jw_obj_end(&w);
-        jw_key(&w, "ranks");
-        jw_int(&w, ctx->p);
-        jw_key(&w, "ranks_per_node");
-        jw_int(&w, ctx->ranks_per_node);
-        jw_key(&w, "hosts");
-        jw_arr(&w);
+        cg_jw_end(&w);
+        cg_jw_int(&w, "ranks", ctx->p);
+        cg_jw_int(&w, "ranks_per_node", ctx->ranks_per_node);
+        cg_jw_arr(&w, "hosts");
         for (int r = 0; r < ctx->p; r++) {
             const char *h = hosts + ((size_t)r * sizeof(host));
             int seen = 0;
@@ -461,177 +413,125 @@ int bench_write_run_meta(struct bench_ctx *ctx, char *msg, size_t msglen)
                 seen = strcmp(h, hosts + ((size_t)q * sizeof(host))) == 0;
             }
             if (!seen) {
-                jw_str(&w, h);
+                cg_jw_str(&w, NULL, h);
             }
         }
-        jw_arr_end(&w);
-        jw_key(&w, "cpu");
-        jw_obj(&w);
-        jw_key(&w, "model");
+        cg_jw_end(&w);
+        cg_jw_obj(&w, "cpu");
+        cg_jw_key(&w, "model");
         if (proc_field("/proc/cpuinfo", "model name", cpu, sizeof(cpu)) == 0 ||
             proc_field("/proc/cpuinfo", "Model", cpu, sizeof(cpu)) == 0) {
-            jw_str(&w, cpu);
+            cg_jw_str(&w, NULL, cpu);
         } else {
-            jw_null(&w);
+            cg_jw_null(&w, NULL);
         }
-        jw_key(&w, "online_cpus");
-        jw_int(&w, sysconf(_SC_NPROCESSORS_ONLN));
-        jw_obj_end(&w);
-        jw_key(&w, "memory");
-        jw_obj(&w);
-        jw_key(&w, "total_B");
+        cg_jw_int(&w, "online_cpus", sysconf(_SC_NPROCESSORS_ONLN));
+        cg_jw_end(&w);
+        cg_jw_obj(&w, "memory");
+        cg_jw_key(&w, "total_B");
         if (proc_field("/proc/meminfo", "MemTotal", mem, sizeof(mem)) == 0) {
-            jw_int(&w, strtoll(mem, NULL, 10) * 1024); /* /proc/meminfo says kB, meaning KiB */
+            cg_jw_int(&w, NULL, strtoll(mem, NULL, 10) * 1024); /* /proc/meminfo says kB, meaning KiB */
         } else {
-            jw_null(&w);
+            cg_jw_null(&w, NULL);
         }
-        jw_obj_end(&w);
-        jw_key(&w, "gpus");
-        jw_null(&w); /* not probed by the MPI backend */
-        jw_key(&w, "network_interfaces");
+        cg_jw_end(&w);
+        cg_jw_null(&w, "gpus"); /* not probed by the MPI backend */
+        cg_jw_key(&w, "network_interfaces");
         write_nics(&w);
-        jw_key(&w, "placement");
-        jw_arr(&w);
+        cg_jw_arr(&w, "placement");
         for (int r = 0; r < ctx->p; r++) {
             const struct placement *pl = (const struct placement *)places + r;
-            jw_obj(&w);
-            jw_key(&w, "rank");
-            jw_int(&w, r);
-            jw_key(&w, "host");
-            jw_str(&w, hosts + ((size_t)r * sizeof(host)));
-            jw_key(&w, "local_rank");
-            jw_int(&w, pl->local_rank);
-            jw_key(&w, "core");
+            cg_jw_obj(&w, NULL);
+            cg_jw_int(&w, "rank", r);
+            cg_jw_str(&w, "host", hosts + ((size_t)r * sizeof(host)));
+            cg_jw_int(&w, "local_rank", pl->local_rank);
+            cg_jw_key(&w, "core");
             if (pl->core >= 0) {
-                jw_int(&w, pl->core);
+                cg_jw_int(&w, NULL, pl->core);
             } else {
-                jw_null(&w);
+                cg_jw_null(&w, NULL);
             }
-            jw_key(&w, "affinity_cpus");
-            jw_int(&w, pl->affinity_cpus);
-            jw_obj_end(&w);
+            cg_jw_int(&w, "affinity_cpus", pl->affinity_cpus);
+            cg_jw_end(&w);
         }
-        jw_arr_end(&w);
-        jw_key(&w, "placement_note");
-        jw_str(&w, "core is sched_getcpu() at start; a rank whose affinity_cpus is more than 1 "
+        cg_jw_end(&w);
+        cg_jw_str(&w, "placement_note", "core is sched_getcpu() at start; a rank whose affinity_cpus is more than 1 "
                    "is not bound and may move");
-        jw_key(&w, "env");
+        cg_jw_key(&w, "env");
         write_env(&w);
-        jw_key(&w, "timer");
-        jw_obj(&w);
-        jw_key(&w, "name");
-        jw_str(&w, "CLOCK_MONOTONIC");
-        jw_key(&w, "mpi_wtick_s");
-        jw_num(&w, MPI_Wtick());
-        jw_key(&w, "mpi_wtime_is_global");
+        cg_jw_obj(&w, "timer");
+        cg_jw_str(&w, "name", "CLOCK_MONOTONIC");
+        cg_jw_num(&w, "mpi_wtick_s", MPI_Wtick());
+        cg_jw_key(&w, "mpi_wtime_is_global");
         if (flag && is_global != NULL) {
-            jw_bool(&w, *is_global);
+            cg_jw_bool(&w, NULL, *is_global);
         } else {
-            jw_null(&w);
+            cg_jw_null(&w, NULL);
         }
-        jw_obj_end(&w);
-        jw_key(&w, "sync");
-        jw_str(&w, bench_sync_name(job->timing.sync));
+        cg_jw_end(&w);
+        cg_jw_str(&w, "sync", bench_sync_name(job->timing.sync));
         write_clock(&w, ctx, (const struct placement *)places);
-        jw_key(&w, "oversubscription");
-        jw_obj(&w);
-        jw_key(&w, "oversubscribed");
+        cg_jw_obj(&w, "oversubscription");
+        cg_jw_key(&w, "oversubscribed");
         if (ctx->oversubscribed >= 0) {
-            jw_bool(&w, ctx->oversubscribed);
+            cg_jw_bool(&w, NULL, ctx->oversubscribed);
         } else {
-            jw_null(&w);
+            cg_jw_null(&w, NULL);
         }
-        jw_key(&w, "host");
-        jw_str(&w, ctx->host_name[0] != '\0' ? ctx->host_name : NULL);
-        jw_key(&w, "ranks");
-        jw_int(&w, ctx->host_ranks);
-        jw_key(&w, "cores");
-        jw_int(&w, ctx->host_cores);
-        jw_key(&w, "note");
-        jw_str(&w, "per host: its ranks against the cores they may run on (the union of their "
+        cg_jw_str(&w, "host", ctx->host_name[0] != '\0' ? ctx->host_name : NULL);
+        cg_jw_int(&w, "ranks", ctx->host_ranks);
+        cg_jw_int(&w, "cores", ctx->host_cores);
+        cg_jw_str(&w, "note", "per host: its ranks against the cores they may run on (the union of their "
                    "affinity masks, at most the host's online CPUs); the most crowded host");
-        jw_obj_end(&w);
-        jw_key(&w, "loadavg");
+        cg_jw_end(&w);
+        cg_jw_key(&w, "loadavg");
         {
             /* How busy the machine was when the launch began (a shared
              * machine's numbers are noisy; this says how much). */
             double la[3];
             FILE *f = fopen("/proc/loadavg", "r");
             if (f != NULL && fscanf(f, "%lf %lf %lf", &la[0], &la[1], &la[2]) == 3) {
-                jw_arr(&w);
+                cg_jw_arr(&w, NULL);
                 for (int i = 0; i < 3; i++) {
-                    jw_num(&w, la[i]);
+                    cg_jw_num(&w, NULL, la[i]);
                 }
-                jw_arr_end(&w);
+                cg_jw_end(&w);
             } else {
-                jw_null(&w);
+                cg_jw_null(&w, NULL);
             }
             if (f != NULL) {
                 fclose(f);
             }
         }
-        jw_key(&w, "timing");
-        jw_obj(&w);
-        jw_key(&w, "warmup");
-        jw_int(&w, job->timing.warmup);
-        jw_key(&w, "min_reps");
-        jw_int(&w, job->timing.min_reps);
-        jw_key(&w, "max_reps");
-        jw_int(&w, job->timing.max_reps);
-        jw_key(&w, "rse_target");
-        jw_num(&w, job->timing.rse_target);
-        jw_key(&w, "budget_s");
-        jw_num(&w, job->timing.budget_s);
-        jw_key(&w, "window_us");
-        jw_num(&w, job->timing.window_us);
-        jw_key(&w, "policy");
-        jw_str(&w, (job->timing.policy == BENCH_POLICY_NREP) ? "nrep" : "rse");
-        jw_obj_end(&w);
-        jw_key(&w, "launch");
-        jw_obj(&w);
-        jw_key(&w, "index");
-        jw_int(&w, job->launch);
-        jw_key(&w, "of");
-        jw_int(&w, job->launches);
-        jw_obj_end(&w);
-        jw_key(&w, "verbosity");
-        jw_str(&w, job->verbosity_trace ? "trace" : job->verbosity_full ? "full" : "minimal");
-        jw_key(&w, "knobs");
-        jw_json(&w, job->knobs);
-        jw_obj_end(&w);
+        cg_jw_obj(&w, "timing");
+        cg_jw_int(&w, "warmup", job->timing.warmup);
+        cg_jw_int(&w, "min_reps", job->timing.min_reps);
+        cg_jw_int(&w, "max_reps", job->timing.max_reps);
+        cg_jw_num(&w, "rse_target", job->timing.rse_target);
+        cg_jw_num(&w, "budget_s", job->timing.budget_s);
+        cg_jw_num(&w, "window_us", job->timing.window_us);
+        cg_jw_str(&w, "policy", (job->timing.policy == BENCH_POLICY_NREP) ? "nrep" : "rse");
+        cg_jw_end(&w);
+        cg_jw_obj(&w, "launch");
+        cg_jw_int(&w, "index", job->launch);
+        cg_jw_int(&w, "of", job->launches);
+        cg_jw_end(&w);
+        cg_jw_str(&w, "verbosity", job->verbosity_trace ? "trace" : job->verbosity_full ? "full" : "minimal");
+        cg_jw_copy(&w, "knobs", job->knobs);
+        cg_jw_end(&w);
         free(hosts);
         free(places);
-        if (w.oom) {
-            jw_free(&w);
+        /* Indented for people: the records are one line each, this file is
+         * read by eye. */
+        text = cg_jw_text(&w, 1, &tlen);
+        cg_jw_free(&w);
+        if (text == NULL) {
             snprintf(msg, msglen, "out of memory writing run metadata");
             return -1;
         }
-        /* Indented for people: the records are one line each, this file is
-         * read by eye. */
-        parsed = cJSON_Parse(w.buf);
-        pretty = (parsed != NULL) ? cJSON_Print(parsed) : NULL;
-        cJSON_Delete(parsed);
-        if (pretty != NULL) {
-            size_t plen = strlen(pretty);
-            char *text = malloc(plen + 2);
-            if (text != NULL) {
-                memcpy(text, pretty, plen);
-                text[plen] = '\n';
-                wrc = cg_write_atomic(job->out_run_meta, text, plen + 1);
-                saved_errno = errno;
-                free(text);
-                errno = saved_errno;
-            } else {
-                wrc = cg_write_atomic(job->out_run_meta, w.buf, w.len);
-            }
-            saved_errno = errno;
-            cJSON_free(pretty);
-            errno = saved_errno;
-        } else {
-            wrc = cg_write_atomic(job->out_run_meta, w.buf, w.len);
-        }
+        wrc = cg_write_atomic(job->out_run_meta, text, tlen);
         saved_errno = errno;
-        jw_free(&w);
+        free(text);
         if (wrc != 0) {
             snprintf(msg, msglen, "%s: %s", job->out_run_meta, strerror(saved_errno));
             return -1;

@@ -333,14 +333,14 @@ static cJSON *observe_env(const struct bench_ctx *ctx, const char *key, const ch
         struct cvar cv;
         cvar_get(ctx, cname, &cv);
         if (cv.found) {
-            return cJSON_CreateString((req != NULL && cvar_matches(req, &cv)) ? req : cv.text);
+            return cg_json_string((req != NULL && cvar_matches(req, &cv)) ? req : cv.text);
         }
     }
     val = getenv(key);
     if (val == NULL) {
         return cJSON_CreateNull();
     }
-    return cJSON_CreateString(val);
+    return cg_json_string(val);
 }
 
 /* The job's knobs with env values as observed. Why not algorithm and

@@ -83,19 +83,14 @@ const char *bench_tag_kind_name(enum cg_tag_kind k)
     return "unknown";
 }
 
-static cJSON *str_or_null(const char *s)
-{
-    return (s != NULL && s[0] != '\0') ? cJSON_CreateString(s) : cJSON_CreateNull();
-}
-
 void bench_record_point(cJSON *o, const struct bench_point *pt, const char *algorithm,
                         const char *forced_by)
 {
-    cJSON_AddItemToObject(o, "algorithm", str_or_null(algorithm));
-    cJSON_AddItemToObject(o, "forced_by", str_or_null(forced_by));
+    cJSON_AddItemToObject(o, "algorithm", cg_json_string_or_null(algorithm));
+    cJSON_AddItemToObject(o, "forced_by", cg_json_string_or_null(forced_by));
     cJSON_AddItemToObject(o, "count", cJSON_CreateNumber((double)pt->count));
-    cJSON_AddItemToObject(o, "datatype", cJSON_CreateString(bench_dtype_name(pt->dtype)));
-    cJSON_AddItemToObject(o, "op", pt->op_given ? cJSON_CreateString(bench_op_name(pt->op))
+    cJSON_AddItemToObject(o, "datatype", cg_json_string(bench_dtype_name(pt->dtype)));
+    cJSON_AddItemToObject(o, "op", pt->op_given ? cg_json_string(bench_op_name(pt->op))
                                                 : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "root", cJSON_CreateNumber(pt->root));
     cJSON_AddItemToObject(o, "in_place", cJSON_CreateBool(pt->in_place));
@@ -111,7 +106,7 @@ void bench_record_shape(cJSON *o, const struct bench_ctx *ctx, int effective)
         int ppn = (vppn > 0) ? vppn : job->ranks_per_node;
         cJSON_AddItemToObject(o, "ranks_per_node", cJSON_CreateNumber(ppn));
         cJSON_AddItemToObject(o, "node_shape",
-                              cJSON_CreateString((vppn > 0) ? "virtual (CG_PPN)" : "real"));
+                              cg_json_string((vppn > 0) ? "virtual (CG_PPN)" : "real"));
         cJSON_AddItemToObject(o, "regular", cJSON_CreateBool(job->ranks % ppn == 0));
     } else {
         /* What the runtime's topology (runtime/topo.c, as the generated
@@ -124,11 +119,11 @@ void bench_record_shape(cJSON *o, const struct bench_ctx *ctx, int effective)
                               : virt              ? cJSON_CreateNull()
                                                   : cJSON_CreateNumber(ctx->ranks_per_node));
         cJSON_AddItemToObject(o, "node_shape",
-                              cJSON_CreateString(virt ? "virtual (CG_PPN)" : "real"));
+                              cg_json_string(virt ? "virtual (CG_PPN)" : "real"));
         cJSON_AddItemToObject(o, "regular",
                               (t != NULL) ? cJSON_CreateBool(t->regular) : cJSON_CreateNull());
         cJSON_AddItemToObject(o, "irregular_why",
-                              (t == NULL) ? str_or_null(ctx->topo_error) : str_or_null(t->why));
+                              (t == NULL) ? cg_json_string_or_null(ctx->topo_error) : cg_json_string_or_null(t->why));
     }
 }
 
@@ -179,52 +174,34 @@ static int write_raw(const struct bench_job *job, const struct bench_record *r, 
     return rc;
 }
 
-static void write_timing(struct jw *w, const struct bench_job *job, const struct bench_record *r,
+static void write_timing(struct cg_jw *w, const struct bench_job *job, const struct bench_record *r,
                          const struct bench_stats *st)
 {
-    jw_obj(w);
+    cg_jw_obj(w, NULL);
     /* Which figure the statistics are of (FORMATS.md, "Timing figures"):
      * the window's latest end less its announced start, or the slowest
      * rank's own time from its exit of the barrier. */
-    jw_key(w, "aggregation");
-    jw_str(w, r->window ? "latest_end_minus_window_start" : "max_over_ranks_per_rep");
-    jw_key(w, "figure");
-    jw_str(w, r->window ? "window" : "max_rank_duration");
-    jw_key(w, "sync");
-    jw_str(w, bench_sync_name(job->timing.sync));
-    jw_key(w, "policy");
-    jw_str(w, r->nrep ? "nrep" : "rse");
-    jw_key(w, "n");
-    jw_int(w, r->n);
-    jw_key(w, "warmup");
-    jw_int(w, job->timing.warmup);
-    jw_key(w, "stop");
-    jw_str(w, r->stop);
-    jw_key(w, "min_ns");
-    jw_num(w, st->min_ns);
-    jw_key(w, "median_ns");
-    jw_num(w, st->median_ns);
-    jw_key(w, "mean_ns");
-    jw_num(w, st->mean_ns);
-    jw_key(w, "stdev_ns");
-    jw_num(w, st->stdev_ns);
-    jw_key(w, "p5_ns");
-    jw_num(w, st->p5_ns);
-    jw_key(w, "p25_ns");
-    jw_num(w, st->p25_ns);
-    jw_key(w, "p75_ns");
-    jw_num(w, st->p75_ns);
-    jw_key(w, "p95_ns");
-    jw_num(w, st->p95_ns);
-    jw_key(w, "ci95_median_lo_ns");
-    jw_num(w, st->ci_lo_ns);
-    jw_key(w, "ci95_median_hi_ns");
-    jw_num(w, st->ci_hi_ns);
-    jw_key(w, "rse");
-    jw_num(w, st->rse);
+    cg_jw_str(w, "aggregation", r->window ? "latest_end_minus_window_start" : "max_over_ranks_per_rep");
+    cg_jw_str(w, "figure", r->window ? "window" : "max_rank_duration");
+    cg_jw_str(w, "sync", bench_sync_name(job->timing.sync));
+    cg_jw_str(w, "policy", r->nrep ? "nrep" : "rse");
+    cg_jw_int(w, "n", r->n);
+    cg_jw_int(w, "warmup", job->timing.warmup);
+    cg_jw_str(w, "stop", r->stop);
+    cg_jw_num(w, "min_ns", st->min_ns);
+    cg_jw_num(w, "median_ns", st->median_ns);
+    cg_jw_num(w, "mean_ns", st->mean_ns);
+    cg_jw_num(w, "stdev_ns", st->stdev_ns);
+    cg_jw_num(w, "p5_ns", st->p5_ns);
+    cg_jw_num(w, "p25_ns", st->p25_ns);
+    cg_jw_num(w, "p75_ns", st->p75_ns);
+    cg_jw_num(w, "p95_ns", st->p95_ns);
+    cg_jw_num(w, "ci95_median_lo_ns", st->ci_lo_ns);
+    cg_jw_num(w, "ci95_median_hi_ns", st->ci_hi_ns);
+    cg_jw_num(w, "rse", st->rse);
     /* The other figure of the same repetitions: the global span (barrier
      * and dissemination with a clock), null otherwise. */
-    jw_key(w, "span");
+    cg_jw_key(w, "span");
     if (r->span_times != NULL && r->n > 0) {
         struct bench_stats sp;
         uint64_t *sorted = malloc((size_t)r->n * sizeof(uint64_t));
@@ -233,190 +210,154 @@ static void write_timing(struct jw *w, const struct bench_job *job, const struct
         } else {
             bench_stats_compute(r->span_times, r->n, sorted, &sp);
             free(sorted);
-            jw_obj(w);
-            jw_key(w, "figure");
-            jw_str(w, "global_span");
-            jw_key(w, "min_ns");
-            jw_num(w, sp.min_ns);
-            jw_key(w, "median_ns");
-            jw_num(w, sp.median_ns);
-            jw_key(w, "p25_ns");
-            jw_num(w, sp.p25_ns);
-            jw_key(w, "p75_ns");
-            jw_num(w, sp.p75_ns);
-            jw_obj_end(w);
+            cg_jw_obj(w, NULL);
+            cg_jw_str(w, "figure", "global_span");
+            cg_jw_num(w, "min_ns", sp.min_ns);
+            cg_jw_num(w, "median_ns", sp.median_ns);
+            cg_jw_num(w, "p25_ns", sp.p25_ns);
+            cg_jw_num(w, "p75_ns", sp.p75_ns);
+            cg_jw_end(w);
         }
     } else {
-        jw_null(w);
+        cg_jw_null(w, NULL);
     }
-    jw_key(w, "invalid");
+    cg_jw_key(w, "invalid");
     if (r->window) {
-        jw_int(w, r->invalid);
+        cg_jw_int(w, NULL, r->invalid);
     } else {
-        jw_null(w);
+        cg_jw_null(w, NULL);
     }
-    jw_key(w, "late_starts");
+    cg_jw_key(w, "late_starts");
     if (r->window) {
-        jw_int(w, r->late_starts);
+        cg_jw_int(w, NULL, r->late_starts);
     } else {
-        jw_null(w);
+        cg_jw_null(w, NULL);
     }
-    jw_key(w, "window_ns");
-    jw_num(w, r->window ? r->window_ns : NAN);
-    jw_key(w, "clock_error_ns");
-    jw_num(w, r->clocked ? r->clock_error_ns : NAN);
-    jw_key(w, "clock_age_s");
-    jw_num(w, r->clocked ? r->clock_age_s : NAN);
+    cg_jw_num(w, "window_ns", r->window ? r->window_ns : NAN);
+    cg_jw_num(w, "clock_error_ns", r->clocked ? r->clock_error_ns : NAN);
+    cg_jw_num(w, "clock_age_s", r->clocked ? r->clock_age_s : NAN);
     if (r->nrep) {
-        jw_key(w, "nrep");
-        jw_obj(w);
-        jw_key(w, "t1_s");
-        jw_num(w, r->nrep_t1_s);
-        jw_key(w, "t1_launches");
-        jw_int(w, r->nrep_t1_launches);
-        jw_key(w, "t_min_ns");
-        jw_num(w, r->nrep_tmin_ns);
-        jw_key(w, "batch");
-        jw_int(w, r->nrep_batch);
-        jw_key(w, "nrep");
-        jw_int(w, r->nrep_target);
-        jw_key(w, "capped");
-        jw_bool(w, r->nrep_capped);
-        jw_obj_end(w);
+        cg_jw_obj(w, "nrep");
+        cg_jw_num(w, "t1_s", r->nrep_t1_s);
+        cg_jw_int(w, "t1_launches", r->nrep_t1_launches);
+        cg_jw_num(w, "t_min_ns", r->nrep_tmin_ns);
+        cg_jw_int(w, "batch", r->nrep_batch);
+        cg_jw_int(w, "nrep", r->nrep_target);
+        cg_jw_bool(w, "capped", r->nrep_capped);
+        cg_jw_end(w);
     }
     if (r->timer != NULL) {
-        jw_key(w, "timer");
-        jw_str(w, r->timer);
+        cg_jw_str(w, "timer", r->timer);
     }
-    jw_obj_end(w);
+    cg_jw_end(w);
 }
 
 /* "roofline" (schema 3): the point's roofline, measured in its launch
  * (bench_roof.c), or null. */
-static void write_roofline(struct jw *w, const struct bench_roof *roof)
+static void write_roofline(struct cg_jw *w, const struct bench_roof *roof)
 {
     if (!roof->measured) {
-        jw_null(w);
+        cg_jw_null(w, NULL);
         return;
     }
     double part_B[3] = { roof->recv_B, roof->reduce_B, roof->copy_B };
     double part_ns[3] = { roof->p2p_ns, roof->reduce_ns, roof->copy_ns };
     static const char *const names[3] = { "p2p", "reduce", "copy" };
-    jw_obj(w);
-    jw_key(w, "recv_B");
-    jw_num(w, roof->recv_B);
-    jw_key(w, "reduce_B");
-    jw_num(w, roof->reduce_B);
-    jw_key(w, "copy_B");
-    jw_num(w, roof->copy_B);
+    cg_jw_obj(w, NULL);
+    cg_jw_num(w, "recv_B", roof->recv_B);
+    cg_jw_num(w, "reduce_B", roof->reduce_B);
+    cg_jw_num(w, "copy_B", roof->copy_B);
     for (int i = 0; i < 3; i++) {
         char key[32];
         snprintf(key, sizeof key, "%s_ns", names[i]);
-        jw_key(w, key);
-        jw_num(w, part_ns[i]);
+        cg_jw_num(w, key, part_ns[i]);
         snprintf(key, sizeof key, "%s_GBps", names[i]);
-        jw_key(w, key);
+        cg_jw_key(w, key);
         if (part_B[i] > 0 && part_ns[i] > 0) {
-            jw_num(w, part_B[i] / part_ns[i]);
+            cg_jw_num(w, NULL, part_B[i] / part_ns[i]);
         } else {
-            jw_null(w);
+            cg_jw_null(w, NULL);
         }
     }
-    jw_key(w, "limit_ns");
-    jw_num(w, roof->limit_ns);
-    jw_key(w, "overlap_limit_ns");
-    jw_num(w, roof->overlap_limit_ns);
-    jw_obj_end(w);
+    cg_jw_num(w, "limit_ns", roof->limit_ns);
+    cg_jw_num(w, "overlap_limit_ns", roof->overlap_limit_ns);
+    cg_jw_end(w);
 }
 
 /* The checks of a timed point (harness/README.md, "Validity"): its median
  * against the job's one-way latency floor (p > 1), and whether the ranks
  * shared cores. */
-static void write_validity(struct jw *w, const struct bench_record *r, const struct bench_stats *st)
+static void write_validity(struct cg_jw *w, const struct bench_record *r, const struct bench_stats *st)
 {
     int below = r->validity_known && r->p > 1 && isfinite(r->latency_floor_ns) &&
                 st->median_ns < r->latency_floor_ns;
 
-    jw_obj(w);
-    jw_key(w, "latency_floor_ns");
-    jw_num(w, r->validity_known ? r->latency_floor_ns : NAN);
-    jw_key(w, "below_latency_floor");
-    jw_bool(w, below);
-    jw_key(w, "oversubscribed");
+    cg_jw_obj(w, NULL);
+    cg_jw_num(w, "latency_floor_ns", r->validity_known ? r->latency_floor_ns : NAN);
+    cg_jw_bool(w, "below_latency_floor", below);
+    cg_jw_key(w, "oversubscribed");
     if (r->validity_known && r->oversubscribed >= 0) {
-        jw_bool(w, r->oversubscribed);
+        cg_jw_bool(w, NULL, r->oversubscribed);
     } else {
-        jw_null(w);
+        cg_jw_null(w, NULL);
     }
-    jw_key(w, "host_ranks");
+    cg_jw_key(w, "host_ranks");
     if (r->validity_known && r->host_ranks > 0) {
-        jw_int(w, r->host_ranks);
+        cg_jw_int(w, NULL, r->host_ranks);
     } else {
-        jw_null(w);
+        cg_jw_null(w, NULL);
     }
-    jw_key(w, "host_cores");
+    cg_jw_key(w, "host_cores");
     if (r->validity_known && r->host_cores > 0) {
-        jw_int(w, r->host_cores);
+        cg_jw_int(w, NULL, r->host_cores);
     } else {
-        jw_null(w);
+        cg_jw_null(w, NULL);
     }
-    jw_obj_end(w);
+    cg_jw_end(w);
 }
 
-static void write_bandwidth(struct jw *w, const struct bench_record *r, const struct bench_stats *st)
+static void write_bandwidth(struct cg_jw *w, const struct bench_record *r, const struct bench_stats *st)
 {
     const struct bench_point *pt = r->pt;
 
     if (pt->coll == CG_COLL_BARRIER) {
-        /* No data moves: no bandwidth (jw_num writes NaN as null). */
-        jw_obj(w);
-        jw_key(w, "algbw_GBps");
-        jw_null(w);
-        jw_key(w, "busbw_GBps");
-        jw_null(w);
-        jw_key(w, "busbw_factor");
-        jw_null(w);
-        jw_obj_end(w);
+        /* No data moves: no bandwidth (cg_jw_num writes NaN as null). */
+        cg_jw_obj(w, NULL);
+        cg_jw_null(w, "algbw_GBps");
+        cg_jw_null(w, "busbw_GBps");
+        cg_jw_null(w, "busbw_factor");
+        cg_jw_end(w);
     } else if (st->median_ns > 0.0) {
         double algbw = (double)bench_size_B(r->p, pt) / st->median_ns; /* bytes per ns = GB/s */
         double factor = bench_busbw_factor(r->p, pt->coll);
-        jw_obj(w);
-        jw_key(w, "algbw_GBps");
-        jw_num(w, algbw);
-        jw_key(w, "busbw_GBps");
-        jw_num(w, algbw * factor);
-        jw_key(w, "busbw_factor");
-        jw_num(w, factor);
-        jw_obj_end(w);
+        cg_jw_obj(w, NULL);
+        cg_jw_num(w, "algbw_GBps", algbw);
+        cg_jw_num(w, "busbw_GBps", algbw * factor);
+        cg_jw_num(w, "busbw_factor", factor);
+        cg_jw_end(w);
     } else {
-        jw_null(w);
+        cg_jw_null(w, NULL);
     }
 }
 
-static void write_check(struct jw *w, const struct bench_record *r)
+static void write_check(struct cg_jw *w, const struct bench_record *r)
 {
-    jw_obj(w);
-    jw_key(w, "reference");
-    jw_str(w, r->reference);
-    jw_key(w, "elements_wrong");
-    jw_uint(w, r->wrong);
-    jw_key(w, "max_error");
-    jw_num(w, r->max_error); /* null when not finite */
-    jw_key(w, "verdict");
-    jw_str(w, (r->wrong == 0) ? "ok" : "wrong");
+    cg_jw_obj(w, NULL);
+    cg_jw_str(w, "reference", r->reference);
+    cg_jw_uint(w, "elements_wrong", r->wrong);
+    cg_jw_num(w, "max_error", r->max_error); /* null when not finite */
+    cg_jw_str(w, "verdict", (r->wrong == 0) ? "ok" : "wrong");
     if (r->has_tolerance) {
-        jw_key(w, "elements_inexact");
-        jw_uint(w, r->inexact);
-        jw_key(w, "tolerance");
-        jw_num(w, r->tolerance);
+        cg_jw_uint(w, "elements_inexact", r->inexact);
+        cg_jw_num(w, "tolerance", r->tolerance);
     }
-    jw_obj_end(w);
+    cg_jw_end(w);
 }
 
 /* The median of each tag over its repetitions (each repetition's value is
  * the slowest rank's), and its share of the median call time (or of the
  * call tag's median: share_of_call_tag). */
-static void write_tags(struct jw *w, const struct bench_record *r, const struct bench_stats *st)
+static void write_tags(struct cg_jw *w, const struct bench_record *r, const struct bench_stats *st)
 {
     uint64_t *col = malloc((size_t)r->tag_n * sizeof(uint64_t));
     uint64_t *scratch = malloc((size_t)r->tag_n * sizeof(uint64_t));
@@ -425,7 +366,7 @@ static void write_tags(struct jw *w, const struct bench_record *r, const struct 
         w->oom = 1;
     } else {
         double base = st->median_ns;
-        jw_arr(w);
+        cg_jw_arr(w, NULL);
         for (int k = 0; k < r->ntags; k++) {
             const struct cg_tag_info *info = (r->tag_infos != NULL) ? &r->tag_infos[k]
                                                                     : &cg_tag_infos[r->tag_first + k];
@@ -437,18 +378,14 @@ static void write_tags(struct jw *w, const struct bench_record *r, const struct 
             if (k == 0 && r->share_of_call_tag) {
                 base = med; /* tag 0 is the call tag */
             }
-            jw_obj(w);
-            jw_key(w, "name");
-            jw_str(w, info->name);
-            jw_key(w, "kind");
-            jw_str(w, bench_tag_kind_name(info->kind));
-            jw_key(w, "median_ns");
-            jw_num(w, med);
-            jw_key(w, "share");
-            jw_num(w, (base > 0.0) ? med / base : NAN);
-            jw_obj_end(w);
+            cg_jw_obj(w, NULL);
+            cg_jw_str(w, "name", info->name);
+            cg_jw_str(w, "kind", bench_tag_kind_name(info->kind));
+            cg_jw_num(w, "median_ns", med);
+            cg_jw_num(w, "share", (base > 0.0) ? med / base : NAN);
+            cg_jw_end(w);
         }
-        jw_arr_end(w);
+        cg_jw_end(w);
     }
     free(col);
     free(scratch);
@@ -459,7 +396,7 @@ int bench_record_write(const struct bench_job *job, const struct bench_record *r
 {
     const struct bench_point *pt = r->pt;
     struct bench_stats st;
-    struct jw w;
+    struct cg_jw w;
     int timed = (r->stop != NULL && r->n > 0);
     char raw[4096];
     char hash[17];
@@ -479,27 +416,19 @@ int bench_record_write(const struct bench_job *job, const struct bench_record *r
         }
     }
 
-    jw_init(&w);
-    jw_obj(&w);
-    jw_key(&w, "schema_version");
-    jw_int(&w, BENCH_RECORD_SCHEMA);
-    jw_key(&w, "campaign");
-    jw_str(&w, job->campaign);
-    jw_key(&w, "run_id");
-    jw_int(&w, job->run_id);
-    jw_key(&w, "point_id");
-    jw_str(&w, pt->id);
-    jw_key(&w, "seq");
-    jw_int(&w, pt->seq);
+    cg_jw_init(&w);
+    cg_jw_obj(&w, NULL);
+    cg_jw_int(&w, "schema_version", BENCH_RECORD_SCHEMA);
+    cg_jw_str(&w, "campaign", job->campaign);
+    cg_jw_int(&w, "run_id", job->run_id);
+    cg_jw_str(&w, "point_id", pt->id);
+    cg_jw_int(&w, "seq", pt->seq);
     /* Repeated launches: which one this is, and the id of the point the
      * launches share (the id less "-L<k>"). */
-    jw_key(&w, "launch");
-    jw_obj(&w);
-    jw_key(&w, "index");
-    jw_int(&w, job->launch);
-    jw_key(&w, "of");
-    jw_int(&w, job->launches);
-    jw_key(&w, "point_id");
+    cg_jw_obj(&w, "launch");
+    cg_jw_int(&w, "index", job->launch);
+    cg_jw_int(&w, "of", job->launches);
+    cg_jw_key(&w, "point_id");
     {
         char base[256];
         size_t n = strlen(pt->id);
@@ -509,123 +438,102 @@ int bench_record_write(const struct bench_job *job, const struct bench_record *r
             strcmp(pt->id + n - strlen(suffix), suffix) == 0) {
             memcpy(base, pt->id, n - strlen(suffix));
             base[n - strlen(suffix)] = '\0';
-            jw_str(&w, base);
+            cg_jw_str(&w, NULL, base);
         } else {
-            jw_str(&w, pt->id);
+            cg_jw_str(&w, NULL, pt->id);
         }
     }
-    jw_obj_end(&w);
-    jw_key(&w, "status");
-    jw_str(&w, r->status);
-    jw_key(&w, "reason");
-    jw_str(&w, (strcmp(r->status, "ok") != 0) ? r->reason : NULL);
-    jw_key(&w, "collective");
-    jw_str(&w, r->collective);
-    jw_key(&w, "backend");
-    jw_str(&w, r->backend);
-    jw_key(&w, "library");
-    jw_str(&w, job->library);
+    cg_jw_end(&w);
+    cg_jw_str(&w, "status", r->status);
+    cg_jw_str(&w, "reason", (strcmp(r->status, "ok") != 0) ? r->reason : NULL);
+    cg_jw_str(&w, "collective", r->collective);
+    cg_jw_str(&w, "backend", r->backend);
+    cg_jw_str(&w, "library", job->library);
     if (r->has_transport) {
-        jw_key(&w, "transport");
-        jw_str(&w, r->transport);
+        cg_jw_str(&w, "transport", r->transport);
     }
-    jw_key(&w, "kind");
-    jw_str(&w, r->kind);
-    jw_key(&w, "name");
-    jw_str(&w, pt->name);
-    jw_key(&w, "schedule_file");
-    jw_str(&w, r->schedule_file);
-    jw_key(&w, "schedule_hash");
-    jw_str(&w, (r->schedule_file != NULL && cg_fnv1a64_file(r->schedule_file, hash) == 0)
+    cg_jw_str(&w, "kind", r->kind);
+    cg_jw_str(&w, "name", pt->name);
+    cg_jw_str(&w, "schedule_file", r->schedule_file);
+    cg_jw_str(&w, "schedule_hash", (r->schedule_file != NULL && cg_fnv1a64_file(r->schedule_file, hash) == 0)
                    ? hash
                    : NULL);
-    jw_key(&w, "requested");
-    jw_json(&w, r->requested);
-    jw_key(&w, "effective");
-    jw_json(&w, r->effective);
+    cg_jw_copy(&w, "requested", r->requested);
+    cg_jw_copy(&w, "effective", r->effective);
     /* diff: keys whose values differ; a key the request leaves null (reps:
      * the stopping rule decides) has nothing to differ from. Nothing ran
      * (effective null): nothing to compare. */
-    jw_key(&w, "diff");
-    jw_arr(&w);
+    cg_jw_arr(&w, "diff");
     for (const cJSON *it = (r->requested != NULL && r->effective != NULL) ? r->requested->child
                                                                           : NULL;
          it != NULL; it = it->next) {
         const cJSON *e = cJSON_GetObjectItemCaseSensitive(r->effective, it->string);
         if (!cJSON_IsNull(it) && (e == NULL || !cJSON_Compare(it, e, 1))) {
-            jw_str(&w, it->string);
+            cg_jw_str(&w, NULL, it->string);
         }
     }
-    jw_arr_end(&w);
-    jw_key(&w, "size_B");
-    jw_uint(&w, bench_size_B(r->p, pt));
-    jw_key(&w, "timing");
+    cg_jw_end(&w);
+    cg_jw_uint(&w, "size_B", bench_size_B(r->p, pt));
+    cg_jw_key(&w, "timing");
     if (timed) {
         write_timing(&w, job, r, &st);
     } else {
-        jw_null(&w);
+        cg_jw_null(&w, NULL);
     }
-    jw_key(&w, "validity");
+    cg_jw_key(&w, "validity");
     if (timed) {
         write_validity(&w, r, &st);
     } else {
-        jw_null(&w);
+        cg_jw_null(&w, NULL);
     }
-    jw_key(&w, "bandwidth");
+    cg_jw_key(&w, "bandwidth");
     if (timed) {
         write_bandwidth(&w, r, &st);
     } else {
-        jw_null(&w);
+        cg_jw_null(&w, NULL);
     }
     /* Schema 3: the roofline measured in this launch (bench_roof.c). */
-    jw_key(&w, "roofline");
+    cg_jw_key(&w, "roofline");
     if (r->roof != NULL) {
         write_roofline(&w, r->roof);
     } else {
-        jw_null(&w);
+        cg_jw_null(&w, NULL);
     }
-    jw_key(&w, "check");
+    cg_jw_key(&w, "check");
     if (r->checked) {
         write_check(&w, r);
     } else {
-        jw_null(&w);
+        cg_jw_null(&w, NULL);
     }
-    jw_key(&w, "tags");
+    cg_jw_key(&w, "tags");
     if (timed && r->ntags > 0 && r->tag_n > 0 && r->tag_times != NULL) {
         write_tags(&w, r, &st);
     } else {
-        jw_null(&w);
+        cg_jw_null(&w, NULL);
     }
-    jw_key(&w, "raw");
+    cg_jw_key(&w, "raw");
     if (timed) {
         bench_raw_record_path(job, pt->id, raw, sizeof(raw));
-        jw_str(&w, raw);
+        cg_jw_str(&w, NULL, raw);
     } else {
-        jw_null(&w);
+        cg_jw_null(&w, NULL);
     }
-    jw_obj_end(&w);
-    if (w.oom) {
-        jw_free(&w);
-        bench_fmt(msg, msglen, "out of memory writing the record");
-        return -1;
-    }
+    cg_jw_end(&w);
     {
         /* The newline goes in the same write as the record: a reader never
          * sees half a line, whatever happens after. */
-        char *line = malloc(w.len + 1);
+        size_t len = 0;
+        char *line = cg_jw_text(&w, 0, &len);
+        cg_jw_free(&w);
         if (line == NULL) {
-            jw_free(&w);
             bench_fmt(msg, msglen, "out of memory writing the record");
             return -1;
         }
-        memcpy(line, w.buf, w.len);
-        line[w.len] = '\n';
-        if (bench_append_line(job->out_points, line, w.len + 1) != 0) {
+        if (bench_append_line(job->out_points, line, len) != 0) {
             bench_fmt(msg, msglen, "%s: %s", job->out_points, strerror(errno));
             rc = -1;
         }
         free(line);
     }
-    jw_free(&w);
     return rc;
 }

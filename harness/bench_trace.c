@@ -197,9 +197,9 @@ static void add_x(struct slice *v, size_t *nv, const char *name, const char *cat
         cJSON_Delete(args);
         return;
     }
-    cJSON_AddStringToObject(o, "name", name);
-    cJSON_AddStringToObject(o, "cat", cat);
-    cJSON_AddStringToObject(o, "ph", "X");
+    cg_json_add(o, "name", cg_json_string(name));
+    cg_json_add(o, "cat", cg_json_string(cat));
+    cg_json_add(o, "ph", cg_json_string("X"));
     cJSON_AddNumberToObject(o, "pid", (double)pid);
     cJSON_AddNumberToObject(o, "tid", tid);
     cJSON_AddNumberToObject(o, "ts", (double)b / 1e3);
@@ -222,8 +222,8 @@ static void add_meta(cJSON *events, const char *what, long pid, int tid, const c
         cJSON_Delete(value);
         return;
     }
-    cJSON_AddStringToObject(o, "name", what);
-    cJSON_AddStringToObject(o, "ph", "M");
+    cg_json_add(o, "name", cg_json_string(what));
+    cg_json_add(o, "ph", cg_json_string("M"));
     cJSON_AddNumberToObject(o, "pid", (double)pid);
     cJSON_AddNumberToObject(o, "tid", tid);
     cJSON_AddItemToObject(args, key, value);
@@ -263,15 +263,15 @@ static void add_region(struct rep_out *o, const struct frame *st, int j, int64_t
     }
     cJSON_AddNumberToObject(args, "rep", o->k);
     cJSON_AddNumberToObject(args, "tag", st[j].id);
-    cJSON_AddStringToObject(args, "kind", kind_name(in));
+    cg_json_add(args, "kind", cg_json_string(kind_name(in)));
     cJSON_AddNumberToObject(args, "depth", j);
     if (in != NULL) {
         path_part(in->name, 0, part, sizeof part);
-        cJSON_AddStringToObject(args, "schedule", part);
+        cg_json_add(args, "schedule", cg_json_string(part));
     }
     if (in != NULL && in->kind != CG_TAG_KIND_CALL) {
         path_part(in->name, 1, part, sizeof part);
-        cJSON_AddStringToObject(args, "phase", part);
+        cg_json_add(args, "phase", cg_json_string(part));
     }
     if (st[j].round >= 0) {
         cJSON_AddNumberToObject(args, "round", st[j].round);
@@ -279,7 +279,7 @@ static void add_region(struct rep_out *o, const struct frame *st, int j, int64_t
     if (in != NULL && (in->kind == CG_TAG_KIND_COMM || in->kind == CG_TAG_KIND_REDUCE ||
                        in->kind == CG_TAG_KIND_COPY)) {
         const char *leaf = strrchr(in->name, '/');
-        cJSON_AddStringToObject(args, "step", (leaf != NULL) ? leaf + 1 : in->name);
+        cg_json_add(args, "step", cg_json_string((leaf != NULL) ? leaf + 1 : in->name));
     }
     if (cut) {
         cJSON_AddBoolToObject(args, "cut", 1);
@@ -404,13 +404,13 @@ static cJSON *build_doc(const struct bench_ctx *ctx, const struct bench_point *p
         cJSON_Delete(doc);
         return NULL;
     }
-    cJSON_AddStringToObject(doc, "displayTimeUnit", "ns");
+    cg_json_add(doc, "displayTimeUnit", cg_json_string("ns"));
 
-    add_meta(events, "process_name", pid, 0, "name", cJSON_CreateString(pt->id));
+    add_meta(events, "process_name", pid, 0, "name", cg_json_string(pt->id));
     for (int r = 0; r < p; r++) {
         char tname[32];
         snprintf(tname, sizeof tname, "rank %d", r);
-        add_meta(events, "thread_name", pid, r, "name", cJSON_CreateString(tname));
+        add_meta(events, "thread_name", pid, r, "name", cg_json_string(tname));
         add_meta(events, "thread_sort_index", pid, r, "sort_index", cJSON_CreateNumber(r));
     }
     cJSON *reps = cJSON_CreateArray();
@@ -433,25 +433,25 @@ static cJSON *build_doc(const struct bench_ctx *ctx, const struct bench_point *p
         }
     }
     cJSON_AddNumberToObject(other, "schema_version", 1);
-    cJSON_AddStringToObject(other, "campaign", ctx->job->campaign);
+    cg_json_add(other, "campaign", cg_json_string(ctx->job->campaign));
     cJSON_AddNumberToObject(other, "run_id", (double)ctx->job->run_id);
-    cJSON_AddStringToObject(other, "point_id", pt->id);
+    cg_json_add(other, "point_id", cg_json_string(pt->id));
     cJSON_AddNumberToObject(other, "seq", (double)pt->seq);
-    cJSON_AddStringToObject(other, "collective", bench_coll_name(pt->coll));
-    cJSON_AddStringToObject(other, "impl", pt->impl);
-    cJSON_AddStringToObject(other, "library", ctx->job->library);
+    cg_json_add(other, "collective", cg_json_string(bench_coll_name(pt->coll)));
+    cg_json_add(other, "impl", cg_json_string(pt->impl));
+    cg_json_add(other, "library", cg_json_string(ctx->job->library));
     cJSON_AddNumberToObject(other, "ranks", p);
     cJSON_AddNumberToObject(other, "count", (double)pt->count);
     cJSON_AddNumberToObject(other, "size_B", (double)bench_size_B(p, pt));
-    cJSON_AddStringToObject(other, "datatype", bench_dtype_name(pt->dtype));
-    cJSON_AddStringToObject(other, "sync", bench_sync_name(ctx->job->timing.sync));
+    cg_json_add(other, "datatype", cg_json_string(bench_dtype_name(pt->dtype)));
+    cg_json_add(other, "sync", cg_json_string(bench_sync_name(ctx->job->timing.sync)));
     /* Without a model each rank's own clock: on one host the same clock
      * still, across hosts not comparable. */
-    cJSON_AddStringToObject(other, "clock",
-                            ctx->clock.synced
-                                ? "global: rank 0's CLOCK_MONOTONIC (bench_clock.c)"
-                                : "local: each rank's CLOCK_MONOTONIC (the global clock could "
-                                  "not be synchronised)");
+    cg_json_add(other, "clock",
+                cg_json_string(ctx->clock.synced
+                                   ? "global: rank 0's CLOCK_MONOTONIC (bench_clock.c)"
+                                   : "local: each rank's CLOCK_MONOTONIC (the global clock could "
+                                     "not be synchronised)"));
     cJSON_AddNumberToObject(other, "origin_global_ns", origin);
     cJSON_AddNumberToObject(other, "reps_traced", nreps);
     cJSON_AddNumberToObject(other, "events_per_rank_max", (double)cap);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "report_util.h"
+#include "jsonio.h" /* cg_jget_* */
 #include "util.h" /* cg_slurp */
 
 /* Where a record's errors are reported. */
@@ -40,58 +41,42 @@ static void bad(const struct where *w, const char *fmt, ...)
     va_end(ap);
 }
 
-/* The member at a dotted path ("timing.median_ns"), or NULL. */
-static const cJSON *at(const cJSON *obj, const char *path)
-{
-    char key[64];
-    const char *p = path;
-    while (obj != NULL && *p != '\0') {
-        const char *dot = strchr(p, '.');
-        size_t n = (dot != NULL) ? (size_t)(dot - p) : strlen(p);
-        if (n >= sizeof key || !cJSON_IsObject(obj)) {
-            return NULL;
-        }
-        memcpy(key, p, n);
-        key[n] = '\0';
-        obj = cJSON_GetObjectItemCaseSensitive(obj, key);
-        p += n + ((dot != NULL) ? 1 : 0);
-    }
-    return obj;
-}
-
+/* Members are read by dotted path ("timing.median_ns") with
+ * runtime/util/jsonio.h's getters; these add the record's messages. */
 static int need_string(const struct where *w, const cJSON *rec, const char *path,
                        const char **out)
 {
-    const cJSON *v = at(rec, path);
-    if (!cJSON_IsString(v) || v->valuestring[0] == '\0') {
+    const char *s = NULL;
+    if (cg_jget_str(rec, path, &s) != 0 || s[0] == '\0') {
         bad(w, "the record has no '%s' (a non-empty string)", path);
         return -1;
     }
-    *out = v->valuestring;
+    *out = s;
     return 0;
 }
 
 static int need_number(const struct where *w, const cJSON *rec, const char *path,
                        const char *why, double *out)
 {
-    const cJSON *v = at(rec, path);
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0.0) {
+    double v = -1.0;
+    if (cg_jget_num(rec, path, &v) != 0 || v < 0.0) {
         bad(w, "the record has no '%s' (a number >= 0)%s", path, why);
         return -1;
     }
-    *out = v->valuedouble;
+    *out = v;
     return 0;
 }
 
 static const char *opt_string(const cJSON *rec, const char *path, const char *dflt)
 {
-    const cJSON *v = at(rec, path);
-    return cJSON_IsString(v) ? v->valuestring : dflt;
+    const char *s = dflt;
+    (void)cg_jget_str(rec, path, &s); /* absent, null or not a string: dflt */
+    return s;
 }
 
 static int diff_lists(const cJSON *rec, const char *key)
 {
-    const cJSON *d = at(rec, "diff");
+    const cJSON *d = cg_jget_path(rec, "diff");
     const cJSON *it;
     cJSON_ArrayForEach(it, d)
     {
@@ -146,9 +131,9 @@ static int fill_micro(const struct where *w, struct cg_rep_record *r)
             lane ? "'lane_pattern'" : "the collective its lanes run", r->collective);
         return -1;
     }
-    const cJSON *params = at(rec, "requested.params");
+    const cJSON *params = cg_jget_path(rec, "requested.params");
     if (params != NULL && !cJSON_IsNull(params)) {
-        const cJSON *k = cJSON_IsObject(params) ? at(params, "k") : NULL;
+        const cJSON *k = cJSON_IsObject(params) ? cg_jget_path(params, "k") : NULL;
         if (!cJSON_IsNumber(k) || k->valuedouble != (double)r->micro_k) {
             bad(w, "'requested.params' of micro:%s must be {\"k\": %d}", r->name, r->micro_k);
             return -1;
@@ -163,7 +148,7 @@ static int fill_micro(const struct where *w, struct cg_rep_record *r)
 static int fill_shape(const struct where *w, struct cg_rep_record *r)
 {
     const cJSON *rec = r->json;
-    const cJSON *shape = at(rec, "requested.node_shape");
+    const cJSON *shape = cg_jget_path(rec, "requested.node_shape");
     if (cJSON_IsString(shape)) {
         if (strcmp(shape->valuestring, "virtual (CG_PPN)") == 0) {
             r->virtual_shape = 1;
@@ -176,7 +161,7 @@ static int fill_shape(const struct where *w, struct cg_rep_record *r)
         bad(w, "'requested.node_shape' must be a string or null");
         return -1;
     }
-    const cJSON *rpn = at(rec, "requested.ranks_per_node");
+    const cJSON *rpn = cg_jget_path(rec, "requested.ranks_per_node");
     if (cJSON_IsNumber(rpn)) {
         double v = rpn->valuedouble;
         if (v < 1.0 || v != floor(v) || v > 1e9) {
@@ -192,9 +177,9 @@ static int fill_shape(const struct where *w, struct cg_rep_record *r)
         bad(w, "a record of node_shape \"virtual (CG_PPN)\" needs 'requested.ranks_per_node'");
         return -1;
     }
-    const cJSON *reg = at(rec, "effective.regular");
+    const cJSON *reg = cg_jget_path(rec, "effective.regular");
     if (!cJSON_IsBool(reg)) {
-        reg = at(rec, "requested.regular");
+        reg = cg_jget_path(rec, "requested.regular");
     }
     r->irregular = cJSON_IsFalse(reg);
     r->irregular_why = opt_string(rec, "effective.irregular_why", NULL);
@@ -204,16 +189,16 @@ static int fill_shape(const struct where *w, struct cg_rep_record *r)
 /* "launch" (schema 2): which of how many launches, and the id they share. */
 static int fill_launch(const struct where *w, struct cg_rep_record *r)
 {
-    const cJSON *l = at(r->json, "launch");
+    const cJSON *l = cg_jget_path(r->json, "launch");
     r->base_id = r->point_id;
     r->launch = 1;
     r->launches = 1;
     if (l == NULL || cJSON_IsNull(l)) {
         return 0;
     }
-    const cJSON *idx = at(l, "index");
-    const cJSON *of = at(l, "of");
-    const cJSON *id = at(l, "point_id");
+    const cJSON *idx = cg_jget_path(l, "index");
+    const cJSON *of = cg_jget_path(l, "of");
+    const cJSON *id = cg_jget_path(l, "point_id");
     if (!cJSON_IsObject(l) || !cJSON_IsNumber(idx) || !cJSON_IsNumber(of) ||
         !cJSON_IsString(id) || id->valuestring[0] == '\0' || of->valuedouble < 1.0 ||
         of->valuedouble > 1e5 || idx->valuedouble < 1.0 || idx->valuedouble > of->valuedouble ||
@@ -233,7 +218,7 @@ static int fill_validity(const struct where *w, struct cg_rep_record *r)
 {
     r->figure = opt_string(r->json, "timing.figure", "max_rank_duration");
     r->sync = opt_string(r->json, "timing.sync", NULL);
-    const cJSON *v = at(r->json, "validity");
+    const cJSON *v = cg_jget_path(r->json, "validity");
     if (v == NULL || cJSON_IsNull(v)) {
         return 0;
     }
@@ -241,11 +226,11 @@ static int fill_validity(const struct where *w, struct cg_rep_record *r)
         bad(w, "'validity' must be an object or null");
         return -1;
     }
-    const cJSON *below = at(v, "below_latency_floor");
-    const cJSON *floor_ns = at(v, "latency_floor_ns");
-    const cJSON *over = at(v, "oversubscribed");
-    const cJSON *hr = at(v, "host_ranks");
-    const cJSON *hc = at(v, "host_cores");
+    const cJSON *below = cg_jget_path(v, "below_latency_floor");
+    const cJSON *floor_ns = cg_jget_path(v, "latency_floor_ns");
+    const cJSON *over = cg_jget_path(v, "oversubscribed");
+    const cJSON *hr = cg_jget_path(v, "host_ranks");
+    const cJSON *hc = cg_jget_path(v, "host_cores");
     if ((below != NULL && !cJSON_IsBool(below)) ||
         (over != NULL && !cJSON_IsBool(over) && !cJSON_IsNull(over)) ||
         (floor_ns != NULL && !cJSON_IsNumber(floor_ns) && !cJSON_IsNull(floor_ns))) {
@@ -271,7 +256,7 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
         bad(w, "a record must be a JSON object");
         return -1;
     }
-    const cJSON *sv = at(rec, "schema_version");
+    const cJSON *sv = cg_jget_path(rec, "schema_version");
     if (!cJSON_IsNumber(sv)) {
         bad(w, "the record has no 'schema_version' (a number)");
         return -1;
@@ -331,9 +316,9 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
     r->reason = opt_string(rec, "reason", NULL);
     r->datatype = opt_string(rec, "requested.datatype", "");
     r->op = opt_string(rec, "requested.op", "");
-    const cJSON *root = at(rec, "requested.root");
+    const cJSON *root = cg_jget_path(rec, "requested.root");
     r->root = cJSON_IsNumber(root) ? root->valueint : 0;
-    r->in_place = cJSON_IsTrue(at(rec, "requested.in_place"));
+    r->in_place = cJSON_IsTrue(cg_jget_path(rec, "requested.in_place"));
     r->algorithm_source = opt_string(rec, "effective.algorithm_source", NULL);
     /* Why apart: "unobservable" says the library cannot tell, not that it
      * ran something else; such records are summed up in one note per
@@ -356,10 +341,10 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
     r->roof_overlap_ns = NAN;
     {
         /* Schema 3 (bench_roof.c); absent before, null where not measured. */
-        const cJSON *roof = at(rec, "roofline");
+        const cJSON *roof = cg_jget_path(rec, "roofline");
         if (roof != NULL && !cJSON_IsNull(roof)) {
-            const cJSON *lim = cJSON_IsObject(roof) ? at(roof, "limit_ns") : NULL;
-            const cJSON *ovl = cJSON_IsObject(roof) ? at(roof, "overlap_limit_ns") : NULL;
+            const cJSON *lim = cJSON_IsObject(roof) ? cg_jget_path(roof, "limit_ns") : NULL;
+            const cJSON *ovl = cJSON_IsObject(roof) ? cg_jget_path(roof, "overlap_limit_ns") : NULL;
             if (!cJSON_IsNumber(lim) || !cJSON_IsNumber(ovl)) {
                 bad(w, "'roofline' must be null or an object with limit_ns and "
                        "overlap_limit_ns (numbers)");
@@ -381,19 +366,19 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
         need_number(w, rec, "timing.p75_ns", why, &r->p75_ns) != 0) {
         return -1;
     }
-    const cJSON *reps = at(rec, "timing.n");
-    const cJSON *stop = at(rec, "timing.stop");
+    const cJSON *reps = cg_jget_path(rec, "timing.n");
+    const cJSON *stop = cg_jget_path(rec, "timing.stop");
     r->reps = (cJSON_IsNumber(reps) && reps->valuedouble >= 0.0) ? (long)reps->valuedouble : 0;
     r->stop = cJSON_IsString(stop) ? stop->valuestring : NULL;
-    const cJSON *algbw = at(rec, "bandwidth.algbw_GBps");
-    const cJSON *busbw = at(rec, "bandwidth.busbw_GBps");
+    const cJSON *algbw = cg_jget_path(rec, "bandwidth.algbw_GBps");
+    const cJSON *busbw = cg_jget_path(rec, "bandwidth.busbw_GBps");
     if (cJSON_IsNumber(algbw)) {
         r->algbw_GBps = algbw->valuedouble;
     }
     if (cJSON_IsNumber(busbw)) {
         r->busbw_GBps = busbw->valuedouble;
     }
-    const cJSON *raw = at(rec, "raw");
+    const cJSON *raw = cg_jget_path(rec, "raw");
     if (cJSON_IsString(raw)) {
         const char *p = raw->valuestring;
         /* Why: the path comes from a file; keep the report inside DIR. */

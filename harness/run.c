@@ -225,7 +225,7 @@ static const char *fnv_hex(struct cg_arena *a, const char *text, size_t len)
 
 static void write_point(struct cg_jw *w, const struct cg_point *pt)
 {
-    cg_jw_obj(w, NULL, 1);
+    cg_jw_obj(w, NULL);
     cg_jw_str(w, "id", pt->id);
     cg_jw_int(w, "seq", pt->seq);
     cg_jw_str(w, "collective", cg_point_coll_name(pt->coll));
@@ -240,11 +240,11 @@ static void write_point(struct cg_jw *w, const struct cg_point *pt)
 
 static void write_knobs(struct cg_jw *w, const struct cg_job *job)
 {
-    cg_jw_obj(w, "knobs", 0);
+    cg_jw_obj(w, "knobs");
     cg_jw_str(w, "algorithm", job->algorithm);
     cg_jw_str(w, "forced_by", job->forced_by);
-    cg_jw_kv(w, "env", job->knob_env, job->nknob_env, 1);
-    cg_jw_kv(w, "settings", job->settings, job->nsettings, 1);
+    cg_jw_kv(w, "env", job->knob_env, job->nknob_env);
+    cg_jw_kv(w, "settings", job->settings, job->nsettings);
     cg_jw_end(w);
 }
 
@@ -253,38 +253,33 @@ static int save_campaign(struct run_ctx *c)
     const struct cg_campaign *cp = &c->cp;
     char *text = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL) {
-        fail(c, "open_memstream: %s", strerror(errno));
-        return -1;
-    }
     struct cg_jw w;
-    cg_jw_init(&w, f);
-    cg_jw_obj(&w, NULL, 0);
+    cg_jw_init(&w);
+    cg_jw_obj(&w, NULL);
     cg_jw_int(&w, "schema_version", CG_CAMPAIGN_SCHEMA);
     cg_jw_str(&w, "campaign", cp->id);
     cg_jw_str(&w, "created_utc", cp->created_utc);
-    cg_jw_arr(&w, "command_line", 1);
+    cg_jw_arr(&w, "command_line");
     for (int i = 0; i < cp->argc; i++) {
         cg_jw_str(&w, NULL, cp->argv[i]);
     }
     cg_jw_end(&w);
     cg_jw_str(&w, "cwd", cp->cwd);
-    cg_jw_obj(&w, "test", 0);
+    cg_jw_obj(&w, "test");
     cg_jw_str(&w, "name", cp->test_name);
     cg_jw_str(&w, "file", cp->test_file);
     cg_jw_str(&w, "fnv1a64", fnv_hex(&c->arena, cp->test_text, cp->test_len));
     cg_jw_str(&w, "text", cp->test_text);
     cg_jw_end(&w);
-    cg_jw_obj(&w, "platform", 0);
+    cg_jw_obj(&w, "platform");
     cg_jw_str(&w, "name", cp->platform_name);
     cg_jw_str(&w, "file", cp->platform_file);
     cg_jw_str(&w, "fnv1a64", fnv_hex(&c->arena, cp->platform_text, cp->platform_len));
     cg_jw_str(&w, "text", cp->platform_text);
     cg_jw_end(&w);
-    cg_jw_obj(&w, "resolved", 0);
+    cg_jw_obj(&w, "resolved");
     cg_jw_str(&w, "description", cp->description);
-    cg_jw_kv(&w, "labels", cp->labels, cp->nlabels, 1);
+    cg_jw_kv(&w, "labels", cp->labels, cp->nlabels);
     cg_jw_str(&w, "launcher", cp->launcher);
     cg_write_timing(&w, &cp->timing, NULL, NULL, NULL, NULL);
     cg_jw_int(&w, "launches", cp->launches);
@@ -292,18 +287,18 @@ static int save_campaign(struct run_ctx *c)
     cg_jw_str(&w, "verbosity", cp->verbosity);
     cg_jw_int(&w, "timeout_s", cp->timeout_s);
     cg_jw_end(&w);
-    cg_jw_obj(&w, "plan", 0);
+    cg_jw_obj(&w, "plan");
     cg_jw_int(&w, "jobs_total", cp->plan.njobs);
     cg_jw_int(&w, "points_total", cp->plan.npoints);
-    cg_jw_arr(&w, "notes", 0);
+    cg_jw_arr(&w, "notes");
     for (int i = 0; i < cp->plan.nnotes; i++) {
         cg_jw_str(&w, NULL, cp->plan.notes[i]);
     }
     cg_jw_end(&w);
-    cg_jw_arr(&w, "jobs", 0);
+    cg_jw_arr(&w, "jobs");
     for (int j = 0; j < cp->plan.njobs; j++) {
         const struct cg_job *job = &cp->plan.jobs[j];
-        cg_jw_obj(&w, NULL, 0);
+        cg_jw_obj(&w, NULL);
         cg_jw_int(&w, "job", job->index);
         cg_jw_str(&w, "library", job->library);
         cg_jw_str(&w, "backend", job->backend);
@@ -321,8 +316,8 @@ static int save_campaign(struct run_ctx *c)
         cg_jw_int(&w, "launches", job->launches);
         cg_jw_int(&w, "base_job", job->base);
         write_knobs(&w, job);
-        cg_jw_kv(&w, "env", job->env, job->nenv, 0);
-        cg_jw_arr(&w, "points", 0);
+        cg_jw_kv(&w, "env", job->env, job->nenv);
+        cg_jw_arr(&w, "points");
         for (int i = 0; i < job->npoints; i++) {
             write_point(&w, &job->points[i]);
         }
@@ -331,11 +326,11 @@ static int save_campaign(struct run_ctx *c)
     }
     cg_jw_end(&w);
     cg_jw_end(&w);
-    cg_jw_arr(&w, "resumes", 0);
+    cg_jw_arr(&w, "resumes");
     for (int i = 0; i < cp->nresumes; i++) {
-        cg_jw_obj(&w, NULL, 1);
+        cg_jw_obj(&w, NULL);
         cg_jw_str(&w, "utc", cp->resumes[i].utc);
-        cg_jw_arr(&w, "command_line", 1);
+        cg_jw_arr(&w, "command_line");
         for (int k = 0; k < cp->resumes[i].argc; k++) {
             cg_jw_str(&w, NULL, cp->resumes[i].argv[k]);
         }
@@ -344,9 +339,10 @@ static int save_campaign(struct run_ctx *c)
     }
     cg_jw_end(&w);
     cg_jw_end(&w);
-    if (fclose(f) != 0) {
-        free(text);
-        fail(c, "writing campaign.json: %s", strerror(errno));
+    text = cg_jw_text(&w, 1, &len);
+    cg_jw_free(&w);
+    if (text == NULL) {
+        fail(c, "writing campaign.json: out of memory");
         return -1;
     }
     char *path = cg_arena_printf(&c->arena, "%s/campaign.json", cp->dir);
@@ -369,8 +365,10 @@ struct reader {
 static const struct cg_json *need(struct reader *r, const struct cg_json *obj, const char *key,
                                   enum cg_json_kind kind)
 {
-    const struct cg_json *j = cg_json_get(obj, key);
-    if (j == NULL || (j->kind != kind && !(j->kind == CG_J_NULL && kind == CG_J_STRING))) {
+    const struct cg_json *j;
+    int rc = cg_json_get_kind(obj, key, kind, &j); /* runtime/util/json.h */
+    /* a string may be null (need_str gives NULL); nothing else may */
+    if (rc != 0 && !(kind == CG_J_STRING && j != obj && j->kind == CG_J_NULL)) {
         cg_error(&r->c->diag, r->file, obj->pos,
                  "'%s' is missing or not %s: this file was not "
                  "written by collgen run",
@@ -611,13 +609,9 @@ static int write_job_file(struct run_ctx *c, const struct cg_job *job, const str
     const struct cg_campaign *cp = &c->cp;
     char *text = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL) {
-        return -1;
-    }
     struct cg_jw w;
-    cg_jw_init(&w, f);
-    cg_jw_obj(&w, NULL, 0);
+    cg_jw_init(&w);
+    cg_jw_obj(&w, NULL);
     cg_jw_int(&w, "schema_version", CG_CAMPAIGN_SCHEMA);
     cg_jw_str(&w, "campaign", cp->id);
     cg_jw_int(&w, "run_id", l->run_id);
@@ -631,17 +625,17 @@ static int write_job_file(struct run_ctx *c, const struct cg_job *job, const str
     }
     write_knobs(&w, job);
     cg_write_timing(&w, &cp->timing, estimate_out, cp->dir, job, &c->arena);
-    cg_jw_obj(&w, "launch", 1);
+    cg_jw_obj(&w, "launch");
     cg_jw_int(&w, "index", job->launch);
     cg_jw_int(&w, "of", job->launches);
     cg_jw_end(&w);
     cg_jw_str(&w, "verbosity", cp->verbosity);
-    cg_jw_arr(&w, "points", 0);
+    cg_jw_arr(&w, "points");
     for (int i = 0; i < npts; i++) {
         write_point(&w, pts[i]);
     }
     cg_jw_end(&w);
-    cg_jw_obj(&w, "out", 0);
+    cg_jw_obj(&w, "out");
     cg_jw_str(&w, "points", c->points_path);
     cg_jw_str(&w, "raw_dir", cg_arena_printf(&c->arena, "%s/raw", cp->dir));
     cg_jw_str(&w, "run_meta", cg_arena_printf(&c->arena, "%s/run-%d.json", cp->dir, l->run_id));
@@ -650,8 +644,9 @@ static int write_job_file(struct run_ctx *c, const struct cg_job *job, const str
     }
     cg_jw_end(&w);
     cg_jw_end(&w);
-    if (fclose(f) != 0) {
-        free(text);
+    text = cg_jw_text(&w, 1, &len);
+    cg_jw_free(&w);
+    if (text == NULL) {
         return -1;
     }
     int rc = cg_write_atomic(l->job_file, text, len);
@@ -670,7 +665,7 @@ static void write_impl_params(struct cg_jw *w, const char *impl)
         cg_jw_null(w, "params");
         return;
     }
-    cg_jw_obj(w, "params", 1);
+    cg_jw_obj(w, "params");
     for (const char *c = open + 1; *c != '\0' && *c != ')';) {
         char name[64];
         long value = 0;
@@ -693,10 +688,6 @@ static int append_record(struct run_ctx *c, const struct cg_job *job, int run_id
 {
     char *text = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL) {
-        return -1;
-    }
     const char *colon = strchr(pt->impl, ':');
     const char *name = colon + 1;
     /* The record's kind is the impl's prefix: native, generated, bound or micro. */
@@ -708,14 +699,14 @@ static int append_record(struct run_ctx *c, const struct cg_job *job, int run_id
                          : job->ranks;
     double factor = cg_point_busbw_factor(pt->coll, data_ranks);
     struct cg_jw w;
-    cg_jw_init(&w, f);
-    cg_jw_obj(&w, NULL, 1);
+    cg_jw_init(&w);
+    cg_jw_obj(&w, NULL);
     cg_jw_int(&w, "schema_version", CG_RECORD_SCHEMA);
     cg_jw_str(&w, "campaign", c->cp.id);
     cg_jw_int(&w, "run_id", run_id);
     cg_jw_str(&w, "point_id", pt->id);
     cg_jw_int(&w, "seq", pt->seq);
-    cg_jw_obj(&w, "launch", 1);
+    cg_jw_obj(&w, "launch");
     cg_jw_int(&w, "index", job->launch);
     cg_jw_int(&w, "of", job->launches);
     cg_jw_str(&w, "point_id", cg_point_base_id(&c->arena, job, pt));
@@ -729,7 +720,7 @@ static int append_record(struct run_ctx *c, const struct cg_job *job, int run_id
     cg_jw_str(&w, "name", name);
     cg_jw_null(&w, "schedule_file");
     cg_jw_null(&w, "schedule_hash");
-    cg_jw_obj(&w, "requested", 1);
+    cg_jw_obj(&w, "requested");
     cg_jw_str(&w, "algorithm", name);
     cg_jw_str(&w, "forced_by", job->forced_by);
     cg_jw_int(&w, "count", pt->count);
@@ -741,16 +732,16 @@ static int append_record(struct run_ctx *c, const struct cg_job *job, int run_id
     cg_jw_int(&w, "ranks_per_node", job->vppn > 0 ? job->vppn : job->ranks_per_node);
     cg_jw_str(&w, "node_shape", job->vppn > 0 ? "virtual (CG_PPN)" : "real");
     cg_jw_bool(&w, "regular", job->ranks % (job->vppn > 0 ? job->vppn : job->ranks_per_node) == 0);
-    cg_jw_kv(&w, "knobs", job->knob_env, job->nknob_env, 1);
+    cg_jw_kv(&w, "knobs", job->knob_env, job->nknob_env);
     write_impl_params(&w, pt->impl);
     cg_jw_null(&w, "reps");
     cg_jw_end(&w);
     cg_jw_null(&w, "effective");
-    cg_jw_arr(&w, "diff", 1);
+    cg_jw_arr(&w, "diff");
     cg_jw_end(&w);
     cg_jw_int(&w, "size_B", cg_point_size_B(pt, data_ranks));
     cg_jw_null(&w, "timing");
-    cg_jw_obj(&w, "bandwidth", 1);
+    cg_jw_obj(&w, "bandwidth");
     cg_jw_null(&w, "algbw_GBps");
     cg_jw_null(&w, "busbw_GBps");
     if (factor >= 0.0) {
@@ -761,13 +752,14 @@ static int append_record(struct run_ctx *c, const struct cg_job *job, int run_id
     cg_jw_end(&w);
     cg_jw_null(&w, "roofline");
     cg_jw_null(&w, "check");
-    cg_jw_arr(&w, "tags", 1);
+    cg_jw_arr(&w, "tags");
     cg_jw_end(&w);
     cg_jw_null(&w, "raw");
     cg_jw_str(&w, "written_by", "collgen run");
     cg_jw_end(&w);
-    if (fclose(f) != 0) {
-        free(text);
+    text = cg_jw_text(&w, 0, &len); /* one line, its newline included */
+    cg_jw_free(&w);
+    if (text == NULL) {
         return -1;
     }
     int fd = open(c->points_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);

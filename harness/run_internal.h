@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "descriptor.h"
+#include "jsonio.h"
 
 /* ---- the plan ----------------------------------------------------------- */
 
@@ -214,29 +215,10 @@ int cg_slurm_settle(struct cg_arena *a, const char *name, int cancel, double max
 
 /* ---- JSON writing ------------------------------------------------------- */
 
-#define CG_JW_MAX_DEPTH 32
-
-/* Writes JSON with two-space indentation; containers opened "flat" (and
- * everything inside them) go on one line. */
-struct cg_jw {
-    FILE *f;                     /* where the text goes */
-    int depth;                   /* open containers */
-    int count[CG_JW_MAX_DEPTH];  /* values written in each open container */
-    int flat[CG_JW_MAX_DEPTH];   /* that container is on one line */
-    char close[CG_JW_MAX_DEPTH]; /* its closing bracket */
-};
-
-void cg_jw_init(struct cg_jw *w, FILE *f);
-void cg_jw_obj(struct cg_jw *w, const char *key, int flat);
-void cg_jw_arr(struct cg_jw *w, const char *key, int flat);
-void cg_jw_end(struct cg_jw *w);
-void cg_jw_str(struct cg_jw *w, const char *key, const char *s); /* NULL writes null */
-void cg_jw_int(struct cg_jw *w, const char *key, int64_t v);
-void cg_jw_num(struct cg_jw *w, const char *key, double v);
-void cg_jw_bool(struct cg_jw *w, const char *key, int v);
-void cg_jw_null(struct cg_jw *w, const char *key);
-void cg_jw_kv(struct cg_jw *w, const char *key, const struct cg_kv *kv, int n, int flat);
-void cg_json_quote(FILE *f, const char *s);
+/* runtime/util/jsonio.h's writer (on cJSON); campaign.json and job files are
+ * printed indented, the runner's records one line each. A key-value list
+ * as an object of strings (run_json.c): */
+void cg_jw_kv(struct cg_jw *w, const char *key, const struct cg_kv *kv, int n);
 /* The "timing" object of campaign.json (job NULL) and of a job file: a
  * measurement launch's names its estimation launches' files (policy nrep),
  * an estimation launch its own (estimate_out). run_launch.c. */

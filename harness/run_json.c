@@ -1,5 +1,5 @@
-/* run_json.c - JSON writing for campaign.json, job files and the records the
- * runner writes itself; FNV-1a; atomic file replacement; reading and
+/* run_json.c - key-value lists for the JSON writer (runtime/util/jsonio.h)
+ * of campaign.json, job files and the runner's own records; reading and
  * repairing points.jsonl.
  */
 #include <cjson/cJSON.h>
@@ -16,159 +16,11 @@
 
 /* ---- writer ------------------------------------------------------------- */
 
-void cg_jw_init(struct cg_jw *w, FILE *f)
+/* The JSON itself is runtime/util/jsonio.c's writer; a key-value list (an
+ * environment, labels, knobs) is the runner's own shape. */
+void cg_jw_kv(struct cg_jw *w, const char *key, const struct cg_kv *kv, int n)
 {
-    memset(w, 0, sizeof(*w));
-    w->f = f;
-}
-
-void cg_json_quote(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        switch (*c) {
-        case '"':
-            fputs("\\\"", f);
-            break;
-        case '\\':
-            fputs("\\\\", f);
-            break;
-        case '\n':
-            fputs("\\n", f);
-            break;
-        case '\t':
-            fputs("\\t", f);
-            break;
-        case '\r':
-            fputs("\\r", f);
-            break;
-        default:
-            if (*c < 0x20) {
-                fprintf(f, "\\u%04x", *c);
-            } else {
-                fputc(*c, f);
-            }
-        }
-    }
-    fputc('"', f);
-}
-
-/* Separator, line break and indentation before a value, then its key. */
-static void prefix(struct cg_jw *w, const char *key)
-{
-    if (w->depth > 0) {
-        int d = w->depth - 1;
-        if (w->count[d] > 0) {
-            fputc(',', w->f);
-        }
-        if (w->flat[d]) {
-            if (w->count[d] > 0) {
-                fputc(' ', w->f);
-            }
-        } else {
-            fputc('\n', w->f);
-            for (int i = 0; i < w->depth; i++) {
-                fputs("  ", w->f);
-            }
-        }
-        w->count[d]++;
-    }
-    if (key != NULL) {
-        cg_json_quote(w->f, key);
-        fputs(": ", w->f);
-    }
-}
-
-static void open_container(struct cg_jw *w, const char *key, char open, char close, int flat)
-{
-    prefix(w, key);
-    if (w->depth >= CG_JW_MAX_DEPTH) {
-        cg_panic("JSON writer: nesting deeper than %d", CG_JW_MAX_DEPTH);
-    }
-    fputc(open, w->f);
-    /* Inside a flat container everything is flat. */
-    w->flat[w->depth] = flat || (w->depth > 0 && w->flat[w->depth - 1]);
-    w->count[w->depth] = 0;
-    w->close[w->depth] = close;
-    w->depth++;
-}
-
-void cg_jw_obj(struct cg_jw *w, const char *key, int flat)
-{
-    open_container(w, key, '{', '}', flat);
-}
-
-void cg_jw_arr(struct cg_jw *w, const char *key, int flat)
-{
-    open_container(w, key, '[', ']', flat);
-}
-
-void cg_jw_end(struct cg_jw *w)
-{
-    if (w->depth == 0) {
-        cg_panic("JSON writer: end without an open container");
-    }
-    w->depth--;
-    if (!w->flat[w->depth] && w->count[w->depth] > 0) {
-        fputc('\n', w->f);
-        for (int i = 0; i < w->depth; i++) {
-            fputs("  ", w->f);
-        }
-    }
-    fputc(w->close[w->depth], w->f);
-    if (w->depth == 0) {
-        fputc('\n', w->f);
-    }
-}
-
-void cg_jw_str(struct cg_jw *w, const char *key, const char *s)
-{
-    prefix(w, key);
-    if (s == NULL) {
-        fputs("null", w->f);
-    } else {
-        cg_json_quote(w->f, s);
-    }
-}
-
-void cg_jw_int(struct cg_jw *w, const char *key, int64_t v)
-{
-    prefix(w, key);
-    fprintf(w->f, "%" PRId64, v);
-}
-
-void cg_jw_num(struct cg_jw *w, const char *key, double v)
-{
-    prefix(w, key);
-    if (!isfinite(v)) {
-        fputs("null", w->f);
-        return;
-    }
-    /* The shortest of %.15g and %.17g that reads back exactly: 0.05 stays
-     * 0.05 instead of 0.050000000000000003. */
-    char buf[40];
-    snprintf(buf, sizeof(buf), "%.15g", v);
-    if (strtod(buf, NULL) != v) {
-        snprintf(buf, sizeof(buf), "%.17g", v);
-    }
-    fputs(buf, w->f);
-}
-
-void cg_jw_bool(struct cg_jw *w, const char *key, int v)
-{
-    prefix(w, key);
-    fputs(v ? "true" : "false", w->f);
-}
-
-void cg_jw_null(struct cg_jw *w, const char *key)
-{
-    prefix(w, key);
-    fputs("null", w->f);
-}
-
-void cg_jw_kv(struct cg_jw *w, const char *key, const struct cg_kv *kv, int n, int flat)
-{
-    cg_jw_obj(w, key, flat);
+    cg_jw_obj(w, key);
     for (int i = 0; i < n; i++) {
         cg_jw_str(w, kv[i].key.s, kv[i].value.s);
     }

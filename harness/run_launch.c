@@ -59,7 +59,7 @@ const char *cg_nrep_file(struct cg_arena *a, const char *dir, int base_job, int 
 void cg_write_timing(struct cg_jw *w, const struct cg_timing *t, const char *estimate_out,
                      const char *dir, const struct cg_job *job, struct cg_arena *a)
 {
-    cg_jw_obj(w, "timing", 1);
+    cg_jw_obj(w, "timing");
     cg_jw_str(w, "sync", t->sync);
     cg_jw_int(w, "warmup", t->warmup);
     cg_jw_int(w, "min_reps", t->min_reps);
@@ -69,7 +69,7 @@ void cg_write_timing(struct cg_jw *w, const struct cg_timing *t, const char *est
     cg_jw_num(w, "window_us", t->window_us);
     cg_jw_str(w, "policy", t->policy);
     if (strcmp(t->policy, "nrep") == 0) {
-        cg_jw_obj(w, "nrep", 1);
+        cg_jw_obj(w, "nrep");
         cg_jw_num(w, "t1_rse", t->nrep.t1_rse);
         cg_jw_int(w, "b1", t->nrep.b1);
         cg_jw_int(w, "b2", t->nrep.b2);
@@ -80,7 +80,7 @@ void cg_write_timing(struct cg_jw *w, const struct cg_timing *t, const char *est
         } else if (job != NULL) {
             /* A measurement launch: t1 is the longest of the estimation
              * launches of its job (those that left a file). */
-            cg_jw_arr(w, "t1_from", 1);
+            cg_jw_arr(w, "t1_from");
             for (int k = 1; k <= job->launches; k++) {
                 cg_jw_str(w, NULL, cg_nrep_file(a, dir, job->base, k));
             }

@@ -64,6 +64,7 @@ tags_compiled_out() {
 
 run "generator: expressions" build/tests/test_expr
 [ -x build/tests/test_verify ] && run "generator: verifier units" build/tests/test_verify
+run "util: JSON writer, sanitiser, getters" build/tests/test_jsonio
 [ -x tests/run_gen.sh ] && run "generator: goldens" tests/run_gen.sh
 [ -x tests/run_mutation.sh ] && run "generator: mutation testing" tests/run_mutation.sh
 [ -x tests/run_scale.sh ] && run "generator: traffic, simulate, goal" tests/run_scale.sh

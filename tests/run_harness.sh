@@ -454,7 +454,7 @@ t0=$SECONDS
 rc=$?
 st=$(check_once "$tmp/hang" 2>&1)
 if [ "$rc" -eq 1 ] && [ "$st" = "timeout $(planned "$tmp/hang")" ] && ! leftovers "$tmp/hang" &&
-    grep -q '"reason": "the job was killed at its timeout (2 s) before this point was recorded"' "$tmp/hang/points.jsonl"; then
+    grep -q '"reason":"the job was killed at its timeout (2 s) before this point was recorded"' "$tmp/hang/points.jsonl"; then
     pass "job_past_its_timeout_is_killed_and_its_points_recorded_as_timeout ($((SECONDS - t0)) s)"
 else
     cat "$tmp/hang.err"
@@ -466,7 +466,7 @@ fixture "$tmp/exit3.json" '["sh", "-c", "echo \"bench: started as 1 ranks, expec
 rc=$?
 st=$(check_once "$tmp/exit3" 2>&1)
 if [ "$rc" -eq 1 ] && [ "$st" = "error $(planned "$tmp/exit3")" ] &&
-    [ "$(grep -c '"reason": "wrong launcher (exit status 3): bench: started as 1 ranks' "$tmp/exit3/points.jsonl")" -eq "$(planned "$tmp/exit3")" ]; then
+    [ "$(grep -c '"reason":"wrong launcher (exit status 3): bench: started as 1 ranks' "$tmp/exit3/points.jsonl")" -eq "$(planned "$tmp/exit3")" ]; then
     pass bench_exit_3_is_reported_as_wrong_launcher_and_points_recorded_as_error
 else
     cat "$tmp/exit3.err"
@@ -554,7 +554,7 @@ fixture "$tmp/kill9.json" '["tests/mpirun.sh", "openmpi", "{ranks}", "bash", "-c
 rc=$?
 st=$(check_once "$tmp/kill9" 2>&1)
 if [ "$rc" -eq 1 ] && [ "$st" = "error $(planned "$tmp/kill9")" ] &&
-    grep -q '"reason": "the job was killed by signal 9: mpirun.sh: openmpi np=2 bash: exited with status 137 after [0-9]* s: killed by signal 9 (KILL), not by the time limit' "$tmp/kill9/points.jsonl"; then
+    grep -q '"reason":"the job was killed by signal 9: mpirun.sh: openmpi np=2 bash: exited with status 137 after [0-9]* s: killed by signal 9 (KILL), not by the time limit' "$tmp/kill9/points.jsonl"; then
     pass rank_killed_by_sigkill_is_recorded_with_the_real_reason
 else
     head -c 600 "$tmp/kill9/points.jsonl"
@@ -616,7 +616,11 @@ if [ ! -x build/openmpi/bench ] || [ ! -x build/mpich/bench ]; then
 fi
 
 t0=$SECONDS
-"$collgen" run tiny --out "$tmp/tiny" --quiet --no-report >"$tmp/tiny.out" 2>"$tmp/tiny.err"
+# NCCL_CG_TEST: an environment value bench copies into run-N.json (its env
+# prefixes), with a byte that is no UTF-8, an overlong '/', a surrogate and a
+# control character: the file must stay valid UTF-8 (runtime/util/jsonio.c).
+NCCL_CG_TEST=$'bad\xff\xc0\xaf\xed\xa0\x80\x01end' \
+    "$collgen" run tiny --out "$tmp/tiny" --quiet --no-report >"$tmp/tiny.out" 2>"$tmp/tiny.err"
 rc=$?
 st=$(check_once "$tmp/tiny" 2>&1)
 if [ "$rc" -eq 0 ] && [ "$st" = "ok $(planned "$tmp/tiny")" ] && "$py" - "$tmp/tiny" descriptors/tests/tiny.json <<'EOF'; then
@@ -638,6 +642,16 @@ need(c["platform"]["text"] == open("descriptors/platforms/local.json").read(), "
 need(c["command_line"][:2] == ["collgen", "run"], "command line")
 plan = {p["id"]: (j, p) for j in c["plan"]["jobs"] for p in j["points"]}
 need(len(plan) == c["plan"]["points_total"] > 0, "plan size")
+metas = sorted(f for f in os.listdir(d) if f.startswith("run-") and f.endswith(".json"))
+need(len(metas) == len(c["plan"]["jobs"]), "one run-N.json per job")
+for m in metas:
+    try:
+        env = json.loads(open(os.path.join(d, m), "rb").read().decode("utf-8"))["env"]  # strict
+    except (UnicodeDecodeError, ValueError, KeyError) as e:
+        env = {}
+        need(False, "%s is not valid UTF-8 JSON: %s" % (m, e))
+    need(env.get("NCCL_CG_TEST") == "bad" + "\ufffd" * 6 + "\x01end",
+         "%s env NCCL_CG_TEST %r" % (m, env.get("NCCL_CG_TEST")))
 sizes = {"double": 8, "float": 4, "int32": 4, "int64": 8}
 roofs = {}
 for line in open(d + "/points.jsonl"):
@@ -1322,7 +1336,7 @@ fixture "$tmp/single.json" '["env", "CG_EXPECT_NP={ranks}", "{program}", "{job}"
 "$collgen" run "$tmp/t2.json" --platform "$tmp/single.json" --out "$tmp/single" --quiet --no-report >/dev/null 2>"$tmp/single.err"
 rc=$?
 st=$(check_once "$tmp/single" 2>&1)
-if [ "$rc" -eq 1 ] && [ "$st" = "error $(planned "$tmp/single")" ] && grep -q '"reason": "wrong launcher (exit status 3)' "$tmp/single/points.jsonl"; then
+if [ "$rc" -eq 1 ] && [ "$st" = "error $(planned "$tmp/single")" ] && grep -q '"reason":"wrong launcher (exit status 3)' "$tmp/single/points.jsonl"; then
     pass wrong_launcher_with_real_bench_is_caught
 else
     cat "$tmp/single.err"

@@ -86,7 +86,7 @@ static void set(cJSON *obj, const char *key, cJSON *value)
 
 static cJSON *str_or_null(const char *s)
 {
-    return (s != NULL && s[0] != '\0') ? cJSON_CreateString(s) : cJSON_CreateNull();
+    return (s != NULL && s[0] != '\0') ? cg_json_string(s) : cJSON_CreateNull();
 }
 
 /* Rank 0: the GPU parts of the file. */
@@ -106,33 +106,33 @@ static int complete(const struct bc_ctx *c, const struct gpu_info *all, char *ms
         bench_fmt(msg, msglen, "%s: cannot read back what bench_meta.c wrote", path);
         return -1;
     }
-    set(doc, "backend", cJSON_CreateString("cuda"));
-    set(doc, "library", cJSON_CreateString(c->base.job->library));
+    set(doc, "backend", cg_json_string("cuda"));
+    set(doc, "library", cg_json_string(c->base.job->library));
     o = cJSON_GetObjectItemCaseSensitive(doc, "mpi");
     if (cJSON_IsObject(o)) {
         /* bench_meta.c names the job's library here; under bench_cuda MPI
          * is only the bootstrap and the harness's own messages. */
-        set(o, "library", cJSON_CreateString("openmpi"));
-        set(o, "role", cJSON_CreateString("bootstrap (NCCL unique id, the CUDA runtime's IPC "
+        set(o, "library", cg_json_string("openmpi"));
+        set(o, "role", cg_json_string("bootstrap (NCCL unique id, the CUDA runtime's IPC "
                                           "handles) and the harness's own messages; the calls "
                                           "under test are NCCL's and the generated GPU code's"));
     }
     o = cJSON_GetObjectItemCaseSensitive(doc, "harness");
     if (cJSON_IsObject(o)) {
-        set(o, "program", cJSON_CreateString("bench_cuda"));
+        set(o, "program", cg_json_string("bench_cuda"));
     }
     o = cJSON_GetObjectItemCaseSensitive(doc, "build");
     if (cJSON_IsObject(o)) {
         set(o, "tags", cJSON_CreateTrue()); /* emitted/cuda/all.cu with CG_TAGS */
         version_text(v, sizeof(v), CUDART_VERSION, 0);
-        set(o, "cuda_runtime_compiled", cJSON_CreateString(v));
+        set(o, "cuda_runtime_compiled", cg_json_string(v));
 #ifdef CG_CUDA_NO_NCCL
         set(o, "nccl_header", cJSON_CreateNull());
 #else
         version_text(v, sizeof(v), NCCL_VERSION_CODE, 1);
-        set(o, "nccl_header", cJSON_CreateString(v));
+        set(o, "nccl_header", cg_json_string(v));
 #endif
-        set(o, "mpicxx", cJSON_CreateString("mpicxx.openmpi (link), cudart static"));
+        set(o, "mpicxx", cg_json_string("mpicxx.openmpi (link), cudart static"));
     }
 
     o = cJSON_CreateArray();
@@ -147,10 +147,10 @@ static int complete(const struct bc_ctx *c, const struct gpu_info *all, char *ms
         if (all[r].ok) {
             char cc[16];
             snprintf(cc, sizeof(cc), "%d.%d", all[r].major, all[r].minor);
-            cJSON_AddItemToObject(g, "pci_bus_id", cJSON_CreateString(all[r].bus));
-            cJSON_AddItemToObject(g, "name", cJSON_CreateString(all[r].name));
+            cJSON_AddItemToObject(g, "pci_bus_id", cg_json_string(all[r].bus));
+            cJSON_AddItemToObject(g, "name", cg_json_string(all[r].name));
             cJSON_AddItemToObject(g, "memory_B", cJSON_CreateNumber((double)all[r].mem));
-            cJSON_AddItemToObject(g, "compute_capability", cJSON_CreateString(cc));
+            cJSON_AddItemToObject(g, "compute_capability", cg_json_string(cc));
             cJSON_AddItemToObject(g, "multiprocessors", cJSON_CreateNumber(all[r].sms));
         }
         cJSON_AddItemToArray(o, g);
@@ -162,7 +162,7 @@ static int complete(const struct bc_ctx *c, const struct gpu_info *all, char *ms
     if (o != NULL) {
         if (cudaRuntimeGetVersion(&iv) == cudaSuccess) {
             version_text(v, sizeof(v), iv, 0);
-            cJSON_AddItemToObject(o, "runtime_version", cJSON_CreateString(v));
+            cJSON_AddItemToObject(o, "runtime_version", cg_json_string(v));
         } else {
             cJSON_AddItemToObject(o, "runtime_version", cJSON_CreateNull());
         }
@@ -170,7 +170,7 @@ static int complete(const struct bc_ctx *c, const struct gpu_info *all, char *ms
         /* 0 when no driver is installed. */
         if (cudaDriverGetVersion(&iv) == cudaSuccess && iv > 0) {
             version_text(v, sizeof(v), iv, 0);
-            cJSON_AddItemToObject(o, "driver_version", cJSON_CreateString(v));
+            cJSON_AddItemToObject(o, "driver_version", cg_json_string(v));
         } else {
             cJSON_AddItemToObject(o, "driver_version", cJSON_CreateNull());
         }
@@ -182,17 +182,17 @@ static int complete(const struct bc_ctx *c, const struct gpu_info *all, char *ms
     if (o != NULL) {
 #ifdef CG_CUDA_NO_NCCL
         cJSON_AddItemToObject(o, "version", cJSON_CreateNull());
-        cJSON_AddItemToObject(o, "note", cJSON_CreateString("built without NCCL"));
+        cJSON_AddItemToObject(o, "note", cg_json_string("built without NCCL"));
 #else
         iv = 0;
         if (ncclGetVersion(&iv) == ncclSuccess) {
             version_text(v, sizeof(v), iv, 1);
-            cJSON_AddItemToObject(o, "version", cJSON_CreateString(v));
+            cJSON_AddItemToObject(o, "version", cg_json_string(v));
         } else {
             cJSON_AddItemToObject(o, "version", cJSON_CreateNull());
         }
         version_text(v, sizeof(v), NCCL_VERSION_CODE, 1);
-        cJSON_AddItemToObject(o, "header_version", cJSON_CreateString(v));
+        cJSON_AddItemToObject(o, "header_version", cg_json_string(v));
 #endif
         cJSON_AddItemToObject(o, "debug_file", str_or_null(c->nccl_log));
         cJSON_AddItemToObject(o, "debug_settings", str_or_null(c->nccl_debug_note));
@@ -201,9 +201,9 @@ static int complete(const struct bc_ctx *c, const struct gpu_info *all, char *ms
 
     o = cJSON_CreateObject();
     if (o != NULL) {
-        cJSON_AddItemToObject(o, "name", cJSON_CreateString("cudaEventElapsedTime"));
+        cJSON_AddItemToObject(o, "name", cg_json_string("cudaEventElapsedTime"));
         cJSON_AddItemToObject(o, "note",
-                              cJSON_CreateString("GPU time between two CUDA events recorded on "
+                              cg_json_string("GPU time between two CUDA events recorded on "
                                                  "the call's stream around it, about 0.5 us "
                                                  "resolution; the slowest rank per repetition; "
                                                  "the time budget is MPI_Wtime on rank 0"));

@@ -33,11 +33,6 @@ double bc_busbw_GBps(int p, const struct bench_point *pt, double median_ns)
                : NAN;
 }
 
-static cJSON *str_or_null(const char *s)
-{
-    return (s != NULL && s[0] != '\0') ? cJSON_CreateString(s) : cJSON_CreateNull();
-}
-
 /* The job's knobs with each env value as this process sees it (bench's
  * observe_knobs without MPI_T: NCCL reads its variables from the
  * environment). */
@@ -57,7 +52,7 @@ static cJSON *observed_knobs(const struct bench_job *job)
             char key[256];
             bench_fmt(key, sizeof(key), "%s", item->string);
             cJSON_ReplaceItemInObjectCaseSensitive(
-                env, key, (val != NULL) ? cJSON_CreateString(val) : cJSON_CreateNull());
+                env, key, (val != NULL) ? cg_json_string(val) : cJSON_CreateNull());
             item = next;
         }
     }
@@ -115,7 +110,7 @@ static cJSON *tuning_json(const struct bc_ctx *c, const struct bc_run *run)
         cJSON_Delete(seen);
         return NULL;
     }
-    cJSON_AddItemToObject(o, "file", str_or_null(c->nccl_log));
+    cJSON_AddItemToObject(o, "file", cg_json_string_or_null(c->nccl_log));
     cJSON_AddItemToObject(o, "lines", cJSON_CreateNumber((double)t->lines));
     cJSON_AddItemToObject(o, "warnings", cJSON_CreateNumber((double)t->warnings));
     for (int k = 0; k < t->nseen; k++) {
@@ -123,11 +118,11 @@ static cJSON *tuning_json(const struct bc_ctx *c, const struct bc_run *run)
         if (s == NULL) {
             continue;
         }
-        cJSON_AddItemToObject(s, "algorithm", cJSON_CreateString(t->seen[k].algorithm));
-        cJSON_AddItemToObject(s, "protocol", cJSON_CreateString(t->seen[k].protocol));
+        cJSON_AddItemToObject(s, "algorithm", cg_json_string(t->seen[k].algorithm));
+        cJSON_AddItemToObject(s, "protocol", cg_json_string(t->seen[k].protocol));
         cJSON_AddItemToObject(s, "calls", cJSON_CreateNumber((double)t->seen[k].calls));
         cJSON_AddItemToObject(s, "bytes", cJSON_CreateNumber((double)t->seen[k].bytes));
-        cJSON_AddItemToObject(s, "channels", str_or_null(t->seen[k].channels));
+        cJSON_AddItemToObject(s, "channels", cg_json_string_or_null(t->seen[k].channels));
         cJSON_AddItemToArray(seen, s);
     }
     cJSON_AddItemToObject(o, "seen", seen);
@@ -168,7 +163,7 @@ static cJSON *block(const struct bc_ctx *c, const struct bench_point *pt,
         cJSON_AddItemToObject(o, "knobs", (k != NULL) ? k : cJSON_CreateNull());
         cJSON_AddItemToObject(o, "reps", (run->stop != NULL) ? cJSON_CreateNumber((double)run->n)
                                                              : cJSON_CreateNull());
-        cJSON_AddItemToObject(o, "algorithm_source", cJSON_CreateString(e->source));
+        cJSON_AddItemToObject(o, "algorithm_source", cg_json_string(e->source));
         if (pt->kind == BENCH_NATIVE) {
             cJSON *t = tuning_json(c, run);
             cJSON_AddItemToObject(o, "nccl_tuning", (t != NULL) ? t : cJSON_CreateNull());

@@ -318,6 +318,58 @@ const struct cg_json *cg_json_get(const struct cg_json *obj, const char *key)
     return NULL;
 }
 
+int cg_json_get_kind(const struct cg_json *obj, const char *key, enum cg_json_kind kind,
+                     const struct cg_json **out)
+{
+    const struct cg_json *v = cg_json_get(obj, key);
+    *out = (v != NULL) ? v : obj;
+    if (v == NULL || v->kind == CG_J_NULL) {
+        return -1;
+    }
+    return (v->kind == kind) ? 0 : -2;
+}
+
+/* cg_json_get_kind, with *at set when the caller asks. */
+static int kind_at(const struct cg_json *obj, const char *key, enum cg_json_kind kind,
+                   const struct cg_json **v, const struct cg_json **at)
+{
+    int rc = cg_json_get_kind(obj, key, kind, v);
+    if (at != NULL) {
+        *at = *v;
+    }
+    return rc;
+}
+
+int cg_json_get_str(const struct cg_json *obj, const char *key, const char **out,
+                    const struct cg_json **at)
+{
+    const struct cg_json *v;
+    int rc = kind_at(obj, key, CG_J_STRING, &v, at);
+    *out = (rc == 0) ? v->str : *out;
+    return rc;
+}
+
+int cg_json_get_num(const struct cg_json *obj, const char *key, double *out,
+                    const struct cg_json **at)
+{
+    const struct cg_json *v;
+    int rc = kind_at(obj, key, CG_J_NUMBER, &v, at);
+    *out = (rc == 0) ? v->num : *out;
+    return rc;
+}
+
+int cg_json_get_int(const struct cg_json *obj, const char *key, int64_t lo, int64_t hi,
+                    int64_t *out, const struct cg_json **at)
+{
+    const struct cg_json *v;
+    int rc = kind_at(obj, key, CG_J_NUMBER, &v, at);
+    if (rc == 0 && (!v->is_int || v->ival < lo || v->ival > hi)) {
+        return -2;
+    }
+    *out = (rc == 0) ? v->ival : *out;
+    return rc;
+}
+
 int cg_json_check_keys(struct cg_diag *d, const char *file, const struct cg_json *obj,
                        const char *what, const char *const *known)
 {

@@ -40,6 +40,22 @@ struct cg_json *cg_json_parse(struct cg_arena *arena, struct cg_diag *d, const c
 /* Member `key` of an object (case-sensitive), or NULL. */
 const struct cg_json *cg_json_get(const struct cg_json *obj, const char *key);
 
+/* Typed members, with the convention of jsonio.h's cJSON getters
+ * (cg_jget_*): 0 when `key` is there with that type (integers: written as
+ * a whole number within lo..hi), *out set; -1 when absent or null (*out
+ * untouched); -2 when there with another type or out of range. *at (when
+ * not NULL) is the member when there (null included), else obj: where a
+ * message points, and how a caller that refuses null tells it from
+ * absent (*at != obj). */
+int cg_json_get_str(const struct cg_json *obj, const char *key, const char **out,
+                    const struct cg_json **at);
+int cg_json_get_num(const struct cg_json *obj, const char *key, double *out,
+                    const struct cg_json **at);
+int cg_json_get_int(const struct cg_json *obj, const char *key, int64_t lo, int64_t hi,
+                    int64_t *out, const struct cg_json **at);
+int cg_json_get_kind(const struct cg_json *obj, const char *key, enum cg_json_kind kind,
+                     const struct cg_json **out);
+
 /* Reports every member of obj whose key is not in the NULL-terminated list
  * `known` ("unknown key 'x' in <what>; expected one of: a, b, c").
  * Returns the number reported. */
