@@ -27,8 +27,10 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_cuda.h"
+#include "util/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +131,50 @@ static void say_point(const struct bc_ctx *c, const struct bench_point *pt,
     fflush(stdout);
 }
 
+static const char bench_cuda_usage[] =
+    "usage: bench_cuda JOBFILE\n"
+    "\n"
+    "Runs the points of one launch's job file (written by 'collgen run',\n"
+    "harness/FORMATS.md, harness/gpu/README.md) on GPUs, one rank per GPU, and\n"
+    "appends their records to the campaign's points.jsonl and raw/.\n"
+    "Exit status: 0 every point recorded; 2 usage or a job file that does not\n"
+    "parse; 3 the wrong number of ranks; 4 the outputs could not be written;\n"
+    "5 no GPU on some rank; 6 setting up the GPU failed.\n";
+
+/* The command line, bench_cuda [--help] JOBFILE: 0 to go on (argv[optind] is the job
+ * file), 1 after --help, 2 after a usage error (rank 0 says which). */
+static int read_args(int argc, char **argv)
+{
+    static const struct option longs[] = {
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int rank = 0;
+    int opt;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+        if (opt == 'h') {
+            if (rank == 0) {
+                fputs(bench_cuda_usage, stdout);
+            }
+            return 1;
+        }
+        if (rank == 0) {
+            (void)cg_cli_bad_option("bench_cuda", opt, argv);
+        }
+        return 2;
+    }
+    if (optind != argc - 1) {
+        if (rank == 0) {
+            fprintf(stderr, "bench_cuda: error: give one JOBFILE (bench_cuda --help)\n");
+        }
+        return 2;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct bench_job job;
@@ -146,15 +192,17 @@ int main(int argc, char **argv)
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    if (argc != 2) {
-        if (world_rank == 0) {
-            fprintf(stderr, "usage: bench_cuda JOBFILE (see harness/FORMATS.md and "
-                            "harness/gpu/README.md)\n");
-        }
+    switch (read_args(argc, argv)) {
+    case 0:
+        break;
+    case 1: /* --help */
+        MPI_Finalize();
+        return 0;
+    default:
         MPI_Finalize();
         return BC_EXIT_USAGE;
     }
-    if (bench_job_load(argv[1], &job, msg, sizeof(msg)) != 0) {
+    if (bench_job_load(argv[optind], &job, msg, sizeof(msg)) != 0) {
         if (world_rank == 0) {
             fprintf(stderr, "%s\n", msg);
         }
