@@ -27,10 +27,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_cuda.h"
-#include "util/cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,40 +139,6 @@ static const char bench_cuda_usage[] =
     "parse; 3 the wrong number of ranks; 4 the outputs could not be written;\n"
     "5 no GPU on some rank; 6 setting up the GPU failed.\n";
 
-/* The command line, bench_cuda [--help] JOBFILE: 0 to go on (argv[optind] is the job
- * file), 1 after --help, 2 after a usage error (rank 0 says which). */
-static int read_args(int argc, char **argv)
-{
-    static const struct option longs[] = {
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    int rank = 0;
-    int opt;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    opterr = 0;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
-        if (opt == 'h') {
-            if (rank == 0) {
-                fputs(bench_cuda_usage, stdout);
-            }
-            return 1;
-        }
-        if (rank == 0) {
-            (void)cg_cli_bad_option("bench_cuda", opt, argv);
-        }
-        return 2;
-    }
-    if (optind != argc - 1) {
-        if (rank == 0) {
-            fprintf(stderr, "bench_cuda: error: give one JOBFILE (bench_cuda --help)\n");
-        }
-        return 2;
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     struct bench_job job;
@@ -186,35 +150,12 @@ int main(int argc, char **argv)
     int status = 0;
     int gpu_status;
 
-    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
-        fprintf(stderr, "bench_cuda: MPI_Init failed\n");
-        return BC_EXIT_LAUNCH;
+    status = bench_start(&argc, &argv, "bench_cuda", bench_cuda_usage, &job, &world_rank,
+                         &world_size);
+    if (status >= 0) {
+        return status;
     }
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    switch (read_args(argc, argv)) {
-    case 0:
-        break;
-    case 1: /* --help */
-        MPI_Finalize();
-        return 0;
-    default:
-        MPI_Finalize();
-        return BC_EXIT_USAGE;
-    }
-    if (bench_job_load(argv[optind], &job, msg, sizeof(msg)) != 0) {
-        if (world_rank == 0) {
-            fprintf(stderr, "%s\n", msg);
-        }
-        bench_job_free(&job);
-        MPI_Finalize();
-        return BC_EXIT_USAGE;
-    }
-    if (!bench_size_ok(&job, world_rank, world_size, "bench_cuda")) {
-        bench_job_free(&job);
-        MPI_Finalize();
-        return BC_EXIT_LAUNCH;
-    }
+    status = 0;
 
     memset(&c, 0, sizeof(c));
     memset(&topo, 0, sizeof(topo));
