@@ -11,8 +11,10 @@
  * can be tagged. gen/README.md ("collgen tag") says what is tagged and how.
  */
 #include "ctag.h"
+#include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,56 +351,80 @@ int cg_ctag_main(int argc, char **argv)
     char **args = NULL;
     int nargs = 0;
 
+    static const struct option longs[] = {
+        { "function", required_argument, NULL, 'f' },
+        { "out", required_argument, NULL, 'o' },
+        { "tag-base", required_argument, NULL, 'b' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    /* Why the "--" is found first: getopt_long moves the files it skips to
+     * the end, before what follows "--", so that afterwards the two could
+     * not be told apart; it reads only the words before it. */
+    int dashes = argc;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--") == 0) {
-            for (int k = i + 1; k < argc; k++) {
-                args = realloc(args, sizeof(char *) * (size_t)(nargs + 1));
-                args[nargs++] = argv[k];
-            }
+        if (strcmp(argv[i], "--") == 0) {
+            dashes = i;
             break;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (strcmp(a, "--function") == 0 && v != NULL) {
-            char *list = cg_arena_strdup(&r.arena, v);
+        }
+    }
+    for (int k = dashes + 1; k < argc; k++) {
+        args = realloc(args, sizeof(char *) * (size_t)(nargs + 1));
+        args[nargs++] = argv[k];
+    }
+    int opt;
+    int rc = 0;
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(dashes, argv, ":qh", longs, NULL)) != -1) {
+        switch (opt) {
+        case 'f': {
+            char *list = cg_arena_strdup(&r.arena, optarg);
             for (char *w = strtok(list, ","); w != NULL; w = strtok(NULL, ",")) {
                 names = realloc(names, sizeof(char *) * (size_t)(nnames + 1));
                 names[nnames++] = w;
             }
-            i++;
-        } else if (strcmp(a, "--out") == 0 && v != NULL) {
-            r.out_dir = v;
-            i++;
-        } else if (strcmp(a, "--tag-base") == 0 && v != NULL) {
+            break;
+        }
+        case 'o':
+            r.out_dir = optarg;
+            break;
+        case 'b': {
             char *end;
-            long base = strtol(v, &end, 10);
+            long base = strtol(optarg, &end, 10);
             if (*end != '\0' || base < 0 || base >= CT_TAG_CAPACITY) {
-                fprintf(stderr, "collgen tag: bad --tag-base '%s' (0 to %d)\n", v,
+                fprintf(stderr, "collgen tag: bad --tag-base '%s' (0 to %d)\n", optarg,
                         CT_TAG_CAPACITY - 1);
-                return 2;
+                rc = 2;
+                goto done;
             }
             r.tag_base = (int)base;
-            i++;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            break;
+        }
+        case 'q':
             r.quiet = 1;
-        } else if (a[0] == '-') {
-            fprintf(stderr, "collgen tag: unknown option or missing value: %s\n%s", a, usage);
-            return 2;
-        } else {
-            paths = realloc(paths, sizeof(char *) * (size_t)(npaths + 1));
-            paths[npaths++] = argv[i];
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            goto done;
+        default:
+            rc = cg_cli_bad_option("collgen tag", opt, argv);
+            goto done;
         }
     }
+    for (int i = optind; i < dashes; i++) {
+        paths = realloc(paths, sizeof(char *) * (size_t)(npaths + 1));
+        paths[npaths++] = argv[i];
+    }
     if (npaths == 0) {
-        fprintf(stderr, "collgen tag: no FILE.c given\n%s", usage);
-        return 2;
+        fprintf(stderr, "collgen tag: error: no FILE.c given (collgen tag --help)\n");
+        rc = 2;
+        goto done;
     }
     mpi_flags(&r, &args, &nargs);
 
     r.files = cg_arena_alloc(&r.arena, sizeof(*r.files) * (size_t)npaths);
-    int rc = 0;
     for (int i = 0; i < npaths && rc == 0; i++) {
         struct ct_file *f = &r.files[r.nfiles];
         if (read_file(&r, paths[i], f) != 0) {
@@ -444,6 +470,7 @@ int cg_ctag_main(int argc, char **argv)
         fprintf(stderr, "collgen tag: nothing written (%d error%s)\n", r.diag.errors,
                 r.diag.errors == 1 ? "" : "s");
     }
+done:
     free(names);
     free(paths);
     free(args);

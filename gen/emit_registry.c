@@ -473,6 +473,11 @@ static int emit_collectives_json(struct cg_gen *g)
     static const char *const busbw[] = { [CG_BUSBW_ONE] = "1", [CG_BUSBW_PM1] = "(p - 1) / p",
                                          [CG_BUSBW_2PM1] = "2 * (p - 1) / p",
                                          [CG_BUSBW_NONE] = NULL };
+    static const char *const result[] = { [CG_RESULT_ALL] = "all", [CG_RESULT_AT_ROOT] = "at_root",
+                                          [CG_RESULT_FROM_ROOT] = "from_root",
+                                          [CG_RESULT_PREFIX] = "prefix",
+                                          [CG_RESULT_EXCL_PREFIX] = "excl_prefix",
+                                          [CG_RESULT_NONE] = "none" };
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "generator", "collgen");
     cJSON_AddNumberToObject(doc, "format", 1);
@@ -509,6 +514,7 @@ static int emit_collectives_json(struct cg_gen *g)
         } else {
             cJSON_AddNullToObject(e, "nccl_log");
         }
+        cJSON_AddStringToObject(e, "result", result[ci->result]);
         cJSON_AddItemToArray(list, e);
     }
     return write_json(g, doc, "collectives.json");

@@ -168,7 +168,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
     int opt;
     opterr = 0;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "qh", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":qh", long_options, NULL)) != -1) {
         switch (opt) {
         case OPT_P:
             if (one_p) {
@@ -246,8 +246,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
             usage(stdout);
             return 0;
         default:
-            fprintf(stderr, "collgen: unknown option or missing value: %s\n", argv[optind - 1]);
-            return 2;
+            return cg_cli_bad_option("collgen", opt, argv);
         }
     }
     for (int i = optind; i < argc; i++) {

@@ -248,131 +248,142 @@ static int bound_sendrecv_reduce(const struct bench_ctx *ctx, const struct bench
                         MPI_STATUS_IGNORE);
 }
 
-/* Runs the implementation once: out is the output (and, in place, the
- * input), with MPI_IN_PLACE where MPI defines it: every rank for allreduce,
- * allgather, reduce_scatter_block, alltoall, scan and exscan; the root only
- * for reduce (sendbuf), gather (sendbuf) and scatter (recvbuf). Arguments
- * MPI says are not significant (a non-root's gather recvbuf, a scatter
- * sendbuf) get the point's own values and a buffer of the right size. */
-static int call_impl(const struct bench_ctx *ctx, const struct bench_point *pt,
-                     const struct cg_algo *algo, const void *send, void *out)
-{
-    MPI_Datatype dt = bench_mpi_dtype(pt->dtype);
-    MPI_Op op = bench_mpi_op(pt->op);
-    const void *sb = pt->in_place ? MPI_IN_PLACE : send;
-    int n = (int)pt->count; /* native only; count <= INT_MAX was checked */
-    int at_root = (ctx->rank == pt->root);
+/* ---- calls by the table (runtime/cg_colls.h) ------------------------------------ *
+ * The harness has no code per collective: it calls each one by the shape of
+ * its MPI signature (CG_<ID>_ARGS), which the table's bufs, combine and
+ * rooted columns tell apart, through the native function the mpi column
+ * names or the generated one (the same signature with size_t counts), and
+ * places MPI_IN_PLACE where the in_place column says. */
 
-    if (pt->kind == BENCH_BOUND) {
-        return bound_sendrecv_reduce(ctx, pt, send, out);
+enum sig_shape {
+    SIG_OP,        /* (sendbuf, recvbuf, count, datatype, op, comm): allreduce, ... */
+    SIG_OP_ROOT,   /* the same with root before comm: reduce */
+    SIG_PAIR,      /* (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) */
+    SIG_PAIR_ROOT, /* the same with root before comm: gather, scatter */
+    SIG_ONE_ROOT,  /* (buffer, count, datatype, root, comm): bcast */
+    SIG_COMM       /* (comm): barrier */
+};
+
+static enum sig_shape sig_shape(enum cg_coll coll)
+{
+    const struct cg_coll_info *ci = &cg_colls[coll];
+    if (ci->bufs == CG_BUFS_NONE) {
+        return SIG_COMM;
     }
-    switch (pt->coll) {
-    case CG_COLL_ALLREDUCE:
-        return (algo != NULL) ? algo->fn.allreduce(sb, out, pt->count, dt, op, ctx->comm)
-                              : MPI_Allreduce(sb, out, n, dt, op, ctx->comm);
-    case CG_COLL_ALLGATHER:
-        if (pt->in_place) {
-            return (algo != NULL)
-                       ? algo->fn.allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, pt->count, dt,
-                                            ctx->comm)
-                       : MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, n, dt, ctx->comm);
-        }
-        return (algo != NULL)
-                   ? algo->fn.allgather(send, pt->count, dt, out, pt->count, dt, ctx->comm)
-                   : MPI_Allgather(send, n, dt, out, n, dt, ctx->comm);
-    case CG_COLL_REDUCE_SCATTER_BLOCK:
-        return (algo != NULL)
-                   ? algo->fn.reduce_scatter_block(sb, out, pt->count, dt, op, ctx->comm)
-                   : MPI_Reduce_scatter_block(sb, out, n, dt, op, ctx->comm);
-    case CG_COLL_BCAST:
-        return (algo != NULL) ? algo->fn.bcast(out, pt->count, dt, pt->root, ctx->comm)
-                              : MPI_Bcast(out, n, dt, pt->root, ctx->comm);
-    case CG_COLL_REDUCE:
-        sb = (pt->in_place && at_root) ? MPI_IN_PLACE : send;
-        return (algo != NULL)
-                   ? algo->fn.reduce(sb, out, pt->count, dt, op, pt->root, ctx->comm)
-                   : MPI_Reduce(sb, out, n, dt, op, pt->root, ctx->comm);
-    case CG_COLL_GATHER:
-        if (pt->in_place && at_root) {
-            return (algo != NULL) ? algo->fn.gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out,
-                                                    pt->count, dt, pt->root, ctx->comm)
-                                  : MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, n, dt,
-                                               pt->root, ctx->comm);
-        }
-        return (algo != NULL)
-                   ? algo->fn.gather(send, pt->count, dt, out, pt->count, dt, pt->root, ctx->comm)
-                   : MPI_Gather(send, n, dt, out, n, dt, pt->root, ctx->comm);
-    case CG_COLL_SCATTER:
-        if (pt->in_place && at_root) {
-            return (algo != NULL) ? algo->fn.scatter(send, pt->count, dt, MPI_IN_PLACE, 0,
-                                                     MPI_DATATYPE_NULL, pt->root, ctx->comm)
-                                  : MPI_Scatter(send, n, dt, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
-                                                pt->root, ctx->comm);
-        }
-        return (algo != NULL)
-                   ? algo->fn.scatter(send, pt->count, dt, out, pt->count, dt, pt->root, ctx->comm)
-                   : MPI_Scatter(send, n, dt, out, n, dt, pt->root, ctx->comm);
-    case CG_COLL_ALLTOALL:
-        if (pt->in_place) {
-            return (algo != NULL)
-                       ? algo->fn.alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, pt->count, dt,
-                                           ctx->comm)
-                       : MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, n, dt, ctx->comm);
-        }
-        return (algo != NULL)
-                   ? algo->fn.alltoall(send, pt->count, dt, out, pt->count, dt, ctx->comm)
-                   : MPI_Alltoall(send, n, dt, out, n, dt, ctx->comm);
-    case CG_COLL_SCAN:
-        return (algo != NULL) ? algo->fn.scan(sb, out, pt->count, dt, op, ctx->comm)
-                              : MPI_Scan(sb, out, n, dt, op, ctx->comm);
-    case CG_COLL_EXSCAN:
-        return (algo != NULL) ? algo->fn.exscan(sb, out, pt->count, dt, op, ctx->comm)
-                              : MPI_Exscan(sb, out, n, dt, op, ctx->comm);
-    case CG_COLL_BARRIER:
-        return (algo != NULL) ? algo->fn.barrier(ctx->comm) : MPI_Barrier(ctx->comm);
-    default:
-        break;
+    if (ci->bufs == CG_BUFS_ONE) {
+        return SIG_ONE_ROOT;
+    }
+    if (ci->combine == CG_COMBINE_OP) {
+        return ci->rooted ? SIG_OP_ROOT : SIG_OP;
+    }
+    return ci->rooted ? SIG_PAIR_ROOT : SIG_PAIR;
+}
+
+/* The generated functions' types by shape (counts as size_t) ... */
+typedef int (*g_op)(const void *, void *, size_t, MPI_Datatype, MPI_Op, MPI_Comm);
+typedef int (*g_op_root)(const void *, void *, size_t, MPI_Datatype, MPI_Op, int, MPI_Comm);
+typedef int (*g_pair)(const void *, size_t, MPI_Datatype, void *, size_t, MPI_Datatype, MPI_Comm);
+typedef int (*g_pair_root)(const void *, size_t, MPI_Datatype, void *, size_t, MPI_Datatype, int,
+                           MPI_Comm);
+typedef int (*g_one_root)(void *, size_t, MPI_Datatype, int, MPI_Comm);
+/* ... and MPI's (int counts). */
+typedef int (*n_op)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+typedef int (*n_op_root)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
+typedef int (*n_pair)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+typedef int (*n_pair_root)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int,
+                           MPI_Comm);
+typedef int (*n_one_root)(void *, int, MPI_Datatype, int, MPI_Comm);
+typedef int (*x_comm)(MPI_Comm);
+
+/* The library's function of each collective: the table's mpi column. */
+static void (*const native_fn[CG_COLL_COUNT_])(void) = {
+#define X(ID, id, mpi, ...) [CG_COLL_##ID] = (void (*)(void))mpi,
+    CG_COLL_TABLE(X)
+#undef X
+};
+
+/* Whether this rank passes MPI_IN_PLACE as sendbuf (send_ip) or recvbuf
+ * (recv_ip) when the point is in place. */
+static void in_place_at(const struct bench_point *pt, int at_root, int *send_ip, int *recv_ip)
+{
+    enum cg_in_place w = cg_colls[pt->coll].in_place;
+    *send_ip = pt->in_place && (w == CG_IN_PLACE_SEND || (w == CG_IN_PLACE_SEND_AT_ROOT && at_root));
+    *recv_ip = pt->in_place && w == CG_IN_PLACE_RECV_AT_ROOT && at_root;
+}
+
+/* One call of the collective: the generated gen (its cg_<coll>_fn), or
+ * the native one when gen is NULL; count elements per block (the count
+ * argument of every MPI signature here); MPI_IN_PLACE as sendbuf or recvbuf
+ * as send_ip and recv_ip say (with count 0 and MPI_DATATYPE_NULL beside it,
+ * where the signature has them). */
+static int call_coll(enum cg_coll coll, void (*gen)(void), const void *send, void *out,
+                     size_t count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
+                     int send_ip, int recv_ip)
+{
+    void (*nat)(void) = native_fn[coll];
+    const void *sb = send_ip ? MPI_IN_PLACE : send;
+    size_t sn = send_ip ? 0 : count;
+    MPI_Datatype st = send_ip ? MPI_DATATYPE_NULL : dt;
+    void *rb = recv_ip ? MPI_IN_PLACE : out;
+    size_t rn = recv_ip ? 0 : count;
+    MPI_Datatype rt = recv_ip ? MPI_DATATYPE_NULL : dt;
+
+    switch (sig_shape(coll)) {
+    case SIG_OP:
+        return gen ? ((g_op)gen)(sb, out, count, dt, op, comm)
+                   : ((n_op)nat)(sb, out, (int)count, dt, op, comm);
+    case SIG_OP_ROOT:
+        return gen ? ((g_op_root)gen)(sb, out, count, dt, op, root, comm)
+                   : ((n_op_root)nat)(sb, out, (int)count, dt, op, root, comm);
+    case SIG_PAIR:
+        return gen ? ((g_pair)gen)(sb, sn, st, rb, rn, rt, comm)
+                   : ((n_pair)nat)(sb, (int)sn, st, rb, (int)rn, rt, comm);
+    case SIG_PAIR_ROOT:
+        return gen ? ((g_pair_root)gen)(sb, sn, st, rb, rn, rt, root, comm)
+                   : ((n_pair_root)nat)(sb, (int)sn, st, rb, (int)rn, rt, root, comm);
+    case SIG_ONE_ROOT:
+        return gen ? ((g_one_root)gen)(out, count, dt, root, comm)
+                   : ((n_one_root)nat)(out, (int)count, dt, root, comm);
+    case SIG_COMM:
+        return gen ? ((x_comm)gen)(comm) : ((x_comm)nat)(comm);
     }
     return MPI_ERR_OTHER;
 }
 
-/* The library's collective, default algorithm, not in place, into ref. */
+/* Runs the implementation once: out is the output (and, in place, the
+ * input), with MPI_IN_PLACE where MPI defines it (the in_place column:
+ * every rank for allreduce, allgather, reduce_scatter_block, alltoall, scan
+ * and exscan; the root only for reduce and gather (sendbuf) and scatter
+ * (recvbuf)). Arguments MPI says are not significant (a non-root's gather
+ * recvbuf, a scatter sendbuf) get the point's own values and a buffer of
+ * the right size. count <= INT_MAX was checked for the native calls. */
+static int call_impl(const struct bench_ctx *ctx, const struct bench_point *pt,
+                     const struct cg_algo *algo, const void *send, void *out)
+{
+    int send_ip, recv_ip;
+
+    if (pt->kind == BENCH_BOUND) {
+        return bound_sendrecv_reduce(ctx, pt, send, out);
+    }
+    if ((int)pt->coll >= CG_COLL_COUNT_) {
+        return MPI_ERR_OTHER; /* lane_pattern: run_impl's exchange */
+    }
+    in_place_at(pt, ctx->rank == pt->root, &send_ip, &recv_ip);
+    return call_coll(pt->coll, (algo != NULL) ? algo->fn.any : NULL, send, out, pt->count,
+                     bench_mpi_dtype(pt->dtype), bench_mpi_op(pt->op), pt->root, ctx->comm,
+                     send_ip, recv_ip);
+}
+
+/* The library's collective, default algorithm, not in place, into ref
+ * (bcast's root first puts its data there: one buffer). */
 static int call_native_ref(const struct bench_ctx *ctx, const struct bench_point *pt,
                            const struct point_bufs *b)
 {
-    MPI_Datatype dt = bench_mpi_dtype(pt->dtype);
-    MPI_Op op = bench_mpi_op(pt->op);
-    int n = (int)pt->count;
-    size_t size = bench_dtype_size(pt->dtype);
-
-    switch (pt->coll) {
-    case CG_COLL_ALLREDUCE:
-        return MPI_Allreduce(b->send, b->ref, n, dt, op, ctx->comm);
-    case CG_COLL_ALLGATHER:
-        return MPI_Allgather(b->send, n, dt, b->ref, n, dt, ctx->comm);
-    case CG_COLL_REDUCE_SCATTER_BLOCK:
-        return MPI_Reduce_scatter_block(b->send, b->ref, n, dt, op, ctx->comm);
-    case CG_COLL_BCAST:
-        if (ctx->rank == pt->root) {
-            memcpy(b->ref, b->send, pt->count * size);
-        }
-        return MPI_Bcast(b->ref, n, dt, pt->root, ctx->comm);
-    case CG_COLL_REDUCE:
-        return MPI_Reduce(b->send, b->ref, n, dt, op, pt->root, ctx->comm);
-    case CG_COLL_GATHER:
-        return MPI_Gather(b->send, n, dt, b->ref, n, dt, pt->root, ctx->comm);
-    case CG_COLL_SCATTER:
-        return MPI_Scatter(b->send, n, dt, b->ref, n, dt, pt->root, ctx->comm);
-    case CG_COLL_ALLTOALL:
-        return MPI_Alltoall(b->send, n, dt, b->ref, n, dt, ctx->comm);
-    case CG_COLL_SCAN:
-        return MPI_Scan(b->send, b->ref, n, dt, op, ctx->comm);
-    case CG_COLL_EXSCAN:
-        return MPI_Exscan(b->send, b->ref, n, dt, op, ctx->comm);
-    default:
-        break;
+    if (cg_colls[pt->coll].bufs == CG_BUFS_ONE && ctx->rank == pt->root) {
+        memcpy(b->ref, b->send, pt->count * bench_dtype_size(pt->dtype));
     }
-    return MPI_ERR_OTHER;
+    return call_coll(pt->coll, NULL, b->send, b->ref, pt->count, bench_mpi_dtype(pt->dtype),
+                     bench_mpi_op(pt->op), pt->root, ctx->comm, 0, 0);
 }
 
 /* Runs the point's implementation once on this rank: call_impl on the
@@ -395,111 +406,47 @@ static int run_impl(const struct bench_ctx *ctx, const struct bench_point *pt,
 }
 
 /* Puts the implementation's input where it reads it: the in-place part of
- * out, the root's data for bcast. poison: fill the rest with POISON. */
+ * out (at the rank's own block where out has p blocks and the input is one:
+ * allgather, gather), the root's data for bcast. poison: fill the rest with
+ * POISON. */
 static void prepare_out(const struct bench_ctx *ctx, const struct bench_point *pt,
                         struct point_bufs *b, int poison)
 {
     size_t size = bench_dtype_size(pt->dtype);
     int at_root = (ctx->rank == pt->root);
+    int send_ip, recv_ip;
 
     if (poison) {
         memset(b->out, POISON, b->out_elems * size);
     }
-    switch (pt->coll) {
-    case CG_COLL_ALLREDUCE:
-    case CG_COLL_REDUCE_SCATTER_BLOCK:
-    case CG_COLL_ALLTOALL:
-    case CG_COLL_SCAN:
-    case CG_COLL_EXSCAN:
-        if (pt->in_place) {
-            memcpy(b->out, b->send, b->in_elems * size);
-        }
-        break;
-    case CG_COLL_REDUCE:
-        if (pt->in_place && at_root) {
-            memcpy(b->out, b->send, b->in_elems * size);
-        }
-        break;
-    case CG_COLL_ALLGATHER:
-        if (pt->in_place) {
-            memcpy(b->out + ((size_t)ctx->rank * pt->count * size), b->send, pt->count * size);
-        }
-        break;
-    case CG_COLL_GATHER:
-        if (pt->in_place && at_root) {
-            memcpy(b->out + ((size_t)ctx->rank * pt->count * size), b->send, pt->count * size);
-        }
-        break;
-    case CG_COLL_BCAST:
+    if ((int)pt->coll >= CG_COLL_COUNT_) {
+        return; /* lane_pattern */
+    }
+    const struct cg_coll_info *ci = &cg_colls[pt->coll];
+    if (ci->bufs == CG_BUFS_ONE) {
         if (at_root) {
             memcpy(b->out, b->send, pt->count * size);
         }
-        break;
-    default:
-        break;
+        return;
+    }
+    in_place_at(pt, at_root, &send_ip, &recv_ip);
+    if (send_ip) {
+        memcpy(b->out + (bench_in_place_off(pt, ctx->rank) * size), b->send, b->in_elems * size);
     }
 }
 
-/* Sizes of the point's buffers; -1 when they overflow size_t. */
+/* Sizes of the point's buffers (bench_elems: from the table); -1 when they
+ * overflow size_t. */
 static int size_bufs(const struct bench_ctx *ctx, const struct bench_point *pt,
                      struct point_bufs *b)
 {
-    size_t p = (size_t)ctx->p;
-    size_t size = bench_dtype_size(pt->dtype);
-    int at_root = (ctx->rank == pt->root);
-
-    if (pt->count > (SIZE_MAX / size) / p / 2) {
+    struct bench_elems e;
+    if (bench_elems(pt, ctx->p, ctx->rank, &e) != 0) {
         return -1;
     }
-    switch (pt->coll) {
-    case CG_COLL_ALLREDUCE:
-    case CG_COLL_BCAST:
-    case CG_COLL_SCAN:
-    default:
-        b->in_elems = pt->count;
-        b->out_elems = pt->count;
-        b->res_elems = pt->count;
-        break;
-    case CG_COLL_REDUCE:
-        b->in_elems = pt->count;
-        b->out_elems = pt->count;
-        b->res_elems = at_root ? pt->count : 0;
-        break;
-    case CG_COLL_EXSCAN:
-        b->in_elems = pt->count;
-        b->out_elems = pt->count;
-        b->res_elems = (ctx->rank > 0) ? pt->count : 0;
-        break;
-    case CG_COLL_ALLGATHER:
-    case CG_COLL_ALLTOALL:
-        b->in_elems = (pt->coll == CG_COLL_ALLTOALL) ? p * pt->count : pt->count;
-        b->out_elems = p * pt->count;
-        b->res_elems = p * pt->count;
-        break;
-    case CG_COLL_GATHER:
-        /* Why p * count at every rank: a non-root's recvbuf is not
-         * significant, but a wrong implementation that wrote it anyway
-         * should not write past a buffer. */
-        b->in_elems = pt->count;
-        b->out_elems = p * pt->count;
-        b->res_elems = at_root ? p * pt->count : 0;
-        break;
-    case CG_COLL_SCATTER:
-        b->in_elems = at_root ? p * pt->count : 0;
-        b->out_elems = pt->count;
-        b->res_elems = pt->count;
-        break;
-    case CG_COLL_REDUCE_SCATTER_BLOCK:
-        b->in_elems = p * pt->count;
-        b->out_elems = pt->in_place ? p * pt->count : pt->count;
-        b->res_elems = pt->count;
-        break;
-    case CG_COLL_BARRIER:
-        b->in_elems = 0;
-        b->out_elems = 0;
-        b->res_elems = 0;
-        break;
-    }
+    b->in_elems = e.in;
+    b->out_elems = e.out;
+    b->res_elems = e.res;
     return 0;
 }
 
@@ -723,10 +670,12 @@ static int check_barrier(const struct bench_ctx *ctx, const struct bench_point *
 }
 
 /* The rank whose result the test hook corrupts: the last one that has a
- * result (the root, for reduce and gather). */
+ * result (the root, for reduce and gather: result at_root). */
 static int corrupt_rank(const struct bench_ctx *ctx, const struct bench_point *pt)
 {
-    return (pt->coll == CG_COLL_REDUCE || pt->coll == CG_COLL_GATHER) ? pt->root : ctx->p - 1;
+    return ((int)pt->coll < CG_COLL_COUNT_ && cg_colls[pt->coll].result == CG_RESULT_AT_ROOT)
+               ? pt->root
+               : ctx->p - 1;
 }
 
 /* Step 1: the check. Returns 0 when the point may be timed. */
@@ -1315,15 +1264,18 @@ static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
         const struct bench_ctx *dc = run->dctx;
         const struct bench_point *dp = run->dpt;
         b.res = b.out;
-        if (dp->coll == CG_COLL_SCATTER && dp->in_place && dc->rank == dp->root &&
-            !run->micro.idle) {
-            /* In place, the root's block stays in sendbuf: that is its result. */
+        const struct cg_coll_info *ci =
+            ((int)dp->coll < CG_COLL_COUNT_) ? &cg_colls[dp->coll] : NULL;
+        if (ci != NULL && ci->in_place == CG_IN_PLACE_RECV_AT_ROOT && dp->in_place &&
+            dc->rank == dp->root && !run->micro.idle) {
+            /* In place in recvbuf (scatter), the root's block stays in
+             * sendbuf: that is its result. */
             b.res = b.send + ((size_t)dp->root * dp->count * size);
         }
         if (pt->kind == BENCH_MICRO && pt->micro == BENCH_MICRO_LANE_PATTERN) {
             bench_lane_input(ctx, pt, &run->micro, b.send);
-        } else if (dp->coll == CG_COLL_BCAST || dp->coll == CG_COLL_SCATTER) {
-            /* The root's data (in_elems is 0 elsewhere for scatter). */
+        } else if (ci != NULL && ci->result == CG_RESULT_FROM_ROOT) {
+            /* The root's data (bcast, scatter: in_elems is 0 elsewhere for scatter). */
             if (dc->rank == dp->root) {
                 for (size_t i = 0; i < b.in_elems; i++) {
                     bench_value(dp, dc->p, dp->root, i, b.send + (i * size));
@@ -1638,6 +1590,15 @@ static void resync_if_due(struct bench_ctx *ctx)
 
 /* ---- main ------------------------------------------------------------------------ */
 
+static const char bench_usage[] =
+    "usage: bench JOBFILE\n"
+    "\n"
+    "Runs the points of one launch's job file (written by 'collgen run',\n"
+    "harness/FORMATS.md) under mpirun or srun, at the job's number of ranks, and\n"
+    "appends their records to the campaign's points.jsonl and raw/.\n"
+    "Exit status: 0 every point recorded; 2 usage or a job file that does not\n"
+    "parse; 3 the wrong number of ranks; 4 the outputs could not be written.\n";
+
 int main(int argc, char **argv)
 {
     struct bench_job job;
@@ -1650,32 +1611,11 @@ int main(int argc, char **argv)
     int world_size = 0;
     int status = 0;
 
-    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
-        fprintf(stderr, "bench: MPI_Init failed\n");
-        return EXIT_LAUNCH;
+    status = bench_start(&argc, &argv, "bench", bench_usage, &job, &world_rank, &world_size);
+    if (status >= 0) {
+        return status;
     }
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    if (argc != 2) {
-        if (world_rank == 0) {
-            fprintf(stderr, "usage: bench JOBFILE (see harness/FORMATS.md)\n");
-        }
-        MPI_Finalize();
-        return EXIT_USAGE;
-    }
-    if (bench_job_load(argv[1], &job, msg, sizeof(msg)) != 0) {
-        if (world_rank == 0) {
-            fprintf(stderr, "%s\n", msg);
-        }
-        bench_job_free(&job);
-        MPI_Finalize();
-        return EXIT_USAGE;
-    }
-    if (!bench_size_ok(&job, world_rank, world_size, "bench")) {
-        bench_job_free(&job);
-        MPI_Finalize();
-        return EXIT_LAUNCH;
-    }
+    status = 0;
     if (strcmp(job.library, CG_FLAVOUR) != 0) {
         if (world_rank == 0) {
             fprintf(stderr, "%s: library is \"%s\" but this bench is built for %s\n", job.path,

@@ -404,6 +404,15 @@ cJSON *bench_params_json(const struct bench_point *pt, int known,
                          const struct cg_param_info *params, int nparams,
                          const struct bench_params_eff *e);
 
+/* How bench and bench_cuda start (bench_job.c): MPI_Init, the command line
+ * PROG [--help] JOBFILE (rank 0 says what is wrong), the job file and its
+ * number of ranks. -1 to go on (MPI initialised, the job loaded), else the
+ * exit status, after MPI_Finalize: 0 after --help, 2 a usage error or a job
+ * file that does not parse, 3 MPI_Init failed or the wrong number of
+ * ranks. */
+int bench_start(int *argc, char ***argv, const char *prog, const char *usage,
+                struct bench_job *job, int *rank, int *size);
+
 /* ---- data (bench_data.c) ------------------------------------------------ */
 
 /* MPI_DATATYPE_NULL for float16 and bfloat16, which MPI does not have: a
@@ -417,6 +426,18 @@ int bench_coll_reduces(enum cg_coll coll);
 
 /* Element i of `rank`'s input, written at dst. */
 void bench_value(const struct bench_point *pt, int p, int rank, size_t i, void *dst);
+/* Elements of a point's buffers on one rank, from the table of collectives
+ * (runtime/cg_colls.h): the input, the output, and the part of the output
+ * that holds a result there. */
+struct bench_elems {
+    size_t in, out, res;
+};
+/* 0, or -1 when they overflow size_t (in bytes, with room to double). */
+int bench_elems(const struct bench_point *pt, int p, int rank, struct bench_elems *e);
+/* Where in out an in-place input goes, in elements: the rank's own block
+ * where out has p blocks of which the input is one (allgather, gather),
+ * else 0. */
+size_t bench_in_place_off(const struct bench_point *pt, int rank);
 /* The exact result this rank must hold: out_elems elements at dst. */
 void bench_expected(const struct bench_point *pt, int p, int rank, void *dst, size_t out_elems);
 /* One element as a double (float16 and bfloat16 decoded from their bits). */

@@ -119,8 +119,7 @@ const char *bench_op_name(enum bench_op op)
 
 int bench_coll_reduces(enum cg_coll coll)
 {
-    return coll == CG_COLL_ALLREDUCE || coll == CG_COLL_REDUCE_SCATTER_BLOCK ||
-           coll == CG_COLL_REDUCE || coll == CG_COLL_SCAN || coll == CG_COLL_EXSCAN;
+    return (int)coll < CG_COLL_COUNT_ && cg_colls[coll].reduces; /* lane_pattern: no */
 }
 
 /* ---- float16 and bfloat16 ---------------------------------------------------- */
@@ -445,64 +444,95 @@ static void reduce_upto(const struct bench_point *pt, int p, int last, size_t at
     }
 }
 
-/* The reduction over all ranks of input element `at`, written at dst. */
-static void reduce_at(const struct bench_point *pt, int p, size_t at, unsigned char *dst)
+/* From the table's shape, input and result columns: in is p blocks (the
+ * root's only, for a rooted collective: scatter) or one; out as its shape
+ * (one block, or p in place where sendbuf is MPI_IN_PLACE:
+ * reduce_scatter_block); res the part of out that holds a result on this
+ * rank (none off the root for reduce and gather, on exscan's rank 0, for
+ * barrier). */
+int bench_elems(const struct bench_point *pt, int p, int rank, struct bench_elems *e)
 {
-    reduce_upto(pt, p, p - 1, at, dst);
+    size_t pp = (size_t)p;
+    size_t n = pt->count;
+    int at_root = (rank == pt->root);
+
+    if (n > (SIZE_MAX / bench_dtype_size(pt->dtype)) / pp / 2) {
+        return -1;
+    }
+    e->in = e->out = e->res = n;
+    if ((int)pt->coll >= CG_COLL_COUNT_) {
+        return 0; /* lane_pattern: count each */
+    }
+    const struct cg_coll_info *ci = &cg_colls[pt->coll];
+    if (ci->shape == CG_SHAPE_TOKEN) {
+        e->in = e->out = e->res = 0; /* no data */
+        return 0;
+    }
+    if (ci->input == CG_INPUT_P) {
+        e->in = (ci->rooted && !at_root) ? 0 : pp * n;
+    }
+    /* Why p blocks at every rank for gather: a non-root's recvbuf is not
+     * significant, but a wrong implementation that wrote it anyway should
+     * not write past a buffer. */
+    if (ci->shape == CG_SHAPE_UNIFORM ||
+        (ci->shape == CG_SHAPE_ONE && pt->in_place && ci->in_place == CG_IN_PLACE_SEND)) {
+        e->out = pp * n;
+    }
+    e->res = (ci->shape == CG_SHAPE_UNIFORM) ? pp * n : n;
+    if ((ci->result == CG_RESULT_AT_ROOT && !at_root) ||
+        (ci->result == CG_RESULT_EXCL_PREFIX && rank == 0)) {
+        e->res = 0;
+    }
+    return 0;
 }
 
+size_t bench_in_place_off(const struct bench_point *pt, int rank)
+{
+    const struct cg_coll_info *ci = &cg_colls[pt->coll];
+    return (ci->shape == CG_SHAPE_UNIFORM && ci->input == CG_INPUT_NONE)
+               ? (size_t)rank * pt->count
+               : 0;
+}
+
+/* Read from the table (runtime/cg_colls.h), not written per collective:
+ * element i of rank `rank`'s out comes from input element `at` of rank
+ * `from`, or is the reduction of input element `at` over ranks 0..last.
+ * Out's shape says which block i is in: p blocks, block b rank b's
+ * (uniform: allgather, gather; alltoall's block b is block `rank` of rank
+ * b's p-block input), or one block, block `rank` of the p-block input
+ * (one: reduce_scatter_block, scatter), or the input itself (split). The
+ * result column says whose: the root's (bcast, scatter), or which ranks a
+ * reduction runs over (scan 0..rank, exscan 0..rank-1, else all). */
 void bench_expected(const struct bench_point *pt, int p, int rank, void *dst, size_t out_elems)
 {
     unsigned char *out = dst;
     size_t size = bench_dtype_size(pt->dtype);
+    size_t n = pt->count;
 
-    switch (pt->coll) {
-    case CG_COLL_ALLREDUCE:
-    case CG_COLL_REDUCE: /* the root's result (out_elems is 0 elsewhere) */
-        for (size_t i = 0; i < out_elems; i++) {
-            reduce_at(pt, p, i, out + (i * size));
+    if ((int)pt->coll >= CG_COLL_COUNT_) {
+        return; /* lane_pattern: bench_lane_expected */
+    }
+    const struct cg_coll_info *ci = &cg_colls[pt->coll];
+    int last = (ci->result == CG_RESULT_PREFIX)        ? rank
+               : (ci->result == CG_RESULT_EXCL_PREFIX) ? rank - 1
+                                                       : p - 1;
+    if (ci->result == CG_RESULT_NONE || last < 0) {
+        return; /* no data (barrier), or none defined (exscan's rank 0: out_elems is 0) */
+    }
+    for (size_t i = 0; i < out_elems; i++) {
+        int from = pt->root;
+        size_t at = i;
+        if (ci->shape == CG_SHAPE_UNIFORM) {
+            from = (int)(i / n);
+            at = ((ci->input == CG_INPUT_P) ? (size_t)rank * n : 0) + (i % n);
+        } else if (ci->shape == CG_SHAPE_ONE) {
+            at = ((size_t)rank * n) + i;
         }
-        break;
-    case CG_COLL_REDUCE_SCATTER_BLOCK:
-        for (size_t i = 0; i < out_elems; i++) {
-            reduce_at(pt, p, ((size_t)rank * pt->count) + i, out + (i * size));
+        if (ci->reduces) {
+            reduce_upto(pt, p, last, at, out + (i * size));
+        } else {
+            bench_value(pt, p, from, at, out + (i * size));
         }
-        break;
-    case CG_COLL_SCAN: /* ranks 0..rank */
-        for (size_t i = 0; i < out_elems; i++) {
-            reduce_upto(pt, p, rank, i, out + (i * size));
-        }
-        break;
-    case CG_COLL_EXSCAN: /* ranks 0..rank-1; rank 0's is undefined (out_elems 0) */
-        for (size_t i = 0; i < out_elems && rank > 0; i++) {
-            reduce_upto(pt, p, rank - 1, i, out + (i * size));
-        }
-        break;
-    case CG_COLL_ALLGATHER:
-    case CG_COLL_GATHER: /* block r is rank r's input */
-        for (size_t i = 0; i < out_elems; i++) {
-            bench_value(pt, p, (int)(i / pt->count), i % pt->count, out + (i * size));
-        }
-        break;
-    case CG_COLL_SCATTER: /* block `rank` of the root's input */
-        for (size_t i = 0; i < out_elems; i++) {
-            bench_value(pt, p, pt->root, ((size_t)rank * pt->count) + i, out + (i * size));
-        }
-        break;
-    case CG_COLL_ALLTOALL: /* block s is block `rank` of rank s's input */
-        for (size_t i = 0; i < out_elems; i++) {
-            bench_value(pt, p, (int)(i / pt->count), ((size_t)rank * pt->count) + (i % pt->count),
-                        out + (i * size));
-        }
-        break;
-    case CG_COLL_BARRIER: /* no data */
-        break;
-    case CG_COLL_BCAST:
-    default:
-        for (size_t i = 0; i < out_elems; i++) {
-            bench_value(pt, p, pt->root, i, out + (i * size));
-        }
-        break;
     }
 }
 

@@ -1,4 +1,5 @@
-/* bench_job.c - reading and validating the job file (harness/FORMATS.md,
+/* bench_job.c - the command line of bench and bench_cuda, and reading and
+ * validating the job file (harness/FORMATS.md,
  * "Job file"). Anything the runner wrote wrong is a one-line message naming
  * the file and the field, and bench exits 2 before running anything.
  */
@@ -6,12 +7,15 @@
 #include "bench.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/cli.h"
 
 /* Timing defaults, for a job file that leaves them out. Why these: at 4
  * ranks on 2 cores, a quickstart-sized job (158 points: 4 collectives,
@@ -231,9 +235,6 @@ static int load_point(struct loader *ld, const cJSON *it, int index, struct benc
 {
     static const char *const keys[] = {"id",       "seq", "collective", "impl",    "count",
                                        "datatype", "op",  "root",       "in_place", NULL};
-    static const char *const colls[] = {"allreduce", "allgather", "reduce_scatter_block", "bcast",
-                                        "reduce",    "gather",    "scatter",              "alltoall",
-                                        "scan",      "exscan",    "barrier",              NULL};
     static const char *const dtypes[] = {"int32",   "int64",    "float", "double",
                                          "float16", "bfloat16", NULL};
     static const char *const ops[] = {"sum", "prod", "min", "max", NULL};
@@ -264,21 +265,19 @@ static int load_point(struct loader *ld, const cJSON *it, int index, struct benc
         get_string(ld, it, where, "op", 0, &op) != 0) {
         return -1;
     }
-    c = lookup(coll, colls);
+    c = cg_coll_lookup(coll); /* the table's names (runtime/cg_colls.h) are the file's */
     if (c < 0 && strcmp(coll, "lane_pattern") == 0) {
         c = (int)BENCH_COLL_LANE_PATTERN;
     }
     if (c < 0) {
-        return fail(ld, "%scollective \"%s\" is not one of allreduce, allgather, "
-                        "reduce_scatter_block, bcast, reduce, gather, scatter, alltoall, scan, "
-                        "exscan, barrier (or lane_pattern, of micro:lane_pattern)", where, coll);
+        char names[256] = "";
+        for (int k = 0; k < CG_COLL_COUNT_; k++) {
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof(names) - len, "%s%s", k > 0 ? ", " : "", cg_colls[k].name);
+        }
+        return fail(ld, "%scollective \"%s\" is not one of %s (or lane_pattern, of "
+                        "micro:lane_pattern)", where, coll, names);
     }
-    /* Why a table rather than cg_coll_name: the file's names are the
-     * contract, and they happen to be cg_coll's; the order matches enum
-     * cg_coll (checked here). */
-    _Static_assert(CG_COLL_BCAST == 3 && CG_COLL_REDUCE == 4 && CG_COLL_ALLTOALL == 7 &&
-                       CG_COLL_BARRIER == 10,
-                   "colls[] follows enum cg_coll");
     pt->coll = (enum cg_coll)c;
     c = lookup(dtype, dtypes);
     if (c < 0) {
@@ -741,4 +740,70 @@ int bench_size_ok(const struct bench_job *job, int rank, int p, const char *prog
                 program, p, want);
     }
     return 0;
+}
+
+/* The command line, PROG [--help] JOBFILE: 0 to go on, argv[optind] the
+ * job file; 1 after --help (usage printed); 2 after a usage error (rank 0
+ * says what is wrong). */
+static int read_args(int argc, char **argv, const char *prog, const char *usage)
+{
+    static const struct option longs[] = {
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int rank = 0;
+    int opt;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+        if (opt == 'h') {
+            if (rank == 0) {
+                fputs(usage, stdout);
+            }
+            return 1;
+        }
+        if (rank == 0) {
+            (void)cg_cli_bad_option(prog, opt, argv);
+        }
+        return 2;
+    }
+    if (optind != argc - 1) {
+        if (rank == 0) {
+            fprintf(stderr, "%s: error: give one JOBFILE (%s --help)\n", prog, prog);
+        }
+        return 2;
+    }
+    return 0;
+}
+
+int bench_start(int *argc, char ***argv, const char *prog, const char *usage,
+                struct bench_job *job, int *rank, int *size)
+{
+    char msg[1024];
+    int rc;
+
+    memset(job, 0, sizeof(*job));
+    if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+        fprintf(stderr, "%s: MPI_Init failed\n", prog);
+        return 3;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    rc = read_args(*argc, *argv, prog, usage);
+    if (rc == 0 && bench_job_load((*argv)[optind], job, msg, sizeof(msg)) != 0) {
+        if (*rank == 0) {
+            fprintf(stderr, "%s\n", msg);
+        }
+        bench_job_free(job);
+        rc = 2;
+    } else if (rc == 0 && !bench_size_ok(job, *rank, *size, prog)) {
+        bench_job_free(job);
+        rc = 3;
+    }
+    if (rc == 0) {
+        return -1;
+    }
+    MPI_Finalize();
+    return (rc == 1) ? 0 : rc; /* --help: 0 */
 }

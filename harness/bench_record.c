@@ -18,50 +18,20 @@
 
 #include "cg.h" /* struct cg_topo */
 
+/* Both from the table (runtime/cg_colls.h's size and busbw columns);
+ * lane_pattern, no collective, counts its count and a factor of 1. */
 size_t bench_size_B(int p, const struct bench_point *pt)
 {
     size_t s = pt->count * bench_dtype_size(pt->dtype);
-
-    switch (pt->coll) {
-    case CG_COLL_ALLGATHER:
-    case CG_COLL_REDUCE_SCATTER_BLOCK:
-    case CG_COLL_GATHER:
-    case CG_COLL_SCATTER:
-    case CG_COLL_ALLTOALL:
-        s *= (size_t)p;
-        break;
-    case CG_COLL_BARRIER:
-        s = 0;
-        break;
-    default:
-        break;
-    }
-    return s;
+    return ((int)pt->coll < CG_COLL_COUNT_)
+               ? (size_t)cg_coll_size_B((int)pt->coll, p, (double)pt->count,
+                                        (double)bench_dtype_size(pt->dtype))
+               : s;
 }
 
 double bench_busbw_factor(int p, enum cg_coll coll)
 {
-    double pp = (double)p;
-
-    switch (coll) {
-    case CG_COLL_ALLREDUCE:
-        return 2.0 * (pp - 1.0) / pp;
-    case CG_COLL_ALLGATHER:
-    case CG_COLL_REDUCE_SCATTER_BLOCK:
-    case CG_COLL_GATHER:
-    case CG_COLL_SCATTER:
-    case CG_COLL_ALLTOALL:
-        return (pp - 1.0) / pp;
-    case CG_COLL_BARRIER:
-        return NAN;
-    case CG_COLL_BCAST:
-    case CG_COLL_REDUCE:
-    case CG_COLL_SCAN:   /* a convention: nccl-tests has no scan */
-    case CG_COLL_EXSCAN:
-    default:
-        break;
-    }
-    return 1.0;
+    return ((int)coll < CG_COLL_COUNT_) ? cg_coll_busbw_factor((int)coll, p) : 1.0;
 }
 
 const char *bench_tag_kind_name(enum cg_tag_kind k)

@@ -63,27 +63,23 @@ static double reduce_factor(enum cg_coll coll, int p)
     return bench_coll_reduces(coll) ? ((double)(p - 1) / (double)p) : 0.0;
 }
 
+/* A collective without an op whose data comes in p blocks (shape uniform:
+ * allgather, gather, alltoall; one: scatter) keeps its own block, which no
+ * message brings: a copy of size_B / p. */
 static double copy_factor(enum cg_coll coll, int p)
 {
-    switch (coll) {
-    case CG_COLL_ALLGATHER:
-    case CG_COLL_GATHER:
-    case CG_COLL_SCATTER:
-    case CG_COLL_ALLTOALL:
-        return 1.0 / (double)p;
-    default:
-        return 0.0;
-    }
+    const struct cg_coll_info *ci = &cg_colls[coll];
+    int blocks = ci->shape == CG_SHAPE_UNIFORM || ci->shape == CG_SHAPE_ONE;
+    return (!ci->reduces && blocks) ? 1.0 / (double)p : 0.0;
 }
 
-/* Whether the collective's least traffic goes one way (bcast, reduce,
- * gather, scatter: a root's data, or data for a root, so that a rank may
- * only receive or only send), which a one-way transfer measures; the
- * others have every rank send and receive as much at once. */
+/* Whether the collective's least traffic goes one way: the rooted ones
+ * (bcast, reduce, gather, scatter: a root's data, or data for a root, so
+ * that a rank may only receive or only send), which a one-way transfer
+ * measures; the others have every rank send and receive as much at once. */
 static int one_way(enum cg_coll coll)
 {
-    return coll == CG_COLL_BCAST || coll == CG_COLL_REDUCE || coll == CG_COLL_GATHER ||
-           coll == CG_COLL_SCATTER;
+    return cg_colls[coll].rooted;
 }
 
 /* n bytes around the ring (one MPI_Sendrecv), or one way from each even

@@ -22,6 +22,7 @@
  * point in common.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli.h"
 #include "harness.h"
 #include "report_data.h"
 #include "report_stats.h"
@@ -940,26 +942,23 @@ done:
 
 static int parse_args(int argc, char **argv, struct cmp_opts *o)
 {
-    const char *pos[2] = {NULL, NULL};
-    int npos = 0;
+    static const struct option longs[] = {
+        { "threshold", required_argument, NULL, 't' },
+        { "out", required_argument, NULL, 'o' },
+        { "no-plots", no_argument, NULL, 'P' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int opt;
     memset(o, 0, sizeof *o);
     o->threshold = 0.10;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(compare_usage, stdout);
-            return 1;
-        }
-        if (strcmp(a, "--threshold") == 0 || strcmp(a, "--out") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "collgen compare: error: %s needs a value\n%s", a, compare_usage);
-                return -1;
-            }
-            const char *v = argv[++i];
-            if (strcmp(a, "--out") == 0) {
-                o->out = v;
-                continue;
-            }
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+        switch (opt) {
+        case 't': {
+            const char *v = optarg;
             char *end = NULL;
             errno = 0;
             double t = strtod(v, &end);
@@ -974,28 +973,37 @@ static int parse_args(int argc, char **argv, struct cmp_opts *o)
                 return -1;
             }
             o->threshold = t / 100.0;
-        } else if (strcmp(a, "--no-plots") == 0) {
+            break;
+        }
+        case 'o':
+            o->out = optarg;
+            break;
+        case 'P':
             o->no_plots = 1;
-        } else if (strcmp(a, "--quiet") == 0) {
+            break;
+        case 'q':
             o->quiet = 1;
-        } else if (a[0] == '-') {
-            fprintf(stderr, "collgen compare: error: unknown option '%s'\n%s", a, compare_usage);
-            return -1;
-        } else if (npos < 2) {
-            pos[npos++] = a;
-        } else {
-            fprintf(stderr, "collgen compare: error: more than two campaigns ('%s')\n%s", a,
-                    compare_usage);
+            break;
+        case 'h':
+            fputs(compare_usage, stdout);
+            return 1;
+        default:
+            (void)cg_cli_bad_option("collgen compare", opt, argv);
             return -1;
         }
     }
-    if (npos != 2) {
-        fprintf(stderr, "collgen compare: error: give BASE and NEW, two campaign directories\n%s",
-                compare_usage);
+    if (argc - optind > 2) {
+        fprintf(stderr, "collgen compare: error: more than two campaigns ('%s')\n",
+                argv[optind + 2]);
         return -1;
     }
-    o->base = pos[0];
-    o->new_ = pos[1];
+    if (argc - optind != 2) {
+        fprintf(stderr, "collgen compare: error: give BASE and NEW, two campaign directories "
+                        "(collgen compare --help)\n");
+        return -1;
+    }
+    o->base = argv[optind];
+    o->new_ = argv[optind + 1];
     return 0;
 }
 

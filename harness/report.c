@@ -23,6 +23,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "harness.h"
 #include "report_context.h"
 #include "report_csv.h"
@@ -199,32 +201,41 @@ static int plots_section(struct cg_rep_doc *d, const char *dir)
 
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
+    static const struct option longs[] = {
+        { "no-plots", no_argument, NULL, 'P' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int opt;
     memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, ":qh", longs, NULL)) != -1) {
+        switch (opt) {
+        case 'P':
+            o->no_plots = 1;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'h':
             fputs(report_usage, stdout);
             return 1;
-        }
-        if (strcmp(a, "--no-plots") == 0) {
-            o->no_plots = 1;
-        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-            o->quiet = 1;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "collgen: report: unknown option '%s'\n%s", a, report_usage);
-            return 2;
-        } else if (o->dir != NULL) {
-            fprintf(stderr, "collgen: report: one campaign directory at a time ('%s' and '%s')\n",
-                    o->dir, a);
-            return 2;
-        } else {
-            o->dir = a;
+        default:
+            return cg_cli_bad_option("collgen report", opt, argv);
         }
     }
-    if (o->dir == NULL) {
-        fprintf(stderr, "collgen: report: which campaign directory?\n%s", report_usage);
+    if (optind < argc - 1) {
+        fprintf(stderr, "collgen report: error: one campaign directory at a time ('%s' and '%s')\n",
+                argv[optind], argv[optind + 1]);
         return 2;
     }
+    if (optind == argc) {
+        fprintf(stderr, "collgen report: error: which campaign directory? (collgen report --help)\n");
+        return 2;
+    }
+    o->dir = argv[optind];
     return 0;
 }
 

@@ -101,7 +101,7 @@ int cg_point_coll_by_name(const char *name);
  * element size, x ranks for allgather, reduce_scatter_block, gather,
  * scatter and alltoall; 0 for barrier). */
 int64_t cg_point_size_B(const struct cg_point *pt, int ranks);
-/* busbw = algbw x this (harness/README.md); -1 for barrier (no bandwidth). */
+/* busbw = algbw x this (harness/README.md); NAN for barrier (no bandwidth). */
 double cg_point_busbw_factor(enum cg_coll coll, int ranks);
 
 /* ---- templates ---------------------------------------------------------- */

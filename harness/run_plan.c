@@ -109,37 +109,19 @@ int cg_point_coll_by_name(const char *name)
     return cg_coll_by_name(name);
 }
 
+/* Both from the table (runtime/cg_colls.h), as bench's records have them;
+ * the lane pattern (no collective) counts its bytes and a factor of 1. */
 int64_t cg_point_size_B(const struct cg_point *pt, int ranks)
 {
-    switch (pt->coll) {
-    case CG_COLL_ALLGATHER:
-    case CG_COLL_REDUCE_SCATTER_BLOCK:
-    case CG_COLL_GATHER:
-    case CG_COLL_SCATTER:
-    case CG_COLL_ALLTOALL:
-        return pt->bytes * ranks;
-    default:
-        return pt->bytes; /* 0 for barrier */
-    }
+    return ((int)pt->coll < CG_COLL_COUNT_)
+               ? (int64_t)cg_coll_size_B((int)pt->coll, ranks, (double)pt->bytes, 1.0)
+               : pt->bytes;
 }
 
 double cg_point_busbw_factor(enum cg_coll coll, int ranks)
 {
-    double p = ranks;
-    switch (coll) {
-    case CG_COLL_ALLREDUCE:
-        return 2.0 * (p - 1) / p;
-    case CG_COLL_ALLGATHER:
-    case CG_COLL_REDUCE_SCATTER_BLOCK:
-    case CG_COLL_GATHER:
-    case CG_COLL_SCATTER:
-    case CG_COLL_ALLTOALL:
-        return (p - 1) / p;
-    case CG_COLL_BARRIER:
-        return -1.0;
-    default:
-        return 1.0; /* bcast, reduce; scan and exscan by convention */
-    }
+    /* NAN for barrier: run.c writes null for it (factor >= 0 is false) */
+    return ((int)coll < CG_COLL_COUNT_) ? cg_coll_busbw_factor((int)coll, ranks) : 1.0;
 }
 
 /* A growable array of anything, in the arena. */

@@ -14,6 +14,7 @@
 
 #include "report_guideline.h"
 #include "report_util.h"
+#include "cli.h"
 #include "tune.h"
 
 static const char tune_usage[] =
@@ -74,7 +75,7 @@ static int parse_args(int argc, char **argv, struct tune_opts *o)
     opterr = 0;
     int ch;
     long v;
-    while ((ch = getopt_long(argc, argv, "qh", longs, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":qh", longs, NULL)) != -1) {
         switch (ch) {
         case 'o':
             o->out = optarg;
@@ -131,8 +132,7 @@ static int parse_args(int argc, char **argv, struct tune_opts *o)
             fputs(tune_usage, stdout);
             return 1;
         default:
-            fprintf(stderr, "collgen tune: error: unknown option or missing value: '%s'\n%s",
-                    argv[optind - 1], tune_usage);
+            (void)cg_cli_bad_option("collgen tune", ch, argv);
             return -1;
         }
     }

@@ -64,6 +64,8 @@ struct cg_algo {
 #define X(ID, id, ...) cg_##id##_fn id;
         CG_COLL_TABLE(X)
 #undef X
+        void (*any)(void); /* whichever it is, to be cast to its collective's type
+                            * (the harness calls by the signature's shape) */
     } fn;                  /* the generated function, by collective */
     const struct cg_param_info *params; /* tunable parameters (NULL when none) */
     int nparams;           /* entries in params */

@@ -14,7 +14,10 @@
  *             member; as text (cg_colls[].name) the name written in
  *             schedules, records, reports and plots
  *   mpi       the MPI function a generated one replaces, and the native call
- *             it is checked and timed against
+ *             it is checked and timed against: an identifier, so that code
+ *             with MPI takes its address (the harness's native calls) and
+ *             colls.c its name as text (cg_colls[].mpi); without MPI it is
+ *             only ever stringified
  *   bufs      the caller's buffers and their roles: CG_BUFS_SEND_RECV
  *             (sendbuf read, recvbuf written), ONE (bcast's buffer), NONE
  *   combine   CG_COMBINE_OP: takes an MPI_Op; NONE: no op; UNION: barrier
@@ -40,14 +43,23 @@
  *             NULL where there is none
  *   nccl_log  the collective's name in NCCL_DEBUG=INFO lines ("AllReduce"),
  *             NULL where NCCL logs none (its alltoall is grouped sends)
+ *   result    what out holds on each rank after the call, by whose inputs:
+ *             CG_RESULT_ALL (every rank's, on every rank), AT_ROOT (every
+ *             rank's, at the root only), FROM_ROOT (the root's), PREFIX
+ *             (ranks 0..r's on rank r), EXCL_PREFIX (ranks 0..r-1's; rank
+ *             0's out is undefined), NONE (no data); with shape and input it
+ *             gives the harness each rank's expected output and how much of
+ *             out is checked (harness/bench_data.c, bench_expected)
  *
  * Adding a collective: a row here, its CG_<ID>_ARGS (and CG_CU_<ID>_ARGS),
  * and the code that truly differs per collective, which is kept to these
  * places (gen/README.md, "Adding a collective", lists them with its tests):
  * runtime/prologue.c (its begin function and its copies: MPI_IN_PLACE, non-root ranks,
- * type pairs), runtime/call.c (the native call of a call step), gen/verify.c
- * (the initial and final symbolic states); for the GPU backend
- * runtime/cuda/prologue.c.
+ * type pairs), gen/verify.c (the initial and final symbolic states);
+ * runtime/call.c (the native call of a call step) only for a callee; for the
+ * GPU backend runtime/cuda/prologue.c and harness/gpu/gpu_point.c's calls.
+ * The MPI harness reads the columns only (harness/bench.c calls by the
+ * signature's shape, which bufs, combine and rooted give).
  */
 #ifndef CG_COLLS_H
 #define CG_COLLS_H
@@ -107,40 +119,43 @@ extern "C" {
 /* ---- the table ------------------------------------------------------------ */
 
 #define CG_COLL_TABLE(X)                                                                    \
-    X(ALLREDUCE, allreduce, "MPI_Allreduce", CG_BUFS_SEND_RECV, CG_COMBINE_OP, 0,           \
+    X(ALLREDUCE, allreduce, MPI_Allreduce, CG_BUFS_SEND_RECV, CG_COMBINE_OP, 0,             \
       CG_SHAPE_SPLIT, CG_INPUT_NONE, CG_IN_PLACE_SEND, CG_SIZE_COUNT, CG_BUSBW_2PM1,        \
-      CG_ALLREDUCE_ARGS, CG_CU_ALLREDUCE_ARGS, "ncclAllReduce", "AllReduce")                \
-    X(ALLGATHER, allgather, "MPI_Allgather", CG_BUFS_SEND_RECV, CG_COMBINE_NONE, 0,         \
+      CG_ALLREDUCE_ARGS, CG_CU_ALLREDUCE_ARGS, "ncclAllReduce", "AllReduce",                \
+      CG_RESULT_ALL)                                                                        \
+    X(ALLGATHER, allgather, MPI_Allgather, CG_BUFS_SEND_RECV, CG_COMBINE_NONE, 0,           \
       CG_SHAPE_UNIFORM, CG_INPUT_NONE, CG_IN_PLACE_SEND, CG_SIZE_P_COUNT, CG_BUSBW_PM1,     \
-      CG_ALLGATHER_ARGS, CG_CU_ALLGATHER_ARGS, "ncclAllGather", "AllGather")                \
-    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, "MPI_Reduce_scatter_block",               \
+      CG_ALLGATHER_ARGS, CG_CU_ALLGATHER_ARGS, "ncclAllGather", "AllGather",                \
+      CG_RESULT_ALL)                                                                        \
+    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, MPI_Reduce_scatter_block,                 \
       CG_BUFS_SEND_RECV, CG_COMBINE_OP, 0, CG_SHAPE_ONE, CG_INPUT_P, CG_IN_PLACE_SEND,      \
       CG_SIZE_P_COUNT, CG_BUSBW_PM1, CG_REDUCE_SCATTER_BLOCK_ARGS,                          \
-      CG_CU_REDUCE_SCATTER_BLOCK_ARGS, "ncclReduceScatter", "ReduceScatter")                \
-    X(BCAST, bcast, "MPI_Bcast", CG_BUFS_ONE, CG_COMBINE_NONE, 1, CG_SHAPE_SPLIT,           \
+      CG_CU_REDUCE_SCATTER_BLOCK_ARGS, "ncclReduceScatter", "ReduceScatter",                \
+      CG_RESULT_ALL)                                                                        \
+    X(BCAST, bcast, MPI_Bcast, CG_BUFS_ONE, CG_COMBINE_NONE, 1, CG_SHAPE_SPLIT,             \
       CG_INPUT_NONE, CG_IN_PLACE_NONE, CG_SIZE_COUNT, CG_BUSBW_ONE, CG_BCAST_ARGS,          \
-      CG_CU_BCAST_ARGS, "ncclBroadcast", "Broadcast")                                       \
-    X(REDUCE, reduce, "MPI_Reduce", CG_BUFS_SEND_RECV, CG_COMBINE_OP, 1, CG_SHAPE_SPLIT,    \
-      CG_INPUT_NONE, CG_IN_PLACE_SEND_AT_ROOT, CG_SIZE_COUNT, CG_BUSBW_ONE, CG_REDUCE_ARGS, \
-      CG_NO_ARGS, NULL, NULL)                                                               \
-    X(GATHER, gather, "MPI_Gather", CG_BUFS_SEND_RECV, CG_COMBINE_NONE, 1, CG_SHAPE_UNIFORM, \
-      CG_INPUT_NONE, CG_IN_PLACE_SEND_AT_ROOT, CG_SIZE_P_COUNT, CG_BUSBW_PM1,               \
-      CG_GATHER_ARGS, CG_NO_ARGS, NULL, NULL)                                               \
-    X(SCATTER, scatter, "MPI_Scatter", CG_BUFS_SEND_RECV, CG_COMBINE_NONE, 1, CG_SHAPE_ONE, \
-      CG_INPUT_P, CG_IN_PLACE_RECV_AT_ROOT, CG_SIZE_P_COUNT, CG_BUSBW_PM1, CG_SCATTER_ARGS,  \
-      CG_NO_ARGS, NULL, NULL)                                                               \
-    X(ALLTOALL, alltoall, "MPI_Alltoall", CG_BUFS_SEND_RECV, CG_COMBINE_NONE, 0,            \
+      CG_CU_BCAST_ARGS, "ncclBroadcast", "Broadcast", CG_RESULT_FROM_ROOT)                  \
+    X(REDUCE, reduce, MPI_Reduce, CG_BUFS_SEND_RECV, CG_COMBINE_OP, 1, CG_SHAPE_SPLIT,      \
+      CG_INPUT_NONE, CG_IN_PLACE_SEND_AT_ROOT, CG_SIZE_COUNT, CG_BUSBW_ONE,                 \
+      CG_REDUCE_ARGS, CG_NO_ARGS, NULL, NULL, CG_RESULT_AT_ROOT)                            \
+    X(GATHER, gather, MPI_Gather, CG_BUFS_SEND_RECV, CG_COMBINE_NONE, 1,                    \
+      CG_SHAPE_UNIFORM, CG_INPUT_NONE, CG_IN_PLACE_SEND_AT_ROOT, CG_SIZE_P_COUNT,           \
+      CG_BUSBW_PM1, CG_GATHER_ARGS, CG_NO_ARGS, NULL, NULL, CG_RESULT_AT_ROOT)              \
+    X(SCATTER, scatter, MPI_Scatter, CG_BUFS_SEND_RECV, CG_COMBINE_NONE, 1,                 \
+      CG_SHAPE_ONE, CG_INPUT_P, CG_IN_PLACE_RECV_AT_ROOT, CG_SIZE_P_COUNT,                  \
+      CG_BUSBW_PM1, CG_SCATTER_ARGS, CG_NO_ARGS, NULL, NULL, CG_RESULT_FROM_ROOT)           \
+    X(ALLTOALL, alltoall, MPI_Alltoall, CG_BUFS_SEND_RECV, CG_COMBINE_NONE, 0,              \
       CG_SHAPE_UNIFORM, CG_INPUT_P, CG_IN_PLACE_SEND, CG_SIZE_P_COUNT, CG_BUSBW_PM1,        \
-      CG_ALLTOALL_ARGS, CG_CU_ALLTOALL_ARGS, "ncclAlltoAll", NULL)                          \
-    X(SCAN, scan, "MPI_Scan", CG_BUFS_SEND_RECV, CG_COMBINE_OP, 0, CG_SHAPE_SPLIT,          \
+      CG_ALLTOALL_ARGS, CG_CU_ALLTOALL_ARGS, "ncclAlltoAll", NULL, CG_RESULT_ALL)           \
+    X(SCAN, scan, MPI_Scan, CG_BUFS_SEND_RECV, CG_COMBINE_OP, 0, CG_SHAPE_SPLIT,            \
       CG_INPUT_NONE, CG_IN_PLACE_SEND, CG_SIZE_COUNT, CG_BUSBW_ONE, CG_SCAN_ARGS,           \
-      CG_NO_ARGS, NULL, NULL)                                                               \
-    X(EXSCAN, exscan, "MPI_Exscan", CG_BUFS_SEND_RECV, CG_COMBINE_OP, 0, CG_SHAPE_SPLIT,    \
+      CG_NO_ARGS, NULL, NULL, CG_RESULT_PREFIX)                                             \
+    X(EXSCAN, exscan, MPI_Exscan, CG_BUFS_SEND_RECV, CG_COMBINE_OP, 0, CG_SHAPE_SPLIT,      \
       CG_INPUT_B, CG_IN_PLACE_SEND, CG_SIZE_COUNT, CG_BUSBW_ONE, CG_EXSCAN_ARGS,            \
-      CG_NO_ARGS, NULL, NULL)                                                               \
-    X(BARRIER, barrier, "MPI_Barrier", CG_BUFS_NONE, CG_COMBINE_UNION, 0, CG_SHAPE_TOKEN,   \
+      CG_NO_ARGS, NULL, NULL, CG_RESULT_EXCL_PREFIX)                                        \
+    X(BARRIER, barrier, MPI_Barrier, CG_BUFS_NONE, CG_COMBINE_UNION, 0, CG_SHAPE_TOKEN,     \
       CG_INPUT_NONE, CG_IN_PLACE_NONE, CG_SIZE_NONE, CG_BUSBW_NONE, CG_BARRIER_ARGS,        \
-      CG_NO_ARGS, NULL, NULL)
+      CG_NO_ARGS, NULL, NULL, CG_RESULT_NONE)
 
 /* ---- the columns' values --------------------------------------------------- */
 
@@ -203,6 +218,16 @@ enum cg_busbw {
     CG_BUSBW_NONE  /* barrier: no data, no bandwidth (NAN; records write null) */
 };
 
+/* What out holds after the call, and where (the harness's expected results). */
+enum cg_result {
+    CG_RESULT_ALL,         /* every rank's inputs, on every rank */
+    CG_RESULT_AT_ROOT,     /* every rank's inputs, at the root only (reduce, gather) */
+    CG_RESULT_FROM_ROOT,   /* the root's input (bcast, scatter) */
+    CG_RESULT_PREFIX,      /* ranks 0..r's, on rank r (scan) */
+    CG_RESULT_EXCL_PREFIX, /* ranks 0..r-1's, on rank r; undefined on rank 0 (exscan) */
+    CG_RESULT_NONE         /* no data (barrier) */
+};
+
 struct cg_coll_info {
     const char *name;           /* "allreduce" */
     const char *mpi;            /* "MPI_Allreduce" */
@@ -219,6 +244,7 @@ struct cg_coll_info {
     const char *cu_args;        /* the GPU one, "void" where there is no GPU twin */
     const char *nccl;           /* the NCCL function of the GPU twin, or NULL */
     const char *nccl_log;       /* its name in NCCL debug lines, or NULL */
+    enum cg_result result;      /* what out holds after the call, and where */
 };
 
 /* The table, by enum cg_coll (runtime/colls.c, linked into the generator

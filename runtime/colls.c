@@ -13,9 +13,9 @@
 
 const struct cg_coll_info cg_colls[CG_COLL_COUNT_] = {
 #define X(ID, id, mpi, bufs, combine, rooted, shape, input, in_place, size, busbw, args,     \
-          cu_args, nccl, nccl_log)                                                           \
-    { #id, mpi, bufs, (combine) == CG_COMBINE_OP, combine, rooted, shape, input, in_place,   \
-      size, busbw, CG_STR(args), CG_STR(cu_args), nccl, nccl_log },
+          cu_args, nccl, nccl_log, result)                                                   \
+    { #id, #mpi, bufs, (combine) == CG_COMBINE_OP, combine, rooted, shape, input, in_place,  \
+      size, busbw, CG_STR(args), CG_STR(cu_args), nccl, nccl_log, result },
     CG_COLL_TABLE(X)
 #undef X
 };

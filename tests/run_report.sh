@@ -555,4 +555,83 @@ check repeated_records_leave_the_tables_unchanged cmp -s <(grep -v -e '^Campaign
 check repeated_records_are_counted_once_in_the_summary grep -q "^Campaign .*: $n records in points.jsonl, 2 of them repeating an earlier one, for $((n - 2)) points ($(grep -o '(.*)' <(grep '^Campaign ' "$tmp/repeated.table") | tr -d '()'))." "$d/table.txt"
 check repeated_records_are_listed_in_report_md grep -q "^- line $n repeats point .* of line 2; the tables use line 2" "$d/report.md"
 
+# ---- command lines: every main's options (getopt_long, cg_cli_bad_option) -----
+# An unknown option or one without its value: exit 2 and exactly one line on
+# stderr naming it, nothing on stdout; --help: exit 0 and the usage on
+# stdout. bench and bench_cuda run without a launcher (a singleton MPI
+# process, ~0.4 s each, four of them; skipped when not built).
+# usage_case NAME WANT-STDERR COMMAND...
+usage_case() {
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$tmp/usage.out" 2>"$tmp/usage.err"
+    local rc=$?
+    if [ "$rc" = 2 ] && [ "$(cat "$tmp/usage.err")" = "$want" ] && [ ! -s "$tmp/usage.out" ]; then
+        pass "$name"
+    else
+        fail "$name" "exit $rc, stderr: $(head -c 300 "$tmp/usage.err" | tr '\n' '|')"
+    fi
+}
+help_case() { # help_case NAME USAGE-START COMMAND...
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$tmp/help.out" 2>"$tmp/help.err"
+    local rc=$?
+    if [ "$rc" = 0 ] && [ "$(head -n 1 "$tmp/help.out")" = "$want" ]; then
+        pass "$name"
+    else
+        fail "$name" "exit $rc, stdout: $(head -n 1 "$tmp/help.out")"
+    fi
+}
+usage_case report_unknown_option_exits_2 \
+    "collgen report: error: unknown option '--plots' (collgen report --help)" \
+    "$collgen" report --plots "$tmp"
+usage_case report_unknown_short_option_exits_2 \
+    "collgen report: error: unknown option '-x' (collgen report --help)" "$collgen" report -x "$tmp"
+usage_case report_without_a_directory_exits_2 \
+    "collgen report: error: which campaign directory? (collgen report --help)" "$collgen" report --quiet
+usage_case report_with_two_directories_exits_2 \
+    "collgen report: error: one campaign directory at a time ('a' and 'b')" "$collgen" report a b
+help_case report_help_prints_the_usage "usage: collgen report DIR [--no-plots] [--quiet]" \
+    "$collgen" report --help
+usage_case compare_threshold_without_its_value_exits_2 \
+    "collgen compare: error: option '--threshold' needs a value (collgen compare --help)" \
+    "$collgen" compare a b --threshold
+usage_case compare_out_without_its_value_exits_2 \
+    "collgen compare: error: option '--out' needs a value (collgen compare --help)" \
+    "$collgen" compare a b --out
+usage_case compare_unknown_option_exits_2 \
+    "collgen compare: error: unknown option '--treshold=5' (collgen compare --help)" \
+    "$collgen" compare --treshold=5 a b
+usage_case compare_three_campaigns_exit_2 \
+    "collgen compare: error: more than two campaigns ('c')" "$collgen" compare a b c
+help_case compare_help_prints_the_usage \
+    "usage: collgen compare BASE NEW [--threshold PCT] [--out DIR] [--no-plots] [--quiet]" \
+    "$collgen" compare -h
+usage_case tag_out_without_its_value_exits_2 \
+    "collgen tag: error: option '--out' needs a value (collgen tag --help)" "$collgen" tag x.c --out
+usage_case tag_unknown_option_before_dashes_exits_2 \
+    "collgen tag: error: unknown option '--std=c11' (collgen tag --help)" \
+    "$collgen" tag --std=c11 x.c -- -I.
+usage_case tag_without_a_file_exits_2 "collgen tag: error: no FILE.c given (collgen tag --help)" \
+    "$collgen" tag -q -- -DX
+usage_case tune_unknown_option_exits_2 \
+    "collgen tune: error: unknown option '--depth' (collgen tune --help)" "$collgen" tune --depth 3 "$tmp"
+usage_case verify_p_without_its_value_exits_2 \
+    "collgen: error: option '--p' needs a value (collgen --help)" "$collgen" verify --p
+for prog in build/openmpi/bench build/cuda/bench_cuda; do
+    name=$(basename "$prog")
+    if [ ! -x "$prog" ]; then
+        echo "SKIP report ${name}_options ($prog is not built)"
+        continue
+    fi
+    usage_case "${name}_unknown_option_exits_2" \
+        "$name: error: unknown option '--job' ($name --help)" "$prog" --job x.json
+    # Why only bench for the rest: bench_cuda's read_args is the same code.
+    [ "$name" = bench ] || continue
+    usage_case "${name}_without_a_job_file_exits_2" \
+        "$name: error: give one JOBFILE ($name --help)" "$prog"
+    help_case "${name}_help_prints_the_usage" "usage: $name JOBFILE" "$prog" --help
+done
+
 exit $((failed > 0))

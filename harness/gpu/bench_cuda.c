@@ -129,6 +129,16 @@ static void say_point(const struct bc_ctx *c, const struct bench_point *pt,
     fflush(stdout);
 }
 
+static const char bench_cuda_usage[] =
+    "usage: bench_cuda JOBFILE\n"
+    "\n"
+    "Runs the points of one launch's job file (written by 'collgen run',\n"
+    "harness/FORMATS.md, harness/gpu/README.md) on GPUs, one rank per GPU, and\n"
+    "appends their records to the campaign's points.jsonl and raw/.\n"
+    "Exit status: 0 every point recorded; 2 usage or a job file that does not\n"
+    "parse; 3 the wrong number of ranks; 4 the outputs could not be written;\n"
+    "5 no GPU on some rank; 6 setting up the GPU failed.\n";
+
 int main(int argc, char **argv)
 {
     struct bench_job job;
@@ -140,33 +150,12 @@ int main(int argc, char **argv)
     int status = 0;
     int gpu_status;
 
-    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
-        fprintf(stderr, "bench_cuda: MPI_Init failed\n");
-        return BC_EXIT_LAUNCH;
+    status = bench_start(&argc, &argv, "bench_cuda", bench_cuda_usage, &job, &world_rank,
+                         &world_size);
+    if (status >= 0) {
+        return status;
     }
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    if (argc != 2) {
-        if (world_rank == 0) {
-            fprintf(stderr, "usage: bench_cuda JOBFILE (see harness/FORMATS.md and "
-                            "harness/gpu/README.md)\n");
-        }
-        MPI_Finalize();
-        return BC_EXIT_USAGE;
-    }
-    if (bench_job_load(argv[1], &job, msg, sizeof(msg)) != 0) {
-        if (world_rank == 0) {
-            fprintf(stderr, "%s\n", msg);
-        }
-        bench_job_free(&job);
-        MPI_Finalize();
-        return BC_EXIT_USAGE;
-    }
-    if (!bench_size_ok(&job, world_rank, world_size, "bench_cuda")) {
-        bench_job_free(&job);
-        MPI_Finalize();
-        return BC_EXIT_LAUNCH;
-    }
+    status = 0;
 
     memset(&c, 0, sizeof(c));
     memset(&topo, 0, sizeof(topo));

@@ -309,52 +309,29 @@ struct bc_bufs {
     int pooled;             /* d_send and d_out are the job's (not freed here) */
 };
 
-/* Element counts; -1 when they overflow. */
+/* Element counts (bench_elems: from the table, as bench's); -1 when they
+ * overflow. */
 static int size_bufs(const struct bc_ctx *c, const struct bench_point *pt, const struct bc_run *run,
                      struct bc_bufs *b)
 {
-    size_t p = (size_t)c->base.p;
-    size_t size = bench_dtype_size(pt->dtype);
-    size_t n = pt->count;
-    int in_place = pt->in_place && pt->coll != CG_COLL_BCAST;
+    struct bench_elems e;
+    int in_place = pt->in_place && cg_colls[pt->coll].in_place != CG_IN_PLACE_NONE;
 
-    if (n > (SIZE_MAX / size) / p / 2) {
+    if (bench_elems(pt, c->base.p, c->base.rank, &e) != 0) {
         return -1;
     }
+    b->in_elems = e.in;
+    b->out_elems = e.out;
+    b->res_elems = e.res;
     b->res_off = 0;
-    b->ip_off = 0;
-    switch (pt->coll) {
-    case CG_COLL_ALLGATHER:
-        b->in_elems = n;
-        b->out_elems = p * n;
-        b->res_elems = p * n;
-        b->ip_off = (size_t)c->base.rank * n;
-        break;
-    case CG_COLL_ALLTOALL:
-        b->in_elems = p * n;
-        b->out_elems = p * n;
-        b->res_elems = p * n;
-        break;
-    case CG_COLL_REDUCE_SCATTER_BLOCK:
-        b->in_elems = p * n;
-        b->out_elems = in_place ? p * n : n;
-        b->res_elems = n;
-        /* NCCL's in-place reduce-scatter leaves rank r's block where it
-         * was, recvbuff = sendbuff + r * count; MPI's (and the generated
-         * code's CG_CU_IN_PLACE) at the start. */
-        if (in_place && run->algo == NULL) {
-            b->res_off = (size_t)c->base.rank * n;
-        }
-        break;
-    case CG_COLL_ALLREDUCE:
-    case CG_COLL_BCAST:
-    default:
-        b->in_elems = n;
-        b->out_elems = n;
-        b->res_elems = n;
-        break;
+    b->ip_off = in_place ? bench_in_place_off(pt, c->base.rank) : 0;
+    b->ip_elems = in_place ? e.in : 0;
+    /* NCCL's in-place reduce-scatter leaves rank r's block where it was,
+     * recvbuff = sendbuff + r * count; MPI's (and the generated code's
+     * CG_CU_IN_PLACE) at the start. */
+    if (pt->coll == CG_COLL_REDUCE_SCATTER_BLOCK && in_place && run->algo == NULL) {
+        b->res_off = (size_t)c->base.rank * pt->count;
     }
-    b->ip_elems = in_place ? ((pt->coll == CG_COLL_ALLGATHER) ? n : b->in_elems) : 0;
     return 0;
 }
 
@@ -457,7 +434,7 @@ static int call_impl(struct bc_ctx *c, const struct bench_point *pt, const struc
     size_t size = bench_dtype_size(pt->dtype);
     unsigned char *out = b->d_out;
     const unsigned char *send = b->d_send;
-    int in_place = pt->in_place && pt->coll != CG_COLL_BCAST;
+    int in_place = pt->in_place && cg_colls[pt->coll].in_place != CG_IN_PLACE_NONE;
 
     if (run->algo != NULL) {
         const struct cg_cu_algo *a = run->algo;
@@ -993,8 +970,9 @@ static void run_point(struct bc_ctx *c, const struct bench_point *pt, struct bc_
                   b.in_elems + (2 * b.res_elems));
         rc = -1;
     } else {
-        int mine = (pt->coll == CG_COLL_BCAST) ? (c->base.rank == pt->root) : 1;
-        int from = (pt->coll == CG_COLL_BCAST) ? pt->root : c->base.rank;
+        int from_root = cg_colls[pt->coll].result == CG_RESULT_FROM_ROOT; /* bcast */
+        int mine = from_root ? (c->base.rank == pt->root) : 1;
+        int from = from_root ? pt->root : c->base.rank;
         for (size_t i = 0; mine && i < b.in_elems; i++) {
             bench_value(pt, c->base.p, from, i, b.h_send + (i * size));
         }
