@@ -16,6 +16,7 @@ extern "C" {
 
 #include "collgen.h"
 
+int cgcu_allgather_bine(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/bine.json */
 int cgcu_allgather_bruck(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/bruck.json */
 int cgcu_allgather_neighbor(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/neighbor.json */
 int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/recursive_doubling.json */
@@ -42,6 +43,7 @@ int cgcu_bcast_chain(CG_CU_BCAST_ARGS); /* schedules/bcast/chain.json */
 int cgcu_bcast_knomial(CG_CU_BCAST_ARGS); /* schedules/bcast/knomial.json */
 int cgcu_bcast_pipeline(CG_CU_BCAST_ARGS); /* schedules/bcast/pipeline.json */
 int cgcu_bcast_scatter_allgather(CG_CU_BCAST_ARGS); /* schedules/bcast/scatter_allgather.json */
+int cgcu_reduce_scatter_block_bine(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/bine.json */
 int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/recursive_halving.json */
 int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/ring.json */
 int cgcu_reduce_scatter_block_two_level_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/two_level_halving.json */
