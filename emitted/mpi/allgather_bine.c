@@ -31,13 +31,13 @@ int cg_allgather_bine(CG_ALLGATHER_ARGS)
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_BINE);
     CG_TRY(cg_buffers(&c, p, NULL, &out, NULL, 0));
 
-    /* bine.json:28 phase fold
+    /* bine.json:29 phase fold
      * Even rank 2i gives its block to 2i+1.
      */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_BINE__FOLD);
 
-        /* bine.json:31 fold: exchange
+        /* bine.json:32 fold: exchange
          *   send out block rank to rank rank + 1 when rank % 2 == 0
          *   receive out block rank - 1 from rank rank - 1 when rank % 2 == 1
          */
@@ -54,7 +54,7 @@ int cg_allgather_bine(CG_ALLGATHER_ARGS)
         CG_TAG_END(CG_TAG_ALLGATHER_BINE__FOLD);
     }
 
-    /* bine.json:34 phase bine: log2(q) rounds
+    /* bine.json:35 phase bine: log2(q) rounds
      * v holds virtual blocks a .. a+d-1 (cyclic) and swaps them for the partner's b .. b+d-1.
      */
     if (v >= 0) {
@@ -72,7 +72,7 @@ int cg_allgather_bine(CG_ALLGATHER_ARGS)
             const int b_first = b + cg_min(b, rem);
             const int b_end = b + d >= q ? p + b + d - q + cg_min(b + d - q, rem) : b + d + cg_min(b + d, rem);
 
-            /* bine.json:50 bine: exchange
+            /* bine.json:51 bine: exchange
              *   send out blocks a_first .. +a_end - a_first to rank peer
              *   receive out blocks b_first .. +b_end - b_first from rank peer
              */
@@ -87,14 +87,14 @@ int cg_allgather_bine(CG_ALLGATHER_ARGS)
         CG_TAG_END(CG_TAG_ALLGATHER_BINE__BINE);
     }
 
-    /* bine.json:53 phase unfold
+    /* bine.json:54 phase unfold
      * The odd rank of each pair sends its even partner the p - 1 blocks it lacks: all but block rank -
      * 1 (a span that wraps).
      */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_BINE__UNFOLD);
 
-        /* bine.json:56 unfold: exchange
+        /* bine.json:57 unfold: exchange
          *   send out blocks rank .. +p - 1 to rank rank - 1 when rank % 2 == 1
          *   receive out blocks rank + 1 .. +p - 1 from rank rank + 1 when rank % 2 == 0
          */
