@@ -39,7 +39,7 @@
 static const struct cg_cu_algo algo_allgather_bine = {
     "allgather_bine", /* name */
     CG_COLL_ALLGATHER, /* coll */
-    "Bine allgather (libbine's allgather_bine_2_blocks): distance doubling with partners v +- rho(k), contiguous (wrapping) spans that double; fold for non-powers of two.", /* summary */
+    "Bine allgather (libbine's allgather_bine_send_remap): blocks placed in remapped order first, then distance halving with partners v +- rho(k), spans that double; fold; any p.", /* summary */
     "schedules/allgather/bine.json", /* file */
     CG_TAG_BASE(allgather_bine), /* tag_first */
     CG_TAG_COUNT(allgather_bine), /* tag_count */

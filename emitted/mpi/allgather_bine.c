@@ -4,14 +4,15 @@
  * Function:    cg_allgather_bine
  * Accepts:     same as MPI_Allgather(), with counts as size_t
  * Returns:     MPI_SUCCESS or an MPI error code
- * Description: Bine allgather (libbine's allgather_bine_2_blocks): distance doubling with partners v +- rho(k), contiguous (wrapping) spans that double; fold for non-powers of two.
+ * Description: Bine allgather (libbine's allgather_bine_send_remap): blocks placed in remapped order first, then distance halving with partners v +- rho(k), spans that double; fold; any p.
  * Blocks:      B = p
  *
  * Worked example, p = 4, as simulated by the verifier
  * (a->b buf[i]: rank a sends block i of buf to rank b;
  *  r: x op= y: rank r reduces y into x; =op: y op x; =: copy):
- *   bine k=0 exchange: 0->1 out[0]; 1->0 out[1]; 2->3 out[2]; 3->2 out[3];
- *   bine k=1 exchange: 0->3 out[0..1]; 1->2 out[0..1]; 2->1 out[2..3]; 3->0 out[2..3];
+ *   place exchange: 1->3 out[1]; 2->1 out[2]; 3->2 out[3];
+ *   bine k=1 exchange: 0->3 out[0]; 1->2 out[2]; 2->1 out[3]; 3->0 out[1];
+ *   bine k=0 exchange: 0->1 out[0..1]; 1->0 out[2..3]; 2->3 out[2..3]; 3->2 out[0..1];
  */
 
 #include "collgen.h"
@@ -26,18 +27,21 @@ int cg_allgather_bine(CG_ALLGATHER_ARGS)
     const int p = c.p;
     const int rank = c.rank;
     const int q = cg_pof2(p);
+    const int n = cg_log2(q);
     const int rem = p - q;
     const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
+    const int g = cg_to_negabinary(cg_mod(v, 2) == 1 ? v : -v) & (q - 1);
+    const int me = cg_bit_reverse(g ^ g >> 1, n);
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_BINE);
     CG_TRY(cg_buffers(&c, p, NULL, &out, NULL, 0));
 
-    /* bine.json:29 phase fold
+    /* bine.json:34 phase fold
      * Even rank 2i gives its block to 2i+1.
      */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_BINE__FOLD);
 
-        /* bine.json:32 fold: exchange
+        /* bine.json:37 fold: exchange
          *   send out block rank to rank rank + 1 when rank % 2 == 0
          *   receive out block rank - 1 from rank rank - 1 when rank % 2 == 1
          */
@@ -54,32 +58,72 @@ int cg_allgather_bine(CG_ALLGATHER_ARGS)
         CG_TAG_END(CG_TAG_ALLGATHER_BINE__FOLD);
     }
 
-    /* bine.json:35 phase bine: log2(q) rounds
-     * v holds virtual blocks a .. a+d-1 (cyclic) and swaps them for the partner's b .. b+d-1.
+    /* bine.json:40 phase place
+     * Virtual rank v sends its own blocks to w, the rank with remap(w) = v, and receives the blocks of
+     * virtual rank me.
+     */
+    if (v >= 0) {
+        CG_TAG_BEGIN(CG_TAG_ALLGATHER_BINE__PLACE);
+        const int x0 = cg_bit_reverse(v, n);
+        const int x1 = x0 ^ x0 >> 1;
+        const int x2 = x1 ^ x1 >> 2;
+        const int x3 = x2 ^ x2 >> 4;
+        const int x4 = x3 ^ x3 >> 8;
+        const int x5 = x4 ^ x4 >> 16;
+        const int xv = cg_from_negabinary(x5);
+        const int w = cg_mod(cg_mod(xv, 2) == 1 ? xv : -xv, q);
+        const int to_real = w < rem ? 2 * w + 1 : w + rem;
+        const int from_real = me < rem ? 2 * me + 1 : me + rem;
+        const int own_first = v + cg_min(v, rem);
+        const int own_count = v + 1 + cg_min(v + 1, rem) - own_first;
+        const int me_first = me + cg_min(me, rem);
+        const int me_count = me + 1 + cg_min(me + 1, rem) - me_first;
+
+        /* bine.json:59 place: exchange
+         *   send out blocks own_first .. +own_count to rank to_real when w != v
+         *   receive out blocks me_first .. +me_count from rank from_real when me != v
+         */
+        CG_TAG_BEGIN(CG_TAG_ALLGATHER_BINE__PLACE__EXCHANGE);
+        CG_TRY(cg_xchg_begin(&c, 2));
+        if (w != v) {
+            CG_TRY(cg_send(&c, to_real, &out, cg_mod(own_first, out.nblocks), own_count));
+        }
+        if (me != v) {
+            CG_TRY(cg_recv(&c, from_real, &out, cg_mod(me_first, out.nblocks), me_count));
+        }
+        CG_TRY(cg_xchg_wait(&c));
+        CG_TAG_END(CG_TAG_ALLGATHER_BINE__PLACE__EXCHANGE);
+        CG_TAG_END(CG_TAG_ALLGATHER_BINE__PLACE);
+    }
+
+    /* bine.json:62 phase bine: k from n - 1 down to 0
+     * Swap the span of len virtual blocks around me for the partner's span around pme.
      */
     if (v >= 0) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_BINE__BINE);
-        for (int k = 0; k < cg_log2(q); k++) {
+        for (int k = n - 1; k >= 0; k--) {
             CG_TAG_BEGIN(CG_TAG_ALLGATHER_BINE__BINE__ROUND);
-            const int d = 1 << k;
+            const int len = 1 << (n - k - 1);
             const int rho = cg_from_negabinary((2 << k) - 1);
             const int pv = cg_mod(cg_mod(v, 2) == 0 ? v + rho : v - rho, q);
             const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
-            const int a = cg_mod(v - ((cg_mod(v, 2) == 0 ? 715827882 : 357913941) & (d - 1)), q);
-            const int b = cg_mod(cg_mod(k, 2) == cg_mod(v, 2) ? a + d : a - d, q);
+            const int pg = cg_to_negabinary(cg_mod(pv, 2) == 1 ? pv : -pv) & (q - 1);
+            const int pme = cg_bit_reverse(pg ^ pg >> 1, n);
+            const int a = me - cg_mod(me, len);
+            const int b = pme - cg_mod(pme, len);
             const int a_first = a + cg_min(a, rem);
-            const int a_end = a + d >= q ? p + a + d - q + cg_min(a + d - q, rem) : a + d + cg_min(a + d, rem);
+            const int a_count = a + len + cg_min(a + len, rem) - a_first;
             const int b_first = b + cg_min(b, rem);
-            const int b_end = b + d >= q ? p + b + d - q + cg_min(b + d - q, rem) : b + d + cg_min(b + d, rem);
+            const int b_count = b + len + cg_min(b + len, rem) - b_first;
 
-            /* bine.json:51 bine: exchange
-             *   send out blocks a_first .. +a_end - a_first to rank peer
-             *   receive out blocks b_first .. +b_end - b_first from rank peer
+            /* bine.json:80 bine: exchange
+             *   send out blocks a_first .. +a_count to rank peer
+             *   receive out blocks b_first .. +b_count from rank peer
              */
             CG_TAG_BEGIN(CG_TAG_ALLGATHER_BINE__BINE__EXCHANGE);
-            CG_TRY(cg_xchg_begin(&c, 2));
-            CG_TRY(cg_send(&c, peer, &out, cg_mod(a_first, out.nblocks), a_end - a_first));
-            CG_TRY(cg_recv(&c, peer, &out, cg_mod(b_first, out.nblocks), b_end - b_first));
+            CG_TRY(cg_xchg_begin(&c, 3));
+            CG_TRY(cg_send(&c, peer, &out, cg_mod(a_first, out.nblocks), a_count));
+            CG_TRY(cg_recv(&c, peer, &out, cg_mod(b_first, out.nblocks), b_count));
             CG_TRY(cg_xchg_wait(&c));
             CG_TAG_END(CG_TAG_ALLGATHER_BINE__BINE__EXCHANGE);
             CG_TAG_END(CG_TAG_ALLGATHER_BINE__BINE__ROUND);
@@ -87,19 +131,19 @@ int cg_allgather_bine(CG_ALLGATHER_ARGS)
         CG_TAG_END(CG_TAG_ALLGATHER_BINE__BINE);
     }
 
-    /* bine.json:54 phase unfold
+    /* bine.json:83 phase unfold
      * The odd rank of each pair sends its even partner the p - 1 blocks it lacks: all but block rank -
      * 1 (a span that wraps).
      */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_BINE__UNFOLD);
 
-        /* bine.json:57 unfold: exchange
+        /* bine.json:86 unfold: exchange
          *   send out blocks rank .. +p - 1 to rank rank - 1 when rank % 2 == 1
          *   receive out blocks rank + 1 .. +p - 1 from rank rank + 1 when rank % 2 == 0
          */
         CG_TAG_BEGIN(CG_TAG_ALLGATHER_BINE__UNFOLD__EXCHANGE);
-        CG_TRY(cg_xchg_begin(&c, 3));
+        CG_TRY(cg_xchg_begin(&c, 4));
         if (cg_mod(rank, 2) == 1) {
             CG_TRY(cg_send(&c, rank - 1, &out, cg_mod(rank, out.nblocks), p - 1));
         }

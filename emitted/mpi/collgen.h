@@ -96,7 +96,7 @@ int cg_scatter_linear(CG_SCATTER_ARGS); /* schedules/scatter/linear.json */
 struct cg_tag_layout {
     char allgather_allreduce[5];
     char allgather_alltoall[6];
-    char allgather_bine[8];
+    char allgather_bine[10];
     char allgather_bruck[4];
     char allgather_gather_bcast[5];
     char allgather_hier[7];
@@ -199,6 +199,8 @@ enum { /* schedules/allgather/bine.json */
     CG_TAG_ALLGATHER_BINE = CG_TAG_BASE(allgather_bine),
     CG_TAG_ALLGATHER_BINE__FOLD,
     CG_TAG_ALLGATHER_BINE__FOLD__EXCHANGE,
+    CG_TAG_ALLGATHER_BINE__PLACE,
+    CG_TAG_ALLGATHER_BINE__PLACE__EXCHANGE,
     CG_TAG_ALLGATHER_BINE__BINE,
     CG_TAG_ALLGATHER_BINE__BINE__ROUND,
     CG_TAG_ALLGATHER_BINE__BINE__EXCHANGE,
