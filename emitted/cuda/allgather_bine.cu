@@ -60,6 +60,9 @@ int cgcu_allgather_bine(CG_CU_ALLGATHER_ARGS)
     /* bine.json:40 phase place
      * Virtual rank v sends its own blocks to w, the rank with remap(w) = v, and receives the blocks of
      * virtual rank me.
+     * Why x0 .. x5: they undo me = bit_reverse(g ^ (g >> 1), n) (the prefix xor inverts the Gray
+     * code);
+     * from_negabinary and the sign (g encodes v for odd v, -v for even v) then give w.
      */
     if (v >= 0) {
         CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_BINE__PLACE);
@@ -78,7 +81,7 @@ int cgcu_allgather_bine(CG_CU_ALLGATHER_ARGS)
         const int me_first = me + cg_min(me, rem);
         const int me_count = me + 1 + cg_min(me + 1, rem) - me_first;
 
-        /* bine.json:59 place: exchange
+        /* bine.json:63 place: exchange
          *   send out blocks own_first .. +own_count to rank to_real when w != v
          *   receive out blocks me_first .. +me_count from rank from_real when me != v
          */
@@ -95,7 +98,7 @@ int cgcu_allgather_bine(CG_CU_ALLGATHER_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLGATHER_BINE__PLACE);
     }
 
-    /* bine.json:62 phase bine: k from n - 1 down to 0
+    /* bine.json:66 phase bine: k from n - 1 down to 0
      * Swap the span of len virtual blocks around me for the partner's span around pme.
      */
     if (v >= 0) {
@@ -115,7 +118,7 @@ int cgcu_allgather_bine(CG_CU_ALLGATHER_ARGS)
             const int b_first = b + cg_min(b, rem);
             const int b_count = b + len + cg_min(b + len, rem) - b_first;
 
-            /* bine.json:80 bine: exchange
+            /* bine.json:84 bine: exchange
              *   send out blocks a_first .. +a_count to rank peer
              *   receive out blocks b_first .. +b_count from rank peer
              */
@@ -130,14 +133,14 @@ int cgcu_allgather_bine(CG_CU_ALLGATHER_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLGATHER_BINE__BINE);
     }
 
-    /* bine.json:83 phase unfold
+    /* bine.json:87 phase unfold
      * The odd rank of each pair sends its even partner the p - 1 blocks it lacks: all but block rank -
      * 1 (a span that wraps).
      */
     if (rank < 2 * rem) {
         CG_CU_TAG_BEGIN(CG_TAG_ALLGATHER_BINE__UNFOLD);
 
-        /* bine.json:86 unfold: exchange
+        /* bine.json:90 unfold: exchange
          *   send out blocks rank .. +p - 1 to rank rank - 1 when rank % 2 == 1
          *   receive out blocks rank + 1 .. +p - 1 from rank rank + 1 when rank % 2 == 0
          */

@@ -128,6 +128,9 @@ int cg_reduce_scatter_block_bine(CG_REDUCE_SCATTER_BLOCK_ARGS)
     /* bine.json:75 phase deliver
      * Virtual rank v holds block me complete: the real blocks mine_lo (and mine_lo + 1 when me < rem);
      * it sends each to its owner. Rank r receives its block from src, the holder of its virtual block.
+     * Why x0 .. x5: they undo me = bit_reverse(g ^ (g >> 1), n) (the prefix xor inverts the Gray
+     * code);
+     * from_negabinary and the sign (g encodes v for odd v, -v for even v) then give w, remap(w) = own.
      */
     {
         CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_BINE__DELIVER);
@@ -143,7 +146,7 @@ int cg_reduce_scatter_block_bine(CG_REDUCE_SCATTER_BLOCK_ARGS)
         const int w = cg_mod(cg_mod(xv, 2) == 1 ? xv : -xv, q);
         const int src = w < rem ? 2 * w + 1 : w + rem;
 
-        /* bine.json:94 deliver: exchange
+        /* bine.json:96 deliver: exchange
          *   send tmp block mine_lo to rank mine_lo when v >= 0 && mine_lo != rank
          *   send tmp block mine_lo + 1 to rank mine_lo + 1 when v >= 0 && me < rem && mine_lo + 1 != rank
          *   receive all of out from rank src when src != rank
@@ -162,7 +165,7 @@ int cg_reduce_scatter_block_bine(CG_REDUCE_SCATTER_BLOCK_ARGS)
         CG_TRY(cg_xchg_wait(&c));
         CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_BINE__DELIVER__EXCHANGE);
 
-        /* bine.json:99 deliver: all of out = tmp block rank */
+        /* bine.json:101 deliver: all of out = tmp block rank */
         if (src == rank) {
             CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_BINE__DELIVER__KEEP_OWN);
             CG_TRY(cg_copy(&c, &out, 0, &tmp, rank, out.nblocks));
