@@ -25,6 +25,17 @@ static const struct cg_algo algo_allgather_alltoall = {
     .fn = { .allgather = cg_allgather_alltoall },
 };
 
+static const struct cg_algo algo_allgather_bine = {
+    .name = "allgather_bine",
+    .coll = CG_COLL_ALLGATHER,
+    .summary = "Bine allgather (libbine's allgather_bine_send_remap): blocks placed in remapped order first, then distance halving with partners v +- rho(k), spans that double; fold; any p.",
+    .file = "schedules/allgather/bine.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(allgather_bine),
+    .tag_count = CG_TAG_COUNT(allgather_bine),
+    .fn = { .allgather = cg_allgather_bine },
+};
+
 static const struct cg_algo algo_allgather_bruck = {
     .name = "allgather_bruck",
     .coll = CG_COLL_ALLGATHER,
@@ -142,7 +153,7 @@ static const struct cg_algo algo_allgather_two_proc = {
 static const struct cg_algo algo_allreduce_bine_bandwidth = {
     .name = "allreduce_bine_bandwidth",
     .coll = CG_COLL_ALLREDUCE,
-    .summary = "Bine reduce-scatter + allgather over the Bine butterfly (partners differ in the k+1 lowest negabinary digits), bit-reversed block order so each round is one span; fold.",
+    .summary = "Bine reduce-scatter + allgather over libbine's butterfly (v +- rho(k)), blocks in libbine's remapped order so each round is one span; fold.",
     .file = "schedules/allreduce/bine_bandwidth.json",
     .commutative_only = 1,
     .tag_first = CG_TAG_BASE(allreduce_bine_bandwidth),
@@ -153,7 +164,7 @@ static const struct cg_algo algo_allreduce_bine_bandwidth = {
 static const struct cg_algo algo_allreduce_bine_latency = {
     .name = "allreduce_bine_latency",
     .coll = CG_COLL_ALLREDUCE,
-    .summary = "Bine butterfly on whole vectors: round k's partner differs in the k+1 lowest negabinary digits of the (virtual) rank; fold for non-powers of two; commutative op.",
+    .summary = "Bine butterfly on whole vectors (libbine's allreduce_bine_lat): round k's partner is v + rho(k) for even, v - rho(k) for odd v; fold for non-powers of two; commutative op.",
     .file = "schedules/allreduce/bine_latency.json",
     .commutative_only = 1,
     .tag_first = CG_TAG_BASE(allreduce_bine_latency),
@@ -379,7 +390,7 @@ static const struct cg_algo algo_barrier_recursive_doubling = {
 static const struct cg_algo algo_bcast_bine = {
     .name = "bcast_bine",
     .coll = CG_COLL_BCAST,
-    .summary = "Bine tree (binomial negabinary): a binomial tree whose round-k partners differ in the k+1 lowest negabinary digits; distances from the root 1, 1, 3, 5, 11, ...",
+    .summary = "Bine tree (binomial negabinary, libbine's bcast_bine_lat_new): distance halving, round j's partner has the j+1 lowest negabinary digits of rank - root flipped",
     .file = "schedules/bcast/bine.json",
     .commutative_only = 0,
     .tag_first = CG_TAG_BASE(bcast_bine),
@@ -646,7 +657,7 @@ static const struct cg_algo algo_reduce_allreduce = {
 static const struct cg_algo algo_reduce_bine = {
     .name = "reduce_bine",
     .coll = CG_COLL_REDUCE,
-    .summary = "Bine tree reduce: the Bine broadcast tree run backwards (distance halving), whole vectors; commutative op.",
+    .summary = "Bine tree reduce (libbine's reduce_bine_lat): the Bine broadcast tree backwards, distance doubling, whole vectors; commutative op.",
     .file = "schedules/reduce/bine.json",
     .commutative_only = 1,
     .tag_first = CG_TAG_BASE(reduce_bine),
@@ -709,6 +720,17 @@ static const struct cg_algo algo_reduce_scatter_block_allreduce = {
     .tag_first = CG_TAG_BASE(reduce_scatter_block_allreduce),
     .tag_count = CG_TAG_COUNT(reduce_scatter_block_allreduce),
     .fn = { .reduce_scatter_block = cg_reduce_scatter_block_allreduce },
+};
+
+static const struct cg_algo algo_reduce_scatter_block_bine = {
+    .name = "reduce_scatter_block_bine",
+    .coll = CG_COLL_REDUCE_SCATTER_BLOCK,
+    .summary = "Bine reduce-scatter (libbine's reduce_scatter_bine_send_remap): distance doubling with partners v +- rho(k), blocks in remapped order, final permutation; fold; commutative op.",
+    .file = "schedules/reduce_scatter_block/bine.json",
+    .commutative_only = 1,
+    .tag_first = CG_TAG_BASE(reduce_scatter_block_bine),
+    .tag_count = CG_TAG_COUNT(reduce_scatter_block_bine),
+    .fn = { .reduce_scatter_block = cg_reduce_scatter_block_bine },
 };
 
 static const struct cg_algo algo_reduce_scatter_block_butterfly = {
@@ -942,6 +964,7 @@ static const struct cg_algo algo_scatter_linear = {
 const struct cg_algo *const cg_algos[] = {
     &algo_allgather_allreduce,
     &algo_allgather_alltoall,
+    &algo_allgather_bine,
     &algo_allgather_bruck,
     &algo_allgather_gather_bcast,
     &algo_allgather_hier,
@@ -1001,6 +1024,7 @@ const struct cg_algo *const cg_algos[] = {
     &algo_reduce_lane,
     &algo_reduce_rabenseifner,
     &algo_reduce_scatter_block_allreduce,
+    &algo_reduce_scatter_block_bine,
     &algo_reduce_scatter_block_butterfly,
     &algo_reduce_scatter_block_hier,
     &algo_reduce_scatter_block_lane,

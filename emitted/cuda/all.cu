@@ -3,6 +3,7 @@
 /* Every generated GPU collective in one translation unit, so that the build
  * needs no edit when a schedule is added, and their table cg_cu_algos[]
  * (runtime/cuda/cg_cuda_algo.h). Each file also compiles alone. */
+#include "allgather_bine.cu"
 #include "allgather_bruck.cu"
 #include "allgather_neighbor.cu"
 #include "allgather_recursive_doubling.cu"
@@ -30,6 +31,7 @@
 #include "bcast_pipeline.cu"
 #include "bcast_scatter_allgather.cu"
 #include "bcast_split_binary_tree.cu"
+#include "reduce_scatter_block_bine.cu"
 #include "reduce_scatter_block_butterfly.cu"
 #include "reduce_scatter_block_pairwise.cu"
 #include "reduce_scatter_block_recursive_doubling.cu"
@@ -37,6 +39,22 @@
 #include "reduce_scatter_block_ring.cu"
 #include "reduce_scatter_block_two_level_halving.cu"
 #include "reduce_scatter_block_two_level_ring.cu"
+
+static const struct cg_cu_algo algo_allgather_bine = {
+    "allgather_bine", /* name */
+    CG_COLL_ALLGATHER, /* coll */
+    "Bine allgather (libbine's allgather_bine_send_remap): blocks placed in remapped order first, then distance halving with partners v +- rho(k), spans that double; fold; any p.", /* summary */
+    "schedules/allgather/bine.json", /* file */
+    CG_TAG_BASE(allgather_bine), /* tag_first */
+    CG_TAG_COUNT(allgather_bine), /* tag_count */
+    NULL, /* allreduce */
+    cgcu_allgather_bine, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
 
 static const struct cg_cu_algo algo_allgather_bruck = {
     "allgather_bruck", /* name */
@@ -153,7 +171,7 @@ static const struct cg_cu_algo algo_allgather_two_proc = {
 static const struct cg_cu_algo algo_allreduce_bine_bandwidth = {
     "allreduce_bine_bandwidth", /* name */
     CG_COLL_ALLREDUCE, /* coll */
-    "Bine reduce-scatter + allgather over the Bine butterfly (partners differ in the k+1 lowest negabinary digits), bit-reversed block order so each round is one span; fold.", /* summary */
+    "Bine reduce-scatter + allgather over libbine's butterfly (v +- rho(k)), blocks in libbine's remapped order so each round is one span; fold.", /* summary */
     "schedules/allreduce/bine_bandwidth.json", /* file */
     CG_TAG_BASE(allreduce_bine_bandwidth), /* tag_first */
     CG_TAG_COUNT(allreduce_bine_bandwidth), /* tag_count */
@@ -169,7 +187,7 @@ static const struct cg_cu_algo algo_allreduce_bine_bandwidth = {
 static const struct cg_cu_algo algo_allreduce_bine_latency = {
     "allreduce_bine_latency", /* name */
     CG_COLL_ALLREDUCE, /* coll */
-    "Bine butterfly on whole vectors: round k's partner differs in the k+1 lowest negabinary digits of the (virtual) rank; fold for non-powers of two; commutative op.", /* summary */
+    "Bine butterfly on whole vectors (libbine's allreduce_bine_lat): round k's partner is v + rho(k) for even, v - rho(k) for odd v; fold for non-powers of two; commutative op.", /* summary */
     "schedules/allreduce/bine_latency.json", /* file */
     CG_TAG_BASE(allreduce_bine_latency), /* tag_first */
     CG_TAG_COUNT(allreduce_bine_latency), /* tag_count */
@@ -345,7 +363,7 @@ static const struct cg_cu_algo algo_alltoall_pairwise = {
 static const struct cg_cu_algo algo_bcast_bine = {
     "bcast_bine", /* name */
     CG_COLL_BCAST, /* coll */
-    "Bine tree (binomial negabinary): a binomial tree whose round-k partners differ in the k+1 lowest negabinary digits; distances from the root 1, 1, 3, 5, 11, ...", /* summary */
+    "Bine tree (binomial negabinary, libbine's bcast_bine_lat_new): distance halving, round j's partner has the j+1 lowest negabinary digits of rank - root flipped", /* summary */
     "schedules/bcast/bine.json", /* file */
     CG_TAG_BASE(bcast_bine), /* tag_first */
     CG_TAG_COUNT(bcast_bine), /* tag_count */
@@ -482,6 +500,22 @@ static const struct cg_cu_algo algo_bcast_split_binary_tree = {
     0 /* nparams */
 };
 
+static const struct cg_cu_algo algo_reduce_scatter_block_bine = {
+    "reduce_scatter_block_bine", /* name */
+    CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
+    "Bine reduce-scatter (libbine's reduce_scatter_bine_send_remap): distance doubling with partners v +- rho(k), blocks in remapped order, final permutation; fold; commutative op.", /* summary */
+    "schedules/reduce_scatter_block/bine.json", /* file */
+    CG_TAG_BASE(reduce_scatter_block_bine), /* tag_first */
+    CG_TAG_COUNT(reduce_scatter_block_bine), /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    cgcu_reduce_scatter_block_bine, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
 static const struct cg_cu_algo algo_reduce_scatter_block_butterfly = {
     "reduce_scatter_block_butterfly", /* name */
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
@@ -595,6 +629,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_two_level_ring = {
 };
 
 const struct cg_cu_algo *const cg_cu_algos[] = {
+    &algo_allgather_bine,
     &algo_allgather_bruck,
     &algo_allgather_neighbor,
     &algo_allgather_recursive_doubling,
@@ -622,6 +657,7 @@ const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_bcast_pipeline,
     &algo_bcast_scatter_allgather,
     &algo_bcast_split_binary_tree,
+    &algo_reduce_scatter_block_bine,
     &algo_reduce_scatter_block_butterfly,
     &algo_reduce_scatter_block_pairwise,
     &algo_reduce_scatter_block_recursive_doubling,

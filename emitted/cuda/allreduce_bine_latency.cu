@@ -4,7 +4,7 @@
  * Function:    cgcu_allreduce_bine_latency
  * Accepts:     as ncclAllReduce(), with a cg_cu_dtype, a cg_cu_op and an MPI communicator; device buffers (cudaMalloc memory)
  * Returns:     MPI_SUCCESS or an MPI error code, once everything is enqueued on stream
- * Description: Bine butterfly on whole vectors: round k's partner differs in the k+1 lowest negabinary digits of the (virtual) rank; fold for non-powers of two; commutative op.
+ * Description: Bine butterfly on whole vectors (libbine's allreduce_bine_lat): round k's partner is v + rho(k) for even, v - rho(k) for odd v; fold for non-powers of two; commutative op.
  * Limitations: none: contributions are combined out of rank order, which every cg_cu_op allows
  * Blocks:      B = 1; scratch tmp of 1 blocks
  *
@@ -30,7 +30,6 @@ int cgcu_allreduce_bine_latency(CG_CU_ALLREDUCE_ARGS)
     const int q = cg_pof2(p);
     const int rem = p - q;
     const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
-    const int nu = cg_to_negabinary(v) & (q - 1);
     CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY);
     CG_TRY(cg_cu_buffers(&c, 1, NULL, &out, &tmp, 1));
 
@@ -71,10 +70,11 @@ int cgcu_allreduce_bine_latency(CG_CU_ALLREDUCE_ARGS)
         CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE);
         for (int k = 0; k < cg_log2(q); k++) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__ROUND);
-            const int pv = cg_mod(cg_from_negabinary(nu ^ ((2 << k) - 1)), q);
+            const int rho = cg_from_negabinary((2 << k) - 1);
+            const int pv = cg_mod(cg_mod(v, 2) == 0 ? v + rho : v - rho, q);
             const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
 
-            /* bine_latency.json:76 bine: exchange
+            /* bine_latency.json:77 bine: exchange
              *   send all of out to rank peer
              *   receive all of tmp from rank peer
              */
@@ -85,7 +85,7 @@ int cgcu_allreduce_bine_latency(CG_CU_ALLREDUCE_ARGS)
             CG_TRY(cg_cu_xchg_wait(&c));
             CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__EXCHANGE);
 
-            /* bine_latency.json:89 bine: all of out = all of out op all of tmp */
+            /* bine_latency.json:90 bine: all of out = all of out op all of tmp */
             CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__REDUCE);
             CG_TRY(cg_cu_reduce_blocks(&c, &out, 0, &tmp, 0, out.nblocks, CG_INTO_FROM));
             CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE__REDUCE);
@@ -94,13 +94,13 @@ int cgcu_allreduce_bine_latency(CG_CU_ALLREDUCE_ARGS)
         CG_CU_TAG_END(CG_TAG_ALLREDUCE_BINE_LATENCY__BINE);
     }
 
-    /* bine_latency.json:102 phase unfold
+    /* bine_latency.json:103 phase unfold
      * The odd rank of each folded pair returns the result to its even partner.
      */
     if (rank < 2 * rem) {
         CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_LATENCY__UNFOLD);
 
-        /* bine_latency.json:107 unfold: exchange
+        /* bine_latency.json:108 unfold: exchange
          *   send all of out to rank rank - 1 when rank % 2 == 1
          *   receive all of out from rank rank + 1 when rank % 2 == 0
          */

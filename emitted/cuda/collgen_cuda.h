@@ -16,6 +16,7 @@ extern "C" {
 
 #include "collgen.h"
 
+int cgcu_allgather_bine(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/bine.json */
 int cgcu_allgather_bruck(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/bruck.json */
 int cgcu_allgather_neighbor(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/neighbor.json */
 int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/recursive_doubling.json */
@@ -43,6 +44,7 @@ int cgcu_bcast_knomial(CG_CU_BCAST_ARGS); /* schedules/bcast/knomial.json */
 int cgcu_bcast_pipeline(CG_CU_BCAST_ARGS); /* schedules/bcast/pipeline.json */
 int cgcu_bcast_scatter_allgather(CG_CU_BCAST_ARGS); /* schedules/bcast/scatter_allgather.json */
 int cgcu_bcast_split_binary_tree(CG_CU_BCAST_ARGS); /* schedules/bcast/split_binary_tree.json */
+int cgcu_reduce_scatter_block_bine(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/bine.json */
 int cgcu_reduce_scatter_block_butterfly(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/butterfly.json */
 int cgcu_reduce_scatter_block_pairwise(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/pairwise.json */
 int cgcu_reduce_scatter_block_recursive_doubling(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/recursive_doubling.json */

@@ -4,6 +4,7 @@
  * needs no edit when a schedule is added. Each file also compiles alone. */
 #include "allgather_allreduce.c"
 #include "allgather_alltoall.c"
+#include "allgather_bine.c"
 #include "allgather_bruck.c"
 #include "allgather_gather_bcast.c"
 #include "allgather_hier.c"
@@ -63,6 +64,7 @@
 #include "reduce_lane.c"
 #include "reduce_rabenseifner.c"
 #include "reduce_scatter_block_allreduce.c"
+#include "reduce_scatter_block_bine.c"
 #include "reduce_scatter_block_butterfly.c"
 #include "reduce_scatter_block_hier.c"
 #include "reduce_scatter_block_lane.c"

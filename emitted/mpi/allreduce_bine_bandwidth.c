@@ -4,7 +4,7 @@
  * Function:    cg_allreduce_bine_bandwidth
  * Accepts:     same as MPI_Allreduce(), with counts as size_t
  * Returns:     MPI_SUCCESS or an MPI error code
- * Description: Bine reduce-scatter + allgather over the Bine butterfly (partners differ in the k+1 lowest negabinary digits), bit-reversed block order so each round is one span; fold.
+ * Description: Bine reduce-scatter + allgather over libbine's butterfly (v +- rho(k)), blocks in libbine's remapped order so each round is one span; fold.
  * Limitations: needs a commutative op (returns MPI_ERR_OP otherwise)
  * Blocks:      B = pof2(p); scratch tmp of pof2(p) blocks
  *
@@ -34,18 +34,18 @@ int cg_allreduce_bine_bandwidth(CG_ALLREDUCE_ARGS)
     const int n = cg_log2(q);
     const int rem = p - q;
     const int v = rank < 2 * rem ? (cg_mod(rank, 2) == 0 ? -1 : cg_div(rank, 2)) : rank - rem;
-    const int nu = cg_to_negabinary(v) & (q - 1);
+    const int nu = cg_to_negabinary(cg_mod(v, 2) == 1 ? v : -v) & (q - 1);
     const int me = cg_bit_reverse(nu ^ nu >> 1, n);
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH);
     CG_TRY(cg_buffers(&c, cg_pof2(p), NULL, &out, &tmp, cg_pof2(p)));
 
-    /* bine_bandwidth.json:30 phase fold
+    /* bine_bandwidth.json:34 phase fold
      * Even rank 2i hands its whole vector to 2i+1, which reduces it in.
      */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD);
 
-        /* bine_bandwidth.json:35 fold: exchange
+        /* bine_bandwidth.json:39 fold: exchange
          *   send all of out to rank rank + 1 when rank % 2 == 0
          *   receive all of tmp from rank rank - 1 when rank % 2 == 1
          */
@@ -60,7 +60,7 @@ int cg_allreduce_bine_bandwidth(CG_ALLREDUCE_ARGS)
         CG_TRY(cg_xchg_wait(&c));
         CG_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD__EXCHANGE);
 
-        /* bine_bandwidth.json:50 fold: all of out = all of tmp op all of out */
+        /* bine_bandwidth.json:54 fold: all of out = all of tmp op all of out */
         if (cg_mod(rank, 2) == 1) {
             CG_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD__REDUCE);
             CG_TRY(cg_reduce(&c, &out, 0, &tmp, 0, out.nblocks, CG_FROM_INTO));
@@ -69,7 +69,7 @@ int cg_allreduce_bine_bandwidth(CG_ALLREDUCE_ARGS)
         CG_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD);
     }
 
-    /* bine_bandwidth.json:65 phase reduce_scatter: k from 0 up to n - 1
+    /* bine_bandwidth.json:69 phase reduce_scatter: k from 0 up to n - 1
      * Send the peer's span of len blocks, receive the partner's copy of this rank's span and reduce it
      * in.
      */
@@ -77,13 +77,13 @@ int cg_allreduce_bine_bandwidth(CG_ALLREDUCE_ARGS)
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER);
         for (int k = 0; k <= n - 1; k++) {
             CG_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__ROUND);
-            const int pv = cg_mod(cg_from_negabinary(nu ^ ((2 << k) - 1)), q);
+            const int pv = cg_mod(cg_mod(v, 2) == 0 ? v + cg_from_negabinary((2 << k) - 1) : v - cg_from_negabinary((2 << k) - 1), q);
             const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
-            const int pnu = cg_to_negabinary(pv) & (q - 1);
+            const int pnu = cg_to_negabinary(cg_mod(pv, 2) == 1 ? pv : -pv) & (q - 1);
             const int pme = cg_bit_reverse(pnu ^ pnu >> 1, n);
             const int len = 1 << (n - k - 1);
 
-            /* bine_bandwidth.json:82 reduce_scatter: exchange
+            /* bine_bandwidth.json:86 reduce_scatter: exchange
              *   send out blocks pme - pme % len .. +len to rank peer
              *   receive tmp blocks me - me % len .. +len from rank peer
              */
@@ -94,7 +94,7 @@ int cg_allreduce_bine_bandwidth(CG_ALLREDUCE_ARGS)
             CG_TRY(cg_xchg_wait(&c));
             CG_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__EXCHANGE);
 
-            /* bine_bandwidth.json:101 reduce_scatter: out blocks me - me % len .. +len = out blocks me - me % len .. +len op tmp blocks me - me % len .. +len */
+            /* bine_bandwidth.json:105 reduce_scatter: out blocks me - me % len .. +len = out blocks me - me % len .. +len op tmp blocks me - me % len .. +len */
             CG_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__REDUCE);
             CG_TRY(cg_reduce(&c, &out, cg_mod(me - cg_mod(me, len), out.nblocks), &tmp, cg_mod(me - cg_mod(me, len), tmp.nblocks), len, CG_INTO_FROM));
             CG_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__REDUCE);
@@ -103,20 +103,20 @@ int cg_allreduce_bine_bandwidth(CG_ALLREDUCE_ARGS)
         CG_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER);
     }
 
-    /* bine_bandwidth.json:120 phase allgather: k from n - 1 down to 0
+    /* bine_bandwidth.json:124 phase allgather: k from n - 1 down to 0
      * The same peers backwards: swap complete spans of len blocks.
      */
     if (v >= 0) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER);
         for (int k = n - 1; k >= 0; k--) {
             CG_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER__ROUND);
-            const int pv = cg_mod(cg_from_negabinary(nu ^ ((2 << k) - 1)), q);
+            const int pv = cg_mod(cg_mod(v, 2) == 0 ? v + cg_from_negabinary((2 << k) - 1) : v - cg_from_negabinary((2 << k) - 1), q);
             const int peer = pv < rem ? 2 * pv + 1 : pv + rem;
-            const int pnu = cg_to_negabinary(pv) & (q - 1);
+            const int pnu = cg_to_negabinary(cg_mod(pv, 2) == 1 ? pv : -pv) & (q - 1);
             const int pme = cg_bit_reverse(pnu ^ pnu >> 1, n);
             const int len = 1 << (n - k - 1);
 
-            /* bine_bandwidth.json:137 allgather: exchange
+            /* bine_bandwidth.json:141 allgather: exchange
              *   send out blocks me - me % len .. +len to rank peer
              *   receive out blocks pme - pme % len .. +len from rank peer
              */
@@ -131,13 +131,13 @@ int cg_allreduce_bine_bandwidth(CG_ALLREDUCE_ARGS)
         CG_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__ALLGATHER);
     }
 
-    /* bine_bandwidth.json:158 phase unfold
+    /* bine_bandwidth.json:162 phase unfold
      * The odd rank of each folded pair returns the whole result to its even partner.
      */
     if (rank < 2 * rem) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__UNFOLD);
 
-        /* bine_bandwidth.json:163 unfold: exchange
+        /* bine_bandwidth.json:167 unfold: exchange
          *   send all of out to rank rank - 1 when rank % 2 == 1
          *   receive all of out from rank rank + 1 when rank % 2 == 0
          */

@@ -4,14 +4,14 @@
  * Function:    cg_bcast_bine
  * Accepts:     same as MPI_Bcast(), with counts as size_t
  * Returns:     MPI_SUCCESS or an MPI error code
- * Description: Bine tree (binomial negabinary): a binomial tree whose round-k partners differ in the k+1 lowest negabinary digits; distances from the root 1, 1, 3, 5, 11, ...
+ * Description: Bine tree (binomial negabinary, libbine's bcast_bine_lat_new): distance halving, round j's partner has the j+1 lowest negabinary digits of rank - root flipped
  * Blocks:      B = 1
  *
  * Worked example, p = 4, root = 0, as simulated by the verifier
  * (a->b buf[i]: rank a sends block i of buf to rank b;
  *  r: x op= y: rank r reduces y into x; =op: y op x; =: copy):
- *   tree k=0 exchange: 0->1 out[0];
- *   tree k=1 exchange: 0->3 out[0]; 1->2 out[0];
+ *   tree j=1 exchange: 0->3 out[0];
+ *   tree j=0 exchange: 0->1 out[0]; 3->2 out[0];
  */
 
 #include "collgen.h"
@@ -27,55 +27,33 @@ int cg_bcast_bine(CG_BCAST_ARGS)
     const int rank = c.rank;
     const int q = cg_pof2(p);
     const int n = cg_log2(q);
-    const int r0 = root < q ? root : root - q;
-    const int nu = cg_to_negabinary(rank) & (q - 1);
-    const int nu0 = cg_to_negabinary(r0) & (q - 1);
-    const int t = nu ^ nu >> 1 ^ (nu0 ^ nu0 >> 1);
+    const int w = cg_mod(rank - root, p);
+    const int nu = cg_to_negabinary(w) & (q - 1);
+    const int u = nu ^ nu >> 1;
     CG_TAG_BEGIN(CG_TAG_BCAST_BINE);
     CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 
-    /* bine.json:27 phase lift
-     * A root outside the q tree ranks hands the data to root - q.
+    /* bine.json:30 phase tree: j from n - 1 down to 0
+     * Ranks without a set bit of u in 0..j hold the data and send it; those whose lowest set bit is j
+     * receive it.
      */
-    if (root >= q && (rank == root || rank == r0)) {
-        CG_TAG_BEGIN(CG_TAG_BCAST_BINE__LIFT);
-
-        /* bine.json:30 lift: exchange
-         *   send all of out to rank r0 when rank == root
-         *   receive all of out from rank root when rank == r0
-         */
-        CG_TAG_BEGIN(CG_TAG_BCAST_BINE__LIFT__EXCHANGE);
-        CG_TRY(cg_xchg_begin(&c, 1));
-        if (rank == root) {
-            CG_TRY(cg_send(&c, r0, &out, 0, out.nblocks));
-        }
-        if (rank == r0) {
-            CG_TRY(cg_recv(&c, root, &out, 0, out.nblocks));
-        }
-        CG_TRY(cg_xchg_wait(&c));
-        CG_TAG_END(CG_TAG_BCAST_BINE__LIFT__EXCHANGE);
-        CG_TAG_END(CG_TAG_BCAST_BINE__LIFT);
-    }
-
-    /* bine.json:33 phase tree: k from 0 up to n - 1
-     * Ranks that hold the data (t < 2^k) send it to their round-k partner.
-     */
-    if (rank < q) {
+    if (w < q) {
         CG_TAG_BEGIN(CG_TAG_BCAST_BINE__TREE);
-        for (int k = 0; k <= n - 1; k++) {
+        for (int j = n - 1; j >= 0; j--) {
             CG_TAG_BEGIN(CG_TAG_BCAST_BINE__TREE__ROUND);
-            const int peer = cg_mod(cg_from_negabinary(nu ^ ((2 << k) - 1)), q);
+            const int m = (2 << j) - 1;
+            const int peer = cg_mod(cg_mod(cg_from_negabinary(nu ^ m), q) + root, p);
 
             /* bine.json:38 tree: exchange
-             *   send all of out to rank peer when t < 1 << k
-             *   receive all of out from rank peer when t >= 1 << k && t < 2 << k
+             *   send all of out to rank peer when (u & m) == 0
+             *   receive all of out from rank peer when (u & m) == 1 << j
              */
             CG_TAG_BEGIN(CG_TAG_BCAST_BINE__TREE__EXCHANGE);
-            CG_TRY(cg_xchg_begin(&c, 2));
-            if (t < 1 << k) {
+            CG_TRY(cg_xchg_begin(&c, 1));
+            if ((u & m) == 0) {
                 CG_TRY(cg_send(&c, peer, &out, 0, out.nblocks));
             }
-            if (t >= 1 << k && t < 2 << k) {
+            if ((u & m) == 1 << j) {
                 CG_TRY(cg_recv(&c, peer, &out, 0, out.nblocks));
             }
             CG_TRY(cg_xchg_wait(&c));
@@ -86,22 +64,22 @@ int cg_bcast_bine(CG_BCAST_ARGS)
     }
 
     /* bine.json:41 phase extra
-     * Rank x < p - q passes the data to x + q (the root above q has it already).
+     * Relative rank w < p - q passes the data to w + q.
      */
-    if (rank < p - q || rank >= q) {
+    if (w < p - q || w >= q) {
         CG_TAG_BEGIN(CG_TAG_BCAST_BINE__EXTRA);
 
         /* bine.json:44 extra: exchange
-         *   send all of out to rank rank + q when rank < p - q && rank + q != root
-         *   receive all of out from rank rank - q when rank >= q && rank != root
+         *   send all of out to rank (rank + q) % p when w < p - q
+         *   receive all of out from rank (rank - q) % p when w >= q
          */
         CG_TAG_BEGIN(CG_TAG_BCAST_BINE__EXTRA__EXCHANGE);
-        CG_TRY(cg_xchg_begin(&c, 3));
-        if (rank < p - q && rank + q != root) {
-            CG_TRY(cg_send(&c, rank + q, &out, 0, out.nblocks));
+        CG_TRY(cg_xchg_begin(&c, 2));
+        if (w < p - q) {
+            CG_TRY(cg_send(&c, cg_mod(rank + q, p), &out, 0, out.nblocks));
         }
-        if (rank >= q && rank != root) {
-            CG_TRY(cg_recv(&c, rank - q, &out, 0, out.nblocks));
+        if (w >= q) {
+            CG_TRY(cg_recv(&c, cg_mod(rank - q, p), &out, 0, out.nblocks));
         }
         CG_TRY(cg_xchg_wait(&c));
         CG_TAG_END(CG_TAG_BCAST_BINE__EXTRA__EXCHANGE);

@@ -11,6 +11,7 @@
 
 int cg_allgather_allreduce(CG_ALLGATHER_ARGS); /* schedules/allgather/allreduce.json */
 int cg_allgather_alltoall(CG_ALLGATHER_ARGS); /* schedules/allgather/alltoall.json */
+int cg_allgather_bine(CG_ALLGATHER_ARGS); /* schedules/allgather/bine.json */
 int cg_allgather_bruck(CG_ALLGATHER_ARGS); /* schedules/allgather/bruck.json */
 int cg_allgather_gather_bcast(CG_ALLGATHER_ARGS); /* schedules/allgather/gather_bcast.json */
 int cg_allgather_hier(CG_ALLGATHER_ARGS); /* schedules/allgather/hier.json */
@@ -70,6 +71,7 @@ int cg_reduce_hier(CG_REDUCE_ARGS); /* schedules/reduce/hier.json */
 int cg_reduce_lane(CG_REDUCE_ARGS); /* schedules/reduce/lane.json */
 int cg_reduce_rabenseifner(CG_REDUCE_ARGS); /* schedules/reduce/rabenseifner.json */
 int cg_reduce_scatter_block_allreduce(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/allreduce.json */
+int cg_reduce_scatter_block_bine(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/bine.json */
 int cg_reduce_scatter_block_butterfly(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/butterfly.json */
 int cg_reduce_scatter_block_hier(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/hier.json */
 int cg_reduce_scatter_block_lane(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/lane.json */
@@ -98,6 +100,7 @@ int cg_scatter_linear(CG_SCATTER_ARGS); /* schedules/scatter/linear.json */
 struct cg_tag_layout {
     char allgather_allreduce[5];
     char allgather_alltoall[6];
+    char allgather_bine[10];
     char allgather_bruck[4];
     char allgather_gather_bcast[5];
     char allgather_hier[7];
@@ -129,7 +132,7 @@ struct cg_tag_layout {
     char barrier_dissemination[5];
     char barrier_hier[12];
     char barrier_recursive_doubling[10];
-    char bcast_bine[8];
+    char bcast_bine[6];
     char bcast_binomial_doubling[4];
     char bcast_binomial_halving[4];
     char bcast_chain[4];
@@ -151,12 +154,13 @@ struct cg_tag_layout {
     char gather_linear[4];
     char gather_reduce[7];
     char reduce_allreduce[3];
-    char reduce_bine[10];
+    char reduce_bine[8];
     char reduce_binomial[6];
     char reduce_hier[5];
     char reduce_lane[7];
     char reduce_rabenseifner[13];
     char reduce_scatter_block_allreduce[5];
+    char reduce_scatter_block_bine[13];
     char reduce_scatter_block_butterfly[21];
     char reduce_scatter_block_hier[7];
     char reduce_scatter_block_lane[8];
@@ -197,6 +201,19 @@ enum { /* schedules/allgather/alltoall.json */
     CG_TAG_ALLGATHER_ALLTOALL__REPLICATE__COPY,
     CG_TAG_ALLGATHER_ALLTOALL__ALLTOALL,
     CG_TAG_ALLGATHER_ALLTOALL__ALLTOALL__CALL,
+};
+
+enum { /* schedules/allgather/bine.json */
+    CG_TAG_ALLGATHER_BINE = CG_TAG_BASE(allgather_bine),
+    CG_TAG_ALLGATHER_BINE__FOLD,
+    CG_TAG_ALLGATHER_BINE__FOLD__EXCHANGE,
+    CG_TAG_ALLGATHER_BINE__PLACE,
+    CG_TAG_ALLGATHER_BINE__PLACE__EXCHANGE,
+    CG_TAG_ALLGATHER_BINE__BINE,
+    CG_TAG_ALLGATHER_BINE__BINE__ROUND,
+    CG_TAG_ALLGATHER_BINE__BINE__EXCHANGE,
+    CG_TAG_ALLGATHER_BINE__UNFOLD,
+    CG_TAG_ALLGATHER_BINE__UNFOLD__EXCHANGE,
 };
 
 enum { /* schedules/allgather/bruck.json */
@@ -576,8 +593,6 @@ enum { /* schedules/barrier/recursive_doubling.json */
 
 enum { /* schedules/bcast/bine.json */
     CG_TAG_BCAST_BINE = CG_TAG_BASE(bcast_bine),
-    CG_TAG_BCAST_BINE__LIFT,
-    CG_TAG_BCAST_BINE__LIFT__EXCHANGE,
     CG_TAG_BCAST_BINE__TREE,
     CG_TAG_BCAST_BINE__TREE__ROUND,
     CG_TAG_BCAST_BINE__TREE__EXCHANGE,
@@ -780,8 +795,6 @@ enum { /* schedules/reduce/bine.json */
     CG_TAG_REDUCE_BINE__TREE__ROUND,
     CG_TAG_REDUCE_BINE__TREE__EXCHANGE,
     CG_TAG_REDUCE_BINE__TREE__REDUCE,
-    CG_TAG_REDUCE_BINE__LOWER,
-    CG_TAG_REDUCE_BINE__LOWER__EXCHANGE,
 };
 
 enum { /* schedules/reduce/binomial.json */
@@ -833,6 +846,22 @@ enum { /* schedules/reduce_scatter_block/allreduce.json */
     CG_TAG_REDUCE_SCATTER_BLOCK_ALLREDUCE__ALLREDUCE__CALL,
     CG_TAG_REDUCE_SCATTER_BLOCK_ALLREDUCE__KEEP,
     CG_TAG_REDUCE_SCATTER_BLOCK_ALLREDUCE__KEEP__COPY,
+};
+
+enum { /* schedules/reduce_scatter_block/bine.json */
+    CG_TAG_REDUCE_SCATTER_BLOCK_BINE = CG_TAG_BASE(reduce_scatter_block_bine),
+    CG_TAG_REDUCE_SCATTER_BLOCK_BINE__START,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BINE__START__COPY,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BINE__FOLD,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BINE__FOLD__EXCHANGE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BINE__FOLD__REDUCE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BINE__BINE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BINE__BINE__ROUND,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BINE__BINE__EXCHANGE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BINE__BINE__REDUCE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BINE__DELIVER,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BINE__DELIVER__EXCHANGE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_BINE__DELIVER__KEEP_OWN,
 };
 
 enum { /* schedules/reduce_scatter_block/butterfly.json */

@@ -4,17 +4,17 @@
  * Function:    cg_reduce_bine
  * Accepts:     same as MPI_Reduce(), with counts as size_t
  * Returns:     MPI_SUCCESS or an MPI error code
- * Description: Bine tree reduce: the Bine broadcast tree run backwards (distance halving), whole vectors; commutative op.
+ * Description: Bine tree reduce (libbine's reduce_bine_lat): the Bine broadcast tree backwards, distance doubling, whole vectors; commutative op.
  * Limitations: needs a commutative op (returns MPI_ERR_OP otherwise)
  * Blocks:      B = 1; scratch tmp of 1 blocks
  *
  * Worked example, p = 4, root = 0, as simulated by the verifier
  * (a->b buf[i]: rank a sends block i of buf to rank b;
  *  r: x op= y: rank r reduces y into x; =op: y op x; =: copy):
- *   tree k=1 exchange: 2->1 out[0]; 3->0 out[0];
- *   tree k=1 reduce: 0: out[0] op= tmp[0]; 1: out[0] op= tmp[0];
- *   tree k=0 exchange: 1->0 out[0];
- *   tree k=0 reduce: 0: out[0] op= tmp[0];
+ *   tree j=0 exchange: 1->0 out[0]; 2->3 out[0];
+ *   tree j=0 reduce: 0: out[0] op= tmp[0]; 3: out[0] op= tmp[0];
+ *   tree j=1 exchange: 3->0 out[0];
+ *   tree j=1 reduce: 0: out[0] op= tmp[0];
  */
 
 #include "collgen.h"
@@ -30,36 +30,35 @@ int cg_reduce_bine(CG_REDUCE_ARGS)
     const int rank = c.rank;
     const int q = cg_pof2(p);
     const int n = cg_log2(q);
-    const int r0 = root < q ? root : root - q;
-    const int nu = cg_to_negabinary(rank) & (q - 1);
-    const int nu0 = cg_to_negabinary(r0) & (q - 1);
-    const int t = nu ^ nu >> 1 ^ (nu0 ^ nu0 >> 1);
+    const int w = cg_mod(rank - root, p);
+    const int nu = cg_to_negabinary(w) & (q - 1);
+    const int u = nu ^ nu >> 1;
     CG_TAG_BEGIN(CG_TAG_REDUCE_BINE);
     CG_TRY(cg_buffers(&c, 1, NULL, &out, &tmp, 1));
 
-    /* bine.json:27 phase fold
-     * Rank x >= q folds its vector into x - q.
+    /* bine.json:29 phase fold
+     * Relative rank w >= q folds its vector into w - q.
      */
-    if (rank < p - q || rank >= q) {
+    if (w < p - q || w >= q) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_BINE__FOLD);
 
-        /* bine.json:30 fold: exchange
-         *   send all of out to rank rank - q when rank >= q
-         *   receive all of tmp from rank rank + q when rank < p - q
+        /* bine.json:32 fold: exchange
+         *   send all of out to rank (rank - q) % p when w >= q
+         *   receive all of tmp from rank (rank + q) % p when w < p - q
          */
         CG_TAG_BEGIN(CG_TAG_REDUCE_BINE__FOLD__EXCHANGE);
         CG_TRY(cg_xchg_begin(&c, 1));
-        if (rank >= q) {
-            CG_TRY(cg_send(&c, rank - q, &out, 0, out.nblocks));
+        if (w >= q) {
+            CG_TRY(cg_send(&c, cg_mod(rank - q, p), &out, 0, out.nblocks));
         }
-        if (rank < p - q) {
-            CG_TRY(cg_recv(&c, rank + q, &tmp, 0, tmp.nblocks));
+        if (w < p - q) {
+            CG_TRY(cg_recv(&c, cg_mod(rank + q, p), &tmp, 0, tmp.nblocks));
         }
         CG_TRY(cg_xchg_wait(&c));
         CG_TAG_END(CG_TAG_REDUCE_BINE__FOLD__EXCHANGE);
 
-        /* bine.json:33 fold: all of out = all of out op all of tmp */
-        if (rank < p - q) {
+        /* bine.json:35 fold: all of out = all of out op all of tmp */
+        if (w < p - q) {
             CG_TAG_BEGIN(CG_TAG_REDUCE_BINE__FOLD__REDUCE);
             CG_TRY(cg_reduce(&c, &out, 0, &tmp, 0, out.nblocks, CG_INTO_FROM));
             CG_TAG_END(CG_TAG_REDUCE_BINE__FOLD__REDUCE);
@@ -67,32 +66,34 @@ int cg_reduce_bine(CG_REDUCE_ARGS)
         CG_TAG_END(CG_TAG_REDUCE_BINE__FOLD);
     }
 
-    /* bine.json:36 phase tree: k from n - 1 down to 0
-     * Ranks with 2^k <= t < 2^(k+1) send their partial result to the partner, which reduces it in.
+    /* bine.json:38 phase tree: j from 0 up to n - 1
+     * A rank whose lowest set bit of u is j sends its partial result to the partner; ranks without a
+     * set bit of u in 0..j reduce it in.
      */
-    if (rank < q) {
+    if (w < q) {
         CG_TAG_BEGIN(CG_TAG_REDUCE_BINE__TREE);
-        for (int k = n - 1; k >= 0; k--) {
+        for (int j = 0; j <= n - 1; j++) {
             CG_TAG_BEGIN(CG_TAG_REDUCE_BINE__TREE__ROUND);
-            const int peer = cg_mod(cg_from_negabinary(nu ^ ((2 << k) - 1)), q);
+            const int m = (2 << j) - 1;
+            const int peer = cg_mod(cg_mod(cg_from_negabinary(nu ^ m), q) + root, p);
 
-            /* bine.json:41 tree: exchange
-             *   send all of out to rank peer when t >= 1 << k && t < 2 << k
-             *   receive all of tmp from rank peer when t < 1 << k
+            /* bine.json:46 tree: exchange
+             *   send all of out to rank peer when (u & m) == 1 << j
+             *   receive all of tmp from rank peer when (u & m) == 0
              */
             CG_TAG_BEGIN(CG_TAG_REDUCE_BINE__TREE__EXCHANGE);
             CG_TRY(cg_xchg_begin(&c, 3));
-            if (t >= 1 << k && t < 2 << k) {
+            if ((u & m) == 1 << j) {
                 CG_TRY(cg_send(&c, peer, &out, 0, out.nblocks));
             }
-            if (t < 1 << k) {
+            if ((u & m) == 0) {
                 CG_TRY(cg_recv(&c, peer, &tmp, 0, tmp.nblocks));
             }
             CG_TRY(cg_xchg_wait(&c));
             CG_TAG_END(CG_TAG_REDUCE_BINE__TREE__EXCHANGE);
 
-            /* bine.json:44 tree: all of out = all of out op all of tmp */
-            if (t < 1 << k) {
+            /* bine.json:49 tree: all of out = all of out op all of tmp */
+            if ((u & m) == 0) {
                 CG_TAG_BEGIN(CG_TAG_REDUCE_BINE__TREE__REDUCE);
                 CG_TRY(cg_reduce(&c, &out, 0, &tmp, 0, out.nblocks, CG_INTO_FROM));
                 CG_TAG_END(CG_TAG_REDUCE_BINE__TREE__REDUCE);
@@ -100,29 +101,6 @@ int cg_reduce_bine(CG_REDUCE_ARGS)
             CG_TAG_END(CG_TAG_REDUCE_BINE__TREE__ROUND);
         }
         CG_TAG_END(CG_TAG_REDUCE_BINE__TREE);
-    }
-
-    /* bine.json:47 phase lower
-     * A root above q gets the result from root - q.
-     */
-    if (root >= q && (rank == root || rank == r0)) {
-        CG_TAG_BEGIN(CG_TAG_REDUCE_BINE__LOWER);
-
-        /* bine.json:50 lower: exchange
-         *   send all of out to rank root when rank == r0
-         *   receive all of out from rank r0 when rank == root
-         */
-        CG_TAG_BEGIN(CG_TAG_REDUCE_BINE__LOWER__EXCHANGE);
-        CG_TRY(cg_xchg_begin(&c, 5));
-        if (rank == r0) {
-            CG_TRY(cg_send(&c, root, &out, 0, out.nblocks));
-        }
-        if (rank == root) {
-            CG_TRY(cg_recv(&c, r0, &out, 0, out.nblocks));
-        }
-        CG_TRY(cg_xchg_wait(&c));
-        CG_TAG_END(CG_TAG_REDUCE_BINE__LOWER__EXCHANGE);
-        CG_TAG_END(CG_TAG_REDUCE_BINE__LOWER);
     }
 
     CG_TAG_END(CG_TAG_REDUCE_BINE);
