@@ -193,6 +193,17 @@ static void ref(struct checker *ck, struct cg_ref *r, int writes, const char *wh
     }
     bind(ck, r->first, what);
     bind(ck, r->count, what);
+    bind(ck, r->stride, what);
+}
+
+/* Why: a call hands its views to another collective as (buffer, first,
+ * count), and a fill zeroes whole runs; neither has a strided form. */
+static void no_stride(struct checker *ck, const struct cg_ref *r, const char *what)
+{
+    if (r->stride != NULL) {
+        err(ck, r->stride->pos, "%s cannot be strided (strided ranges are for sends, receives, "
+            "reduce and copy steps)", what);
+    }
 }
 
 int cg_call_views(enum cg_coll_kind coll)
@@ -435,6 +446,7 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
             }
             if (st->kind == CG_STEP_FILL) {
                 ref(ck, &st->dst, 1, "a fill step");
+                no_stride(ck, &st->dst, "a fill step's range");
                 if (!zero_fill_ok(s)) {
                     err(ck, st->pos, "a fill step in %s %s schedule: zero-filling is for "
                         "allgather, gather, scatter and alltoall (p equal blocks, no op), feeding "
@@ -447,11 +459,13 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
                 bind(ck, st->call_color, "a call's \"color\"");
                 if (st->call_has_src) {
                     ref(ck, &st->src, 0, "a call's \"send\"");
+                    no_stride(ck, &st->src, "a call's \"send\"");
                 }
                 if (st->call_has_dst) {
                     ref(ck, &st->dst, 1, cg_colls[st->call_coll].bufs == CG_BUFS_ONE
                                              ? "a call's \"buffer\""
                                              : "a call's \"recv\"");
+                    no_stride(ck, &st->dst, "a call's view");
                 }
                 if (st->call_bor && (!cg_colls[st->call_coll].reduces || !zero_fill_ok(s))) {
                     err(ck, st->pos, "\"op\": \"bor\" is for a call to a reducing collective "

@@ -1093,7 +1093,7 @@ static void range_bytes_should_equal_the_sum_over_blocks(void)
                     enum cg_bufid buf = (seed >> 16) & 1 ? CG_BUF_OUT : CG_BUF_TMP;
                     long nb = b.nb[buf];
                     struct cg_sim_range r = { buf, (long)((seed >> 8) % (unsigned)nb),
-                                              (long)((seed >> 3) % (unsigned)(nb + 1)) };
+                                              (long)((seed >> 3) % (unsigned)(nb + 1)), 1 };
                     size_t want = 0, base = vec / (size_t)B, rem = vec % (size_t)B;
                     for (long i = 0; i < r.n; i++) {
                         long j = ((r.first + i) % nb) % B;
@@ -1130,13 +1130,13 @@ static void sim_should_size_each_buffer_for_its_collective(void)
     CHECK(cg_sim_nblocks(CG_C_BARRIER, CG_BUF_OUT, 5, 1, 2) == 1);
     CHECK(cg_sim_nblocks(CG_C_BARRIER, CG_BUF_TMP, 5, 1, 2) == 2);
     char buf[64];
-    struct cg_sim_range r = { CG_BUF_OUT, 3, 1 };
+    struct cg_sim_range r = { CG_BUF_OUT, 3, 1, 1 };
     cg_sim_range_str(&r, 8, buf, sizeof(buf));
     CHECKF(strcmp(buf, "out[3]") == 0, "%s", buf);
-    r = (struct cg_sim_range){ CG_BUF_TMP, 2, 3 };
+    r = (struct cg_sim_range){ CG_BUF_TMP, 2, 3, 1 };
     cg_sim_range_str(&r, 8, buf, sizeof(buf));
     CHECKF(strcmp(buf, "tmp[2..4]") == 0, "%s", buf);
-    r = (struct cg_sim_range){ CG_BUF_IN, 0, 0 };
+    r = (struct cg_sim_range){ CG_BUF_IN, 0, 0, 1 };
     cg_sim_range_str(&r, 8, buf, sizeof(buf));
     CHECKF(strcmp(buf, "in[]") == 0, "%s", buf);
 }

@@ -18,6 +18,7 @@ extern "C" {
 
 int cgcu_allgather_bruck(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/bruck.json */
 int cgcu_allgather_neighbor(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/neighbor.json */
+int cgcu_allgather_pat(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/pat.json */
 int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/recursive_doubling.json */
 int cgcu_allgather_ring(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/ring.json */
 int cgcu_allgather_two_level_bruck(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/two_level_bruck.json */
@@ -42,6 +43,7 @@ int cgcu_bcast_chain(CG_CU_BCAST_ARGS); /* schedules/bcast/chain.json */
 int cgcu_bcast_knomial(CG_CU_BCAST_ARGS); /* schedules/bcast/knomial.json */
 int cgcu_bcast_pipeline(CG_CU_BCAST_ARGS); /* schedules/bcast/pipeline.json */
 int cgcu_bcast_scatter_allgather(CG_CU_BCAST_ARGS); /* schedules/bcast/scatter_allgather.json */
+int cgcu_reduce_scatter_block_pat(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/pat.json */
 int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/recursive_halving.json */
 int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/ring.json */
 int cgcu_reduce_scatter_block_two_level_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/two_level_halving.json */

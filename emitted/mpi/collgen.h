@@ -16,6 +16,7 @@ int cg_allgather_gather_bcast(CG_ALLGATHER_ARGS); /* schedules/allgather/gather_
 int cg_allgather_hier(CG_ALLGATHER_ARGS); /* schedules/allgather/hier.json */
 int cg_allgather_lane(CG_ALLGATHER_ARGS); /* schedules/allgather/lane.json */
 int cg_allgather_neighbor(CG_ALLGATHER_ARGS); /* schedules/allgather/neighbor.json */
+int cg_allgather_pat(CG_ALLGATHER_ARGS); /* schedules/allgather/pat.json */
 int cg_allgather_recursive_doubling(CG_ALLGATHER_ARGS); /* schedules/allgather/recursive_doubling.json */
 int cg_allgather_ring(CG_ALLGATHER_ARGS); /* schedules/allgather/ring.json */
 int cg_allgather_two_level_bruck(CG_ALLGATHER_ARGS); /* schedules/allgather/two_level_bruck.json */
@@ -71,6 +72,7 @@ int cg_reduce_rabenseifner(CG_REDUCE_ARGS); /* schedules/reduce/rabenseifner.jso
 int cg_reduce_scatter_block_allreduce(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/allreduce.json */
 int cg_reduce_scatter_block_hier(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/hier.json */
 int cg_reduce_scatter_block_lane(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/lane.json */
+int cg_reduce_scatter_block_pat(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/pat.json */
 int cg_reduce_scatter_block_recursive_halving(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/recursive_halving.json */
 int cg_reduce_scatter_block_reduce_scatter(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/reduce_scatter.json */
 int cg_reduce_scatter_block_ring(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/ring.json */
@@ -99,6 +101,7 @@ struct cg_tag_layout {
     char allgather_hier[7];
     char allgather_lane[8];
     char allgather_neighbor[9];
+    char allgather_pat[4];
     char allgather_recursive_doubling[8];
     char allgather_ring[4];
     char allgather_two_level_bruck[12];
@@ -154,6 +157,7 @@ struct cg_tag_layout {
     char reduce_scatter_block_allreduce[5];
     char reduce_scatter_block_hier[7];
     char reduce_scatter_block_lane[8];
+    char reduce_scatter_block_pat[9];
     char reduce_scatter_block_recursive_halving[14];
     char reduce_scatter_block_reduce_scatter[5];
     char reduce_scatter_block_ring[8];
@@ -237,6 +241,13 @@ enum { /* schedules/allgather/neighbor.json */
     CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR,
     CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__ROUND,
     CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__EXCHANGE,
+};
+
+enum { /* schedules/allgather/pat.json */
+    CG_TAG_ALLGATHER_PAT = CG_TAG_BASE(allgather_pat),
+    CG_TAG_ALLGATHER_PAT__DIMS,
+    CG_TAG_ALLGATHER_PAT__DIMS__ROUND,
+    CG_TAG_ALLGATHER_PAT__DIMS__EXCHANGE,
 };
 
 enum { /* schedules/allgather/recursive_doubling.json */
@@ -837,6 +848,18 @@ enum { /* schedules/reduce_scatter_block/lane.json */
     CG_TAG_REDUCE_SCATTER_BLOCK_LANE__NODE_REDUCE_SCATTER__CALL,
     CG_TAG_REDUCE_SCATTER_BLOCK_LANE__LANES,
     CG_TAG_REDUCE_SCATTER_BLOCK_LANE__LANES__CALL,
+};
+
+enum { /* schedules/reduce_scatter_block/pat.json */
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT = CG_TAG_BASE(reduce_scatter_block_pat),
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__START,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__START__COPY,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__ROUND,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__EXCHANGE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__REDUCE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__FINISH,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__FINISH__COPY,
 };
 
 enum { /* schedules/reduce_scatter_block/recursive_halving.json */
