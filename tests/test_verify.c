@@ -1072,8 +1072,8 @@ static void sim_should_evaluate_lets_per_rank_and_report_the_rank_that_fails(voi
 }
 
 /* cg_range_bytes (analyse.c) in constant time against the block-by-block
- * sum it replaced, over uneven blocks, wrapping ranges and buffers of
- * several turns of B (uniform collectives: out has p blocks of B). */
+ * sum it replaced, over uneven blocks, wrapping and strided ranges and
+ * buffers of several turns of B (uniform collectives: out has p blocks of B). */
 static void range_bytes_should_equal_the_sum_over_blocks(void)
 {
     unsigned seed = 12345;
@@ -1094,9 +1094,21 @@ static void range_bytes_should_equal_the_sum_over_blocks(void)
                     long nb = b.nb[buf];
                     struct cg_sim_range r = { buf, (long)((seed >> 8) % (unsigned)nb),
                                               (long)((seed >> 3) % (unsigned)(nb + 1)), 1 };
+                    /* A third of the cases strided (2 or 3), cut to distinct blocks. */
+                    long stride = 1 + (long)((seed >> 20) % 3u);
+                    if (stride > 1 && nb > 1) {
+                        long g = nb, t = stride % nb;
+                        while (t != 0) {
+                            long u = g % t;
+                            g = t;
+                            t = u;
+                        }
+                        r.stride = stride % nb;
+                        r.n = r.n < nb / g ? r.n : nb / g;
+                    }
                     size_t want = 0, base = vec / (size_t)B, rem = vec % (size_t)B;
                     for (long i = 0; i < r.n; i++) {
-                        long j = ((r.first + i) % nb) % B;
+                        long j = ((r.first + i * (r.stride > 1 ? r.stride : 1)) % nb) % B;
                         want += base + ((size_t)j < rem ? 1 : 0);
                     }
                     cases++;
