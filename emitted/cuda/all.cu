@@ -483,7 +483,7 @@ static const struct cg_cu_algo algo_bcast_scatter_allgather = {
 static const struct cg_cu_algo algo_reduce_scatter_block_pat = {
     "reduce_scatter_block_pat", /* name */
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
-    "PAT (NCCL 2.23+, Jeaugey 2025) fully aggregated: allgather_pat run backwards, nearest dimension first; round k sends a stride-2^(k+1) set of partial sums to rank + 2^k; commutative op.", /* summary */
+    "PAT (NCCL 2.23+, Jeaugey 2025) fully aggregated: allgather_pat run backwards, nearest dimension first; round k sends a stride-2 set of partial sums to rank + 2^k; commutative op.", /* summary */
     "schedules/reduce_scatter_block/pat.json", /* file */
     CG_TAG_BASE(reduce_scatter_block_pat), /* tag_first */
     CG_TAG_COUNT(reduce_scatter_block_pat), /* tag_count */

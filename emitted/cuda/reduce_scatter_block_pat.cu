@@ -4,19 +4,18 @@
  * Function:    cgcu_reduce_scatter_block_pat
  * Accepts:     as ncclReduceScatter(), with a cg_cu_dtype, a cg_cu_op and an MPI communicator; device buffers (cudaMalloc memory)
  * Returns:     MPI_SUCCESS or an MPI error code, once everything is enqueued on stream
- * Description: PAT (NCCL 2.23+, Jeaugey 2025) fully aggregated: allgather_pat run backwards, nearest dimension first; round k sends a stride-2^(k+1) set of partial sums to rank + 2^k; commutative op.
+ * Description: PAT (NCCL 2.23+, Jeaugey 2025) fully aggregated: allgather_pat run backwards, nearest dimension first; round k sends a stride-2 set of partial sums to rank + 2^k; commutative op.
  * Limitations: none: contributions are combined out of rank order, which every cg_cu_op allows
- * Blocks:      B = p; scratch tmp of p + p / 2 blocks
+ * Blocks:      B = p; scratch tmp of 2 * ceil_div(p, 2) blocks
  *
  * Worked example, p = 4, as simulated by the verifier
  * (a->b buf[i]: rank a sends block i of buf to rank b;
  *  r: x op= y: rank r reduces y into x; =op: y op x; =: copy):
- *   start copy: 0: tmp[0..3] = in[0..3]; 1: tmp[0..3] = in[1..3,0]; 2: tmp[0..3] = in[2..3,0..1]; 3: tmp[0..3] = in[3,0..2];
- *   dims k=0 exchange: 0->1 tmp[1,3]; 1->2 tmp[1,3]; 2->3 tmp[1,3]; 3->0 tmp[1,3];
- *   dims k=0 reduce: 0: tmp[0,2] op= tmp[4..5]; 1: tmp[0,2] op= tmp[4..5]; 2: tmp[0,2] op= tmp[4..5]; 3: tmp[0,2] op= tmp[4..5];
- *   dims k=1 exchange: 0->2 tmp[2]; 1->3 tmp[2]; 2->0 tmp[2]; 3->1 tmp[2];
- *   dims k=1 reduce: 0: tmp[0] op= tmp[4]; 1: tmp[0] op= tmp[4]; 2: tmp[0] op= tmp[4]; 3: tmp[0] op= tmp[4];
- *   finish copy: 0: out[0] = tmp[0]; 1: out[0] = tmp[0]; 2: out[0] = tmp[0]; 3: out[0] = tmp[0];
+ *   nearest exchange: 0->1 in[1,3]; 1->2 in[2,0]; 2->3 in[3,1]; 3->0 in[0,2];
+ *   nearest reduce: 0: tmp[0..1] op= in[0,2]; 1: tmp[0..1] op= in[1,3]; 2: tmp[0..1] op= in[2,0]; 3: tmp[0..1] op= in[3,1];
+ *   dims k=1 exchange: 0->2 tmp[1]; 1->3 tmp[1]; 2->0 tmp[1]; 3->1 tmp[1];
+ *   dims k=1 reduce: 0: tmp[2] op= tmp[0]; 1: tmp[2] op= tmp[0]; 2: tmp[2] op= tmp[0]; 3: tmp[2] op= tmp[0];
+ *   finish copy: 0: out[0] = tmp[2]; 1: out[0] = tmp[2]; 2: out[0] = tmp[2]; 3: out[0] = tmp[2];
  */
 
 #include "collgen_cuda.h"
@@ -29,55 +28,89 @@ int cgcu_reduce_scatter_block_pat(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
     CG_CU_BEGIN(cg_cu_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, stream, 0, NULL));
     const int p = c.p;
     const int rank = c.rank;
+    const int h = cg_ceil_div(p, 2);
+    const int last = cg_ceil_log2(p) <= 1 ? 0 : cg_mod(cg_ceil_log2(p) - 1, 2) * h;
     CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_PAT);
-    CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, p + cg_div(p, 2)));
+    CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, 2 * cg_ceil_div(p, 2)));
 
-    /* pat.json:25 phase start
-     * tmp[t] = in[rank + t]: offsets, a wrapping span of in.
+    /* pat.json:29 phase nearest
+     * Dimension 0: odd offsets from in to rank + 1; rank - 1's land in area 0 and get the even ones
+     * added.
      */
-    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__START);
+    {
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST);
+        const int n0 = cg_div(p, 2);
 
-    /* pat.json:28 start: tmp blocks 0 .. +p = in blocks rank .. +p */
-    CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__START__COPY);
-    CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(0, tmp.nblocks), &in, cg_mod(rank, in.nblocks), p));
-    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__START__COPY);
-    CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__START);
+        /* pat.json:33 nearest: exchange
+         *   send in blocks rank + 1, step 2, n0 of them to rank (rank + 1) % p
+         *   receive tmp blocks 0 .. +n0 from rank (rank - 1) % p
+         */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST__EXCHANGE);
+        CG_TRY(cg_cu_xchg_begin(&c, 1));
+        CG_TRY(cg_cu_send_strided(&c, cg_mod(rank + 1, p), &in, cg_mod(rank + 1, in.nblocks), n0, 2));
+        CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &tmp, cg_mod(0, tmp.nblocks), n0));
+        CG_TRY(cg_cu_xchg_wait(&c));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST__EXCHANGE);
 
-    /* pat.json:31 phase dims: k from 0 up to ceil_log2(p) - 1
-     * Dimension k, nearest first: the odd multiples of d go to rank + d; rank - d's arrive and are
-     * added to the even ones.
+        /* pat.json:36 nearest: tmp blocks 0 .. +n0 = tmp blocks 0 .. +n0 op in blocks rank, step 2, n0 of them */
+        CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST__REDUCE);
+        CG_TRY(cg_cu_reduce_blocks_strided(&c, &tmp, cg_mod(0, tmp.nblocks), 1, &in, cg_mod(rank, in.nblocks), 2, n0, CG_INTO_FROM));
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST__REDUCE);
+
+        /* pat.json:39 nearest: tmp block h - 1 = in block (rank + p - 1) % p */
+        if (cg_mod(p, 2) == 1) {
+            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST__KEEP);
+            CG_TRY(cg_cu_copy_blocks(&c, &tmp, h - 1, &in, cg_mod(rank + p - 1, p), 1));
+            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST__KEEP);
+        }
+        CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST);
+    }
+
+    /* pat.json:42 phase dims: k from 1 up to ceil_log2(p) - 1
+     * Dimension k: the odd indices of area (k + 1) % 2 go to rank + d; rank - d's land in area k % 2
+     * and get the even ones added.
      */
     CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS);
-    for (int k = 0; k <= cg_ceil_log2(p) - 1; k++) {
+    for (int k = 1; k <= cg_ceil_log2(p) - 1; k++) {
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__ROUND);
         const int d = 1 << k;
         const int n = cg_ceil_div(p - d, 2 * d);
+        const int live = cg_ceil_div(p, 2 * d);
+        const int area_old = cg_mod(k + 1, 2) * h;
+        const int area_new = cg_mod(k, 2) * h;
 
-        /* pat.json:35 dims: exchange
-         *   send tmp blocks d, step 2 * d, n of them to rank (rank + d) % p
-         *   receive tmp blocks p .. +n from rank (rank - d) % p
+        /* pat.json:48 dims: exchange
+         *   send tmp blocks area_old + 1, step 2, n of them to rank (rank + d) % p
+         *   receive tmp blocks area_new .. +n from rank (rank - d) % p
          */
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__EXCHANGE);
-        CG_TRY(cg_cu_xchg_begin(&c, 2));
-        CG_TRY(cg_cu_send_strided(&c, cg_mod(rank + d, p), &tmp, cg_mod(d, tmp.nblocks), n, 2 * d));
-        CG_TRY(cg_cu_recv(&c, cg_mod(rank - d, p), &tmp, cg_mod(p, tmp.nblocks), n));
+        CG_TRY(cg_cu_xchg_begin(&c, 4));
+        CG_TRY(cg_cu_send_strided(&c, cg_mod(rank + d, p), &tmp, cg_mod(area_old + 1, tmp.nblocks), n, 2));
+        CG_TRY(cg_cu_recv(&c, cg_mod(rank - d, p), &tmp, cg_mod(area_new, tmp.nblocks), n));
         CG_TRY(cg_cu_xchg_wait(&c));
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__EXCHANGE);
 
-        /* pat.json:38 dims: tmp blocks 0, step 2 * d, n of them = tmp blocks 0, step 2 * d, n of them op tmp blocks p .. +n */
+        /* pat.json:51 dims: tmp blocks area_new .. +n = tmp blocks area_new .. +n op tmp blocks area_old, step 2, n of them */
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__REDUCE);
-        CG_TRY(cg_cu_reduce_blocks_strided(&c, &tmp, cg_mod(0, tmp.nblocks), 2 * d, &tmp, cg_mod(p, tmp.nblocks), 1, n, CG_INTO_FROM));
+        CG_TRY(cg_cu_reduce_blocks_strided(&c, &tmp, cg_mod(area_new, tmp.nblocks), 1, &tmp, cg_mod(area_old, tmp.nblocks), 2, n, CG_INTO_FROM));
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__REDUCE);
+
+        /* pat.json:54 dims: tmp block area_new + live - 1 = tmp block area_old + 2 * (live - 1) */
+        if (live > n) {
+            CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__KEEP);
+            CG_TRY(cg_cu_copy_blocks(&c, &tmp, area_new + live - 1, &tmp, area_old + 2 * (live - 1), 1));
+            CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__KEEP);
+        }
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__ROUND);
     }
     CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS);
 
-    /* pat.json:41 phase finish */
+    /* pat.json:57 phase finish */
     CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__FINISH);
 
-    /* pat.json:43 finish: all of out = tmp block 0 */
+    /* pat.json:59 finish: all of out = tmp block last */
     CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__FINISH__COPY);
-    CG_TRY(cg_cu_copy_blocks(&c, &out, 0, &tmp, 0, out.nblocks));
+    CG_TRY(cg_cu_copy_blocks(&c, &out, 0, &tmp, last, out.nblocks));
     CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__FINISH__COPY);
     CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_PAT__FINISH);
 

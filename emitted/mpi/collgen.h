@@ -157,7 +157,7 @@ struct cg_tag_layout {
     char reduce_scatter_block_allreduce[5];
     char reduce_scatter_block_hier[7];
     char reduce_scatter_block_lane[8];
-    char reduce_scatter_block_pat[9];
+    char reduce_scatter_block_pat[12];
     char reduce_scatter_block_recursive_halving[14];
     char reduce_scatter_block_reduce_scatter[5];
     char reduce_scatter_block_ring[8];
@@ -852,12 +852,15 @@ enum { /* schedules/reduce_scatter_block/lane.json */
 
 enum { /* schedules/reduce_scatter_block/pat.json */
     CG_TAG_REDUCE_SCATTER_BLOCK_PAT = CG_TAG_BASE(reduce_scatter_block_pat),
-    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__START,
-    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__START__COPY,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST__EXCHANGE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST__REDUCE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST__KEEP,
     CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS,
     CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__ROUND,
     CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__EXCHANGE,
     CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__REDUCE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__KEEP,
     CG_TAG_REDUCE_SCATTER_BLOCK_PAT__FINISH,
     CG_TAG_REDUCE_SCATTER_BLOCK_PAT__FINISH__COPY,
 };
