@@ -18,8 +18,8 @@ const char *const cg_op_names[CG_STEP_KINDS_] = {
 
 const char *const cg_buf_names[CG_BUF_COUNT_] = { "in", "out", "tmp" };
 
-/* Names the emitted code uses itself, and C's keywords: a schedule may not
- * declare them. */
+/* Names the emitted code uses itself, and C's and C++'s keywords: a
+ * schedule may not declare them. */
 static const char *const reserved[] = {
     "p", "rank", "root", "count", "sendbuf", "recvbuf", "buffer", "sendcount", "recvcount",
     "sendtype", "recvtype", "datatype", "op", "comm", "rc", "c", "in", "out", "tmp", "geom", "mine",
@@ -31,7 +31,17 @@ static const char *const reserved[] = {
     "_Imaginary", "_Alignas", "_Alignof", "_Atomic", "_Generic", "_Noreturn",
     "_Static_assert", "_Thread_local", "main", "errno", "NULL", "bool", "true", "false",
     "log2", "ceil_log2", "pof2", "pow", "min", "max", "ceil_div", "ceil_log", "to_negabinary",
-    "from_negabinary", "bit_reverse", "ctz", "popcount", NULL
+    "from_negabinary", "bit_reverse", "ctz", "popcount",
+    /* Why C++'s too: the CUDA twins (emitted/cuda/, nvcc) are C++, and a
+     * let named `new` emitted as `const int new = ...` does not compile
+     * there. Those that end in _t are refused already. */
+    "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "catch", "class", "compl",
+    "concept", "consteval", "constexpr", "constinit", "const_cast", "co_await", "co_return",
+    "co_yield", "decltype", "delete", "dynamic_cast", "explicit", "export", "friend", "mutable",
+    "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
+    "private", "protected", "public", "reinterpret_cast", "requires", "static_assert",
+    "static_cast", "template", "this", "thread_local", "throw", "try", "typeid", "typename",
+    "using", "virtual", "xor", "xor_eq", NULL
 };
 
 #define CG_MAX_IDENT 40

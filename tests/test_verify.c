@@ -394,6 +394,7 @@ static void check_should_reject_reserved_and_unsafe_names(void)
         { "rank", "is reserved (a C keyword or a name the generated code uses)" },
         { "sendbuf", "is reserved (a C keyword or a name the generated code uses)" },
         { "pof2", "is reserved (a C keyword or a name the generated code uses)" },
+        { "new", "is reserved (a C keyword or a name the generated code uses)" },
         { "__x", "uses a reserved prefix or '__'" },
         { "a__b", "uses a reserved prefix or '__'" },
         { "cg_x", "uses a reserved prefix or '__'" },
