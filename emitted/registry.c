@@ -93,6 +93,17 @@ static const struct cg_algo algo_allgather_neighbor = {
     .fn = { .allgather = cg_allgather_neighbor },
 };
 
+static const struct cg_algo algo_allgather_pat = {
+    .name = "allgather_pat",
+    .coll = CG_COLL_ALLGATHER,
+    .summary = "PAT (NCCL 2.23+, Jeaugey 2025) fully aggregated: Bruck with dimensions reversed, farthest first; round k sends every block held, a stride-2^(k+1) set, to rank - 2^k.",
+    .file = "schedules/allgather/pat.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(allgather_pat),
+    .tag_count = CG_TAG_COUNT(allgather_pat),
+    .fn = { .allgather = cg_allgather_pat },
+};
+
 static const struct cg_algo algo_allgather_recursive_doubling = {
     .name = "allgather_recursive_doubling",
     .coll = CG_COLL_ALLGATHER,
@@ -779,6 +790,17 @@ static const struct cg_algo algo_reduce_scatter_block_pairwise = {
     .fn = { .reduce_scatter_block = cg_reduce_scatter_block_pairwise },
 };
 
+static const struct cg_algo algo_reduce_scatter_block_pat = {
+    .name = "reduce_scatter_block_pat",
+    .coll = CG_COLL_REDUCE_SCATTER_BLOCK,
+    .summary = "PAT (NCCL 2.23+, Jeaugey 2025) fully aggregated: allgather_pat run backwards, nearest dimension first; round k sends a stride-2 set of partial sums to rank + 2^k; commutative op.",
+    .file = "schedules/reduce_scatter_block/pat.json",
+    .commutative_only = 1,
+    .tag_first = CG_TAG_BASE(reduce_scatter_block_pat),
+    .tag_count = CG_TAG_COUNT(reduce_scatter_block_pat),
+    .fn = { .reduce_scatter_block = cg_reduce_scatter_block_pat },
+};
+
 static const struct cg_algo algo_reduce_scatter_block_recursive_doubling = {
     .name = "reduce_scatter_block_recursive_doubling",
     .coll = CG_COLL_REDUCE_SCATTER_BLOCK,
@@ -970,6 +992,7 @@ const struct cg_algo *const cg_algos[] = {
     &algo_allgather_hier,
     &algo_allgather_lane,
     &algo_allgather_neighbor,
+    &algo_allgather_pat,
     &algo_allgather_recursive_doubling,
     &algo_allgather_ring,
     &algo_allgather_two_level_bruck,
@@ -1029,6 +1052,7 @@ const struct cg_algo *const cg_algos[] = {
     &algo_reduce_scatter_block_hier,
     &algo_reduce_scatter_block_lane,
     &algo_reduce_scatter_block_pairwise,
+    &algo_reduce_scatter_block_pat,
     &algo_reduce_scatter_block_recursive_doubling,
     &algo_reduce_scatter_block_recursive_halving,
     &algo_reduce_scatter_block_reduce_scatter,

@@ -56,6 +56,11 @@ double cg_range_bytes(const struct cg_bytes *b, const struct cg_sim_range *r)
     long nb = b->nb[r->buf];
     if (rem == 0 || r->n == 0) {
         n = base * (size_t)r->n;
+    } else if (r->stride > 1) {
+        for (long i = 0; i < r->n; i++) {
+            long j = cg_sim_blk(r, nb, i) % b->blocks;
+            n += base + ((size_t)j < rem ? 1 : 0);
+        }
     } else if (nb % b->blocks == 0) {
         /* j = (first + i) % B: full turns of B blocks hold rem extra
          * elements each; the rest is an interval of B (mod B). */

@@ -18,8 +18,8 @@ const char *const cg_op_names[CG_STEP_KINDS_] = {
 
 const char *const cg_buf_names[CG_BUF_COUNT_] = { "in", "out", "tmp" };
 
-/* Names the emitted code uses itself, and C's keywords: a schedule may not
- * declare them. */
+/* Names the emitted code uses itself, and C's and C++'s keywords: a
+ * schedule may not declare them. */
 static const char *const reserved[] = {
     "p", "rank", "root", "count", "sendbuf", "recvbuf", "buffer", "sendcount", "recvcount",
     "sendtype", "recvtype", "datatype", "op", "comm", "rc", "c", "in", "out", "tmp", "geom", "mine",
@@ -31,7 +31,17 @@ static const char *const reserved[] = {
     "_Imaginary", "_Alignas", "_Alignof", "_Atomic", "_Generic", "_Noreturn",
     "_Static_assert", "_Thread_local", "main", "errno", "NULL", "bool", "true", "false",
     "log2", "ceil_log2", "pof2", "pow", "min", "max", "ceil_div", "ceil_log", "to_negabinary",
-    "from_negabinary", "bit_reverse", "ctz", "popcount", NULL
+    "from_negabinary", "bit_reverse", "ctz", "popcount",
+    /* Why C++'s too: the CUDA twins (emitted/cuda/, nvcc) are C++, and a
+     * let named `new` emitted as `const int new = ...` does not compile
+     * there. Those that end in _t are refused already. */
+    "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "catch", "class", "compl",
+    "concept", "consteval", "constexpr", "constinit", "const_cast", "co_await", "co_return",
+    "co_yield", "decltype", "delete", "dynamic_cast", "explicit", "export", "friend", "mutable",
+    "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
+    "private", "protected", "public", "reinterpret_cast", "requires", "static_assert",
+    "static_cast", "template", "this", "thread_local", "throw", "try", "typeid", "typename",
+    "using", "virtual", "xor", "xor_eq", NULL
 };
 
 #define CG_MAX_IDENT 40
@@ -193,6 +203,17 @@ static void ref(struct checker *ck, struct cg_ref *r, int writes, const char *wh
     }
     bind(ck, r->first, what);
     bind(ck, r->count, what);
+    bind(ck, r->stride, what);
+}
+
+/* Why: a call hands its views to another collective as (buffer, first,
+ * count), and a fill zeroes whole runs; neither has a strided form. */
+static void no_stride(struct checker *ck, const struct cg_ref *r, const char *what)
+{
+    if (r->stride != NULL) {
+        err(ck, r->stride->pos, "%s cannot be strided (strided ranges are for sends, receives, "
+            "reduce and copy steps)", what);
+    }
 }
 
 int cg_call_views(enum cg_coll_kind coll)
@@ -435,6 +456,7 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
             }
             if (st->kind == CG_STEP_FILL) {
                 ref(ck, &st->dst, 1, "a fill step");
+                no_stride(ck, &st->dst, "a fill step's range");
                 if (!zero_fill_ok(s)) {
                     err(ck, st->pos, "a fill step in %s %s schedule: zero-filling is for "
                         "allgather, gather, scatter and alltoall (p equal blocks, no op), feeding "
@@ -447,11 +469,13 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
                 bind(ck, st->call_color, "a call's \"color\"");
                 if (st->call_has_src) {
                     ref(ck, &st->src, 0, "a call's \"send\"");
+                    no_stride(ck, &st->src, "a call's \"send\"");
                 }
                 if (st->call_has_dst) {
                     ref(ck, &st->dst, 1, cg_colls[st->call_coll].bufs == CG_BUFS_ONE
                                              ? "a call's \"buffer\""
                                              : "a call's \"recv\"");
+                    no_stride(ck, &st->dst, "a call's view");
                 }
                 if (st->call_bor && (!cg_colls[st->call_coll].reduces || !zero_fill_ok(s))) {
                     err(ck, st->pos, "\"op\": \"bor\" is for a call to a reducing collective "

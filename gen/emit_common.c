@@ -30,6 +30,7 @@ static void mark_ref(struct cg_emitter *em, const struct cg_ref *r)
 {
     mark_expr(em, r->first);
     mark_expr(em, r->count);
+    mark_expr(em, r->stride);
 }
 
 /* Which names the emitted code mentions, so that it declares only those
@@ -156,7 +157,58 @@ static void range_words(const struct cg_ref *r, char *buf, size_t cap)
         snprintf(buf, cap, "%s block %s", b, cg_emit_src_expr(r->first));
         break;
     case CG_RANGE_SPAN:
+        if (r->stride != NULL) {
+            snprintf(buf, cap, "%s blocks %s, step %s, %s of them", b, cg_emit_src_expr(r->first),
+                     cg_emit_src_expr(r->stride), cg_emit_src_expr(r->count));
+            break;
+        }
         snprintf(buf, cap, "%s blocks %s .. +%s", b, cg_emit_src_expr(r->first), cg_emit_src_expr(r->count));
+        break;
+    }
+}
+
+/* Strided ranges (a span with "stride") go to the runtime's _strided
+ * variant of the same call, which takes the stride after the count:
+ * (&c, peer, &buf, first, n, stride) for a send or a receive, (&c, &to,
+ * tfirst, tstride, &from, ffirst, fstride, n[, order]) for a reduce or a
+ * copy. Why a name suffix, not new table entries: the variants exist for
+ * every backend, and schedules without strides never mention them. */
+static int strided_ref(const struct cg_ref *r)
+{
+    return r->kind == CG_RANGE_SPAN && r->stride != NULL;
+}
+
+/* "&b, cg_mod(first, b.nblocks)" and the stride of a range (1 unless strided). */
+static void strided_args(const struct cg_ref *r, char *buf, size_t cap, char *stride, size_t scap)
+{
+    const char *b = cg_buf_names[r->buf];
+    switch (r->kind) {
+    case CG_RANGE_ALL:
+        snprintf(buf, cap, "&%s, 0", b);
+        break;
+    case CG_RANGE_BLOCK:
+        snprintf(buf, cap, "&%s, %s", b, cg_emit_c_expr(r->first));
+        break;
+    case CG_RANGE_SPAN:
+        snprintf(buf, cap, "&%s, cg_mod(%s, %s.nblocks)", b, cg_emit_c_expr(r->first), b);
+        break;
+    }
+    snprintf(stride, scap, "%s", r->stride != NULL ? cg_emit_c_expr(r->stride) : "1");
+}
+
+/* The count of blocks of a range, as C. */
+static void count_arg(const struct cg_ref *r, char *buf, size_t cap)
+{
+    const char *b = cg_buf_names[r->buf];
+    switch (r->kind) {
+    case CG_RANGE_ALL:
+        snprintf(buf, cap, "%s.nblocks", b);
+        break;
+    case CG_RANGE_BLOCK:
+        snprintf(buf, cap, "1");
+        break;
+    case CG_RANGE_SPAN:
+        snprintf(buf, cap, "%s", cg_emit_c_expr(r->count));
         break;
     }
 }
@@ -319,12 +371,20 @@ static void step_comment(struct cg_emitter *em, const struct cg_phase *ph,
 static void emit_xfer(struct cg_emitter *em, const struct cg_xfer *x, int is_send)
 {
     char args[1200];
-    range_args(&x->ref, args, sizeof(args));
     const char *fn = is_send ? em->api->send : em->api->recv;
     if (x->when != NULL) {
         cg_out_open(em->o, "if (%s)", cg_emit_c_expr(x->when));
     }
-    cg_out_line(em->o, "CG_TRY(%s(&c, %s, %s));", fn, cg_emit_c_expr(x->peer), args);
+    if (strided_ref(&x->ref)) {
+        char count[400], stride[400];
+        strided_args(&x->ref, args, sizeof(args), stride, sizeof(stride));
+        count_arg(&x->ref, count, sizeof(count));
+        cg_out_line(em->o, "CG_TRY(%s_strided(&c, %s, %s, %s, %s));", fn, cg_emit_c_expr(x->peer),
+                    args, count, stride);
+    } else {
+        range_args(&x->ref, args, sizeof(args));
+        cg_out_line(em->o, "CG_TRY(%s(&c, %s, %s));", fn, cg_emit_c_expr(x->peer), args);
+    }
     if (x->when != NULL) {
         cg_out_close(em->o);
     }
@@ -407,6 +467,22 @@ static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const st
         break;
     case CG_STEP_REDUCE:
     case CG_STEP_COPY: {
+        if ((strided_ref(&st->dst) || strided_ref(&st->src)) &&
+            !(st->kind == CG_STEP_REDUCE && cg_colls[em->s->coll].combine == CG_COMBINE_UNION)) {
+            char as[400], bs[400], count[400];
+            strided_args(&st->dst, a, sizeof(a), as, sizeof(as));
+            strided_args(&st->src, b, sizeof(b), bs, sizeof(bs));
+            count_arg(&st->dst, count, sizeof(count));
+            if (st->kind == CG_STEP_REDUCE) {
+                cg_out_line(o, "CG_TRY(%s_strided(&c, %s, %s, %s, %s, %s, %s));", em->api->reduce,
+                            a, as, b, bs, count,
+                            st->order == CG_ORDER_INTO_FROM ? "CG_INTO_FROM" : "CG_FROM_INTO");
+            } else {
+                cg_out_line(o, "CG_TRY(%s_strided(&c, %s, %s, %s, %s, %s));", em->api->copy, a, as,
+                            b, bs, count);
+            }
+            break;
+        }
         /* (buffer, first) of each side, then the count of blocks: the
          * verifier proved both ranges equally long. */
         range_args(&st->dst, a, sizeof(a));

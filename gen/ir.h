@@ -48,7 +48,7 @@ extern const char *const cg_buf_names[CG_BUF_COUNT_];
 
 enum cg_range_kind {
     CG_RANGE_BLOCK, /* {"block": first}: one block, 0 <= first < nblocks */
-    CG_RANGE_SPAN,  /* {"first": first, "count": count}: wraps modulo nblocks */
+    CG_RANGE_SPAN,  /* {"first": first, "count": count[, "stride": stride]}: wraps modulo nblocks */
     CG_RANGE_ALL    /* "all": every block of the buffer */
 };
 
@@ -59,6 +59,7 @@ struct cg_ref {
     struct cg_expr *first;   /* BLOCK and SPAN */
     struct cg_expr *count;   /* SPAN */
     struct cg_pos pos;       /* the "buf" object */
+    struct cg_expr *stride;  /* SPAN with "stride": blocks first + i * stride; NULL: contiguous */
 };
 
 /* One send or receive of an exchange step. */

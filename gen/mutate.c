@@ -1,8 +1,9 @@
 /* mutate.c - mutation testing of the verifier.
  *
  * For a checked schedule, makes small mutants in the IR (peer off by one,
- * block off by one, a dropped step, one round short, reduce operands
- * swapped, operand order flipped, a send staged through out), verifies
+ * block off by one, a stride off by one or dropped, a dropped step, one
+ * round short, reduce operands swapped, operand order flipped, a send
+ * staged through out), verifies
  * each, and counts how many the verifier rejects. A mutant it accepts computes the collective for every
  * p tried, so it is an equivalent mutant; each one is listed so that a
  * person can confirm it (tests/mutants.equivalent holds the reviewed list).
@@ -98,8 +99,8 @@ static void staged_mutant(struct run *r, struct cg_arena *arena, struct cg_phase
     memcpy(sends, ex->sends, sizeof(*sends) * (size_t)ex->nsends);
     ex->sends = sends;
     struct cg_xfer *x = &sends[k];
-    struct cg_ref out0 = { CG_BUF_OUT, CG_RANGE_BLOCK, num(arena, 0, x->pos), NULL, x->ref.pos };
-    struct cg_ref own = { CG_BUF_IN, CG_RANGE_BLOCK, name_root(arena, x->pos), NULL, x->ref.pos };
+    struct cg_ref out0 = { CG_BUF_OUT, CG_RANGE_BLOCK, num(arena, 0, x->pos), NULL, x->ref.pos, NULL };
+    struct cg_ref own = { CG_BUF_IN, CG_RANGE_BLOCK, name_root(arena, x->pos), NULL, x->ref.pos, NULL };
     struct cg_step copy = { 0 };
     copy.kind = CG_STEP_COPY;
     copy.name = "copy";
@@ -120,6 +121,21 @@ static void staged_mutant(struct run *r, struct cg_arena *arena, struct cg_phase
                           "after (breaks only in place)");
     ph->steps = steps;
     ph->nsteps = n;
+}
+
+/* A strided range's stride one larger, and the stride dropped (the range
+ * read as contiguous). */
+static void stride_mutants(struct run *r, struct cg_arena *arena, struct cg_ref *ref)
+{
+    struct cg_expr *stride = ref->stride;
+    if (stride == NULL) {
+        return;
+    }
+    ref->stride = bin(arena, CG_OP_ADD, stride, num(arena, 1, stride->pos));
+    try_mutant(r, stride->pos, "stride off by one");
+    ref->stride = NULL;
+    try_mutant(r, stride->pos, "stride dropped (contiguous)");
+    ref->stride = stride;
 }
 
 int cg_mutate(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s, FILE *report,
@@ -163,6 +179,7 @@ int cg_mutate(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s, F
                     try_mutant(&r, first->pos, "block off by one");
                     x->ref.first = first;
                 }
+                stride_mutants(&r, arena, &x->ref);
             }
             if (st->kind == CG_STEP_REDUCE || st->kind == CG_STEP_COPY ||
                 st->kind == CG_STEP_CALL || st->kind == CG_STEP_FILL) {
@@ -174,6 +191,7 @@ int cg_mutate(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s, F
                         try_mutant(&r, first->pos, "block off by one");
                         refs[k]->first = first;
                     }
+                    stride_mutants(&r, arena, refs[k]);
                 }
             }
             if (st->kind == CG_STEP_REDUCE) {

@@ -122,11 +122,17 @@ static void range(struct parser *ps, const struct cg_json *v, struct cg_ref *ref
             "\"blocks\" must be \"all\", {\"block\": e} or {\"first\": e, \"count\": e}");
         return;
     }
-    static const char *const keys[] = { "block", "first", "count", NULL };
+    static const char *const keys[] = { "block", "first", "count", "stride", NULL };
     cg_json_check_keys(&ps->g->diag, ps->file, v, "a block range", keys);
     const struct cg_json *block = cg_json_get(v, "block");
     const struct cg_json *first = cg_json_get(v, "first");
     const struct cg_json *count = cg_json_get(v, "count");
+    const struct cg_json *stride = cg_json_get(v, "stride");
+    if (stride != NULL && (first == NULL || count == NULL || block != NULL)) {
+        err(ps, stride->pos, "\"stride\" needs \"first\" and \"count\" (a strided range)");
+    } else if (stride != NULL) {
+        ref->stride = expr(ps, stride, "\"stride\"");
+    }
     if (block != NULL && first == NULL && count == NULL) {
         ref->kind = CG_RANGE_BLOCK;
         ref->first = expr(ps, block, "\"block\"");

@@ -42,6 +42,22 @@ long cg_sim_nblocks(enum cg_coll_kind coll, enum cg_bufid b, int p, long blocks,
 void cg_sim_range_str(const struct cg_sim_range *r, long nblocks, char *buf, size_t cap)
 {
     const char *name = cg_buf_names[r->buf];
+    if (r->stride > 1 && r->n > 1) {
+        /* "out[1,5,9]", or "out[1,5,...,29]" (first two and last) past four blocks. */
+        long last = cg_sim_blk(r, nblocks, r->n - 1);
+        if (r->n <= 4) {
+            size_t k = (size_t)snprintf(buf, cap, "%s[", name);
+            for (long i = 0; i < r->n && k < cap; i++) {
+                k += (size_t)snprintf(buf + k, cap - k, i ? ",%ld" : "%ld", cg_sim_blk(r, nblocks, i));
+            }
+            if (k < cap) {
+                snprintf(buf + k, cap - k, "]");
+            }
+        } else {
+            snprintf(buf, cap, "%s[%ld,%ld,...,%ld]", name, r->first, cg_sim_blk(r, nblocks, 1), last);
+        }
+        return;
+    }
     if (r->n == 0) {
         snprintf(buf, cap, "%s[]", name);
     } else if (r->n == 1) {
@@ -330,6 +346,9 @@ static void ref_columns(struct sim *m, const struct cg_ref *r, const int *ranks,
     if (r->kind == CG_RANGE_SPAN) {
         column(m, r->count, ranks, n);
     }
+    if (r->stride != NULL) {
+        column(m, r->stride, ranks, n);
+    }
 }
 
 /* Looks e up for rank: 1 and *out set when its column has the value. Columns
@@ -376,11 +395,54 @@ static int truth(struct sim *m, int rank, const struct cg_expr *e)
     return v != 0;
 }
 
+static long gcd_long(long a, long b)
+{
+    while (b != 0) {
+        long t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* A strided span: its n blocks first + i * stride (mod nb) must all differ,
+ * which holds exactly when n <= nb / gcd(stride, nb). The stride is kept
+ * modulo nb (a range of at most one block is contiguous). */
+static int resolve_stride(struct sim *m, int rank, const struct cg_ref *r,
+                          struct cg_sim_range *out)
+{
+    int64_t stride = 0;
+    long nb = m->nblocks[r->buf];
+    if (eval(m, rank, r->stride, &stride) != 0) {
+        return -1;
+    }
+    if (stride < 1) {
+        cg_sim_error(m->g, m->s, &m->w, rank, r->stride->pos,
+                     "a range's stride is %lld; it must be at least 1", (long long)stride);
+        return -1;
+    }
+    if (out->n <= 1) {
+        return 0;
+    }
+    long st = (long)(stride % nb);
+    long period = nb / gcd_long(st, nb);
+    if (out->n > period) {
+        cg_sim_error(m->g, m->s, &m->w, rank, r->stride->pos,
+                     "a range of %ld blocks of %s with stride %lld repeats block %ld after %ld "
+                     "(%s has %ld blocks)", out->n, cg_buf_names[r->buf], (long long)stride,
+                     out->first, period, cg_buf_names[r->buf], nb);
+        return -1;
+    }
+    out->stride = st;
+    return 0;
+}
+
 static int resolve(struct sim *m, int rank, const struct cg_ref *r, struct cg_sim_range *out)
 {
     long nb = m->nblocks[r->buf];
     int64_t first = 0, n = 0;
     out->buf = r->buf;
+    out->stride = 1;
     switch (r->kind) {
     case CG_RANGE_ALL:
         out->first = 0;
@@ -411,6 +473,9 @@ static int resolve(struct sim *m, int rank, const struct cg_ref *r, struct cg_si
         }
         out->first = nb > 0 ? (long)(((first % nb) + nb) % nb) : 0;
         out->n = (long)n;
+        if (r->stride != NULL) {
+            return resolve_stride(m, rank, r, out);
+        }
         return 0;
     }
     return -1;
@@ -441,7 +506,7 @@ static int xfers(struct sim *m, int rank, const struct cg_xfer *xs, int nx, int 
             continue;
         }
         int64_t peer = 0;
-        struct cg_sim_msg msg = { rank, 0, { CG_BUF_OUT, 0, 0 }, x, k };
+        struct cg_sim_msg msg = { rank, 0, { CG_BUF_OUT, 0, 0, 1 }, x, k };
         if (eval(m, rank, x->peer, &peer) != 0 || resolve(m, rank, &x->ref, &msg.range) != 0) {
             return -1;
         }

@@ -13,12 +13,20 @@
 
 #include "ir.h"
 
-/* A resolved block range: blocks first, first+1, ... (mod nblocks), n of them. */
+/* A resolved block range: blocks first, first+stride, ... (mod nblocks), n
+ * of them, all different. */
 struct cg_sim_range {
     enum cg_bufid buf; /* which buffer */
     long first;        /* 0 <= first < nblocks (or 0 when nblocks == 0) */
     long n;            /* 0 <= n <= nblocks */
+    long stride;       /* 1 .. nblocks - 1 (1: contiguous; 0 is read as 1) */
 };
+
+/* Block i of a resolved range of a buffer of nb blocks. */
+static inline long cg_sim_blk(const struct cg_sim_range *r, long nb, long i)
+{
+    return r->stride > 1 ? (r->first + i * r->stride) % nb : (r->first + i) % nb;
+}
 
 struct cg_sim_msg {
     int rank;                  /* who posts it */

@@ -236,6 +236,13 @@ int cg_send(struct cg_call *c, int to, const struct cg_buf *b, long first, long 
 int cg_recv(struct cg_call *c, int from, const struct cg_buf *b, long first, long n);
 int cg_xchg_wait(struct cg_call *c);
 
+/* Strided ranges (strided.c): blocks first + i * stride (mod b->nblocks),
+ * i < n, all different (the verifier proved it), as one message. */
+int cg_send_strided(struct cg_call *c, int to, const struct cg_buf *b, long first, long n,
+                    long stride);
+int cg_recv_strided(struct cg_call *c, int from, const struct cg_buf *b, long first, long n,
+                    long stride);
+
 /* Testing hook: the largest message in elements before splitting
  * (default INT_MAX). */
 void cg_xchg_set_max_elems(size_t max_elems);
@@ -255,6 +262,13 @@ int cg_reduce(struct cg_call *c, const struct cg_buf *into, long ifirst,
 /* Copies n blocks (wrapping on both sides). */
 int cg_copy(struct cg_call *c, const struct cg_buf *to, long tfirst,
             const struct cg_buf *from, long ffirst, long n);
+
+/* The same over strided ranges (strided.c): block i of each side is
+ * first + i * stride (mod its blocks). */
+int cg_reduce_strided(struct cg_call *c, const struct cg_buf *into, long ifirst, long istride,
+                      const struct cg_buf *from, long ffirst, long fstride, long n, int order);
+int cg_copy_strided(struct cg_call *c, const struct cg_buf *to, long tfirst, long tstride,
+                    const struct cg_buf *from, long ffirst, long fstride, long n);
 
 /* Zeroes the bytes of n blocks of b from block first (wrapping): a fill
  * step. The datatype must be contiguous (MPI_ERR_TYPE otherwise), since

@@ -169,6 +169,11 @@ static inline int cg_range_segs(const struct cg_buf *b, long first, long n, stru
     return MPI_SUCCESS;
 }
 
+/* Posts the element stream of nseg runs of b as messages to or from peer,
+ * cut at max_elems as every exchange is (xchg.c); strided.c's ranges. */
+int cg_xchg_segs(struct cg_call *c, int peer, const struct cg_buf *b, const struct cg_seg *seg,
+                 int nseg, int is_recv);
+
 /* Elements in a list of runs. */
 static inline size_t cg_segs_len(const struct cg_seg *seg, int nseg)
 {

@@ -65,7 +65,8 @@ static int cg_xchg_reserve(struct cg_call *c)
     return MPI_SUCCESS;
 }
 
-/* Posts one message of up to two pieces (element offset, length). */
+/* Posts one message of npieces pieces (element offset, length): two at most
+ * for a span, one per block for a strided range (strided.c). */
 static int cg_xchg_post(struct cg_call *c, int peer, const struct cg_buf *b, int npieces,
                         const struct cg_seg *piece, int is_recv)
 {
@@ -73,14 +74,25 @@ static int cg_xchg_post(struct cg_call *c, int peer, const struct cg_buf *b, int
     char *ptr = b->base;
     int count = 1;
     MPI_Datatype type = c->dtype;
+    int lens_2[2];
+    MPI_Aint disps_2[2];
+    int *lens = lens_2;
+    MPI_Aint *disps = disps_2;
 
     CG_CHECK(cg_xchg_reserve(c));
     if (npieces == 1) {
         ptr = b->base + (MPI_Aint)piece[0].off * c->extent;
         count = (int)piece[0].len;
     } else {
-        int lens[2];
-        MPI_Aint disps[2];
+        if (npieces > 2) {
+            lens = malloc((size_t)npieces * sizeof(*lens));
+            disps = malloc((size_t)npieces * sizeof(*disps));
+            if ((lens == NULL) || (disps == NULL)) {
+                cg_set_error("collgen: out of memory for a message of %d pieces", npieces);
+                rc = MPI_ERR_NO_MEM;
+                goto out;
+            }
+        }
         for (int i = 0; i < npieces; i++) {
             lens[i] = (int)piece[i].len;
             disps[i] = (MPI_Aint)piece[i].off * c->extent;
@@ -98,24 +110,33 @@ static int cg_xchg_post(struct cg_call *c, int peer, const struct cg_buf *b, int
     }
     c->nreqs++;
 out:
+    if (lens != lens_2) {
+        free(lens);
+        free(disps);
+    }
     return rc;
 }
 
-/* Cuts the range's element stream into messages and posts them. */
-static int cg_xchg_range(struct cg_call *c, int peer, const struct cg_buf *b, long first, long n,
-                         int is_recv)
+/* Cuts the element stream of nseg runs into messages and posts them. */
+int cg_xchg_segs(struct cg_call *c, int peer, const struct cg_buf *b, const struct cg_seg *seg,
+                 int nseg, int is_recv)
 {
     int rc = MPI_SUCCESS;
-    struct cg_seg seg[2];
-    int nseg = 0;
     int s = 0;        /* run being consumed */
     size_t used = 0;  /* elements of seg[s] already in messages */
+    struct cg_seg piece_2[2];
+    struct cg_seg *piece = piece_2;
 
-    CG_CHECK(cg_range_segs(b, first, n, seg, &nseg));
+    if (nseg > 2) {
+        piece = malloc((size_t)nseg * sizeof(*piece));
+        if (piece == NULL) {
+            cg_set_error("collgen: out of memory for a message of %d runs", nseg);
+            return MPI_ERR_NO_MEM;
+        }
+    }
     size_t left = cg_segs_len(seg, nseg);
     while (left > 0) {
         size_t want = (left < cg_xchg_max_elems) ? left : cg_xchg_max_elems;
-        struct cg_seg piece[2];
         int npieces = 0;
         left -= want;
         while (want > 0) {
@@ -135,6 +156,23 @@ static int cg_xchg_range(struct cg_call *c, int peer, const struct cg_buf *b, lo
         }
         CG_CHECK(cg_xchg_post(c, peer, b, npieces, piece, is_recv));
     }
+out:
+    if (piece != piece_2) {
+        free(piece);
+    }
+    return rc;
+}
+
+/* Cuts the range's element stream into messages and posts them. */
+static int cg_xchg_range(struct cg_call *c, int peer, const struct cg_buf *b, long first, long n,
+                         int is_recv)
+{
+    int rc = MPI_SUCCESS;
+    struct cg_seg seg[2];
+    int nseg = 0;
+
+    CG_CHECK(cg_range_segs(b, first, n, seg, &nseg));
+    rc = cg_xchg_segs(c, peer, b, seg, nseg, is_recv);
 out:
     return rc;
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/run_mutation.sh - mutation testing of the verifier.
 #
-# `collgen mutate` makes small mutants of every schedule (peer or block off by
-# one, a round short, a step dropped, reduce operands swapped or their order
+# `collgen mutate` makes small mutants of every schedule (peer, block or stride off by
+# one, a stride dropped, a round short, a step dropped, reduce operands swapped or their order
 # flipped, a scatter send staged through out, which breaks only in place) and
 # verifies each. A mutant the verifier accepts computes the
 # collective for every p tried: an equivalent mutant. Each one must be listed,

@@ -438,6 +438,104 @@ static void exchange_should_shift_wrapping_ranges_around_the_ring_in_small_chunk
     free(ridx);
 }
 
+/* Element indices of the strided range first + i * stride (mod blocks). */
+static size_t strided_indices(const struct cg_buf *b, long first, long n, long stride, size_t *idx)
+{
+    size_t k = 0;
+    for (long i = 0; i < n; i++) {
+        long blk = cg_mod(first + (i * stride), b->nblocks);
+        size_t off = cg_geom_off(&b->geom, blk);
+        for (size_t e = 0; e < cg_geom_len(&b->geom, blk); e++) {
+            idx[k++] = off + e;
+        }
+    }
+    return k;
+}
+
+/* A strided send (every second block, wrapping) into a span, and a span
+ * into a strided receive: one message each way, or, with max_elems = 3,
+ * messages cut at the same stream positions on both sides although one side
+ * has a run per block; then strided copy and reduce against the block rule. */
+static void strided_ranges_should_move_every_stride_th_block_as_one_stream(void)
+{
+    struct cg_call c;
+
+    CHECK(cg_call_begin(&c, MPI_COMM_WORLD, MPI_INT, MPI_SUM, 0) == MPI_SUCCESS);
+    const int p = c.p, rank = c.rank;
+    const int right = cg_mod(rank + 1, p), left = cg_mod(rank - 1, p);
+    const long n = (p + 1) / 2, stride = 2, first = p - 1;
+    const size_t count = 5 * (size_t)p;
+    struct cg_geom g = { count, p };
+    int32_t *out = malloc((count + GUARD) * sizeof(int32_t));
+    int32_t *tmp = malloc((count + GUARD) * sizeof(int32_t));
+    int32_t *back = malloc((count + GUARD) * sizeof(int32_t));
+    int32_t *want = malloc((count + GUARD) * sizeof(int32_t));
+    size_t *sidx = malloc(count * sizeof(size_t)), *ridx = malloc(count * sizeof(size_t));
+    struct cg_buf bout = { (char *)out, g, p }, btmp = { (char *)tmp, g, p };
+    struct cg_buf bback = { (char *)back, g, p };
+
+    for (int cut = 0; cut < 2; cut++) {
+        fill_poison(out, count + GUARD);
+        fill_unique(out, count, rank, 0);
+        fill_poison(tmp, count + GUARD);
+        fill_poison(back, count + GUARD);
+        cg_xchg_set_max_elems(cut ? 3 : 0);
+        CHECK(cg_xchg_begin(&c, 13) == MPI_SUCCESS);
+        CHECK(cg_send_strided(&c, right, &bout, first, n, stride) == MPI_SUCCESS);
+        CHECK(cg_recv(&c, left, &btmp, 0, n) == MPI_SUCCESS);
+        CHECK(cg_send(&c, left, &bout, 0, n) == MPI_SUCCESS);
+        CHECK(cg_recv_strided(&c, right, &bback, first, n, stride) == MPI_SUCCESS);
+        CHECK(cut ? (c.nreqs > 4) : (c.nreqs == 4)); /* one message a range, or cut into 3s */
+        CHECK(cg_xchg_wait(&c) == MPI_SUCCESS);
+        cg_xchg_set_max_elems(0);
+
+        size_t ns = strided_indices(&bout, first, n, stride, sidx);
+        size_t nr = range_indices(&btmp, 0, n, ridx);
+        CHECK(ns == nr);
+        fill_poison(want, count + GUARD);
+        for (size_t k = 0; (k < ns) && (k < nr); k++) {
+            want[ridx[k]] = (left * 1000003) + (int32_t)sidx[k];
+        }
+        CHECK(memcmp(want, tmp, (count + GUARD) * sizeof(int32_t)) == 0);
+
+        ns = range_indices(&bout, 0, n, sidx);
+        nr = strided_indices(&bback, first, n, stride, ridx);
+        CHECK(ns == nr);
+        fill_poison(want, count + GUARD);
+        for (size_t k = 0; (k < ns) && (k < nr); k++) {
+            want[ridx[k]] = (right * 1000003) + (int32_t)sidx[k];
+        }
+        CHECK(memcmp(want, back, (count + GUARD) * sizeof(int32_t)) == 0);
+    }
+
+    /* tmp's strided blocks = out's span, then += out's strided blocks. */
+    fill_poison(tmp, count + GUARD);
+    CHECK(cg_copy_strided(&c, &btmp, first, stride, &bout, 0, 1, n) == MPI_SUCCESS);
+    CHECK(cg_reduce_strided(&c, &btmp, first, stride, &bout, 1, stride, n, CG_INTO_FROM) ==
+          MPI_SUCCESS);
+    size_t nt = strided_indices(&btmp, first, n, stride, ridx);
+    size_t na = range_indices(&bout, 0, n, sidx);
+    fill_poison(want, count + GUARD);
+    for (size_t k = 0; (k < nt) && (k < na); k++) {
+        want[ridx[k]] = out[sidx[k]];
+    }
+    na = strided_indices(&bout, 1, n, stride, sidx);
+    CHECK(nt == na);
+    for (size_t k = 0; (k < nt) && (k < na); k++) {
+        want[ridx[k]] += out[sidx[k]];
+    }
+    CHECK(memcmp(want, tmp, (count + GUARD) * sizeof(int32_t)) == 0);
+    CHECK(cg_send_strided(&c, right, &bout, 0, p + 1, 1) == MPI_ERR_ARG);
+    CHECK(cg_copy_strided(&c, &btmp, 0, 0, &bout, 0, 1, 1) == MPI_ERR_ARG);
+    cg_call_end(&c);
+    free(out);
+    free(tmp);
+    free(back);
+    free(want);
+    free(sidx);
+    free(ridx);
+}
+
 static void exchange_should_post_nothing_for_empty_ranges(void)
 {
     struct cg_call c;
@@ -1656,6 +1754,7 @@ int main(int argc, char **argv)
     RUN_ALL(copy_should_move_non_contiguous_elements_and_leave_their_gaps);
     RUN_ALL(copy_typed_should_move_matching_signatures_between_types);
     RUN_ALL(exchange_should_shift_wrapping_ranges_around_the_ring_in_small_chunks);
+    RUN_ALL(strided_ranges_should_move_every_stride_th_block_as_one_stream);
     RUN_ALL(exchange_should_post_nothing_for_empty_ranges);
     RUN_ALL(duplicate_should_return_an_error_for_a_send_to_an_invalid_rank);
     RUN_ALL(exchange_should_report_a_truncated_message_at_wait);

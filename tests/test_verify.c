@@ -394,6 +394,7 @@ static void check_should_reject_reserved_and_unsafe_names(void)
         { "rank", "is reserved (a C keyword or a name the generated code uses)" },
         { "sendbuf", "is reserved (a C keyword or a name the generated code uses)" },
         { "pof2", "is reserved (a C keyword or a name the generated code uses)" },
+        { "new", "is reserved (a C keyword or a name the generated code uses)" },
         { "__x", "uses a reserved prefix or '__'" },
         { "a__b", "uses a reserved prefix or '__'" },
         { "cg_x", "uses a reserved prefix or '__'" },
@@ -1072,8 +1073,8 @@ static void sim_should_evaluate_lets_per_rank_and_report_the_rank_that_fails(voi
 }
 
 /* cg_range_bytes (analyse.c) in constant time against the block-by-block
- * sum it replaced, over uneven blocks, wrapping ranges and buffers of
- * several turns of B (uniform collectives: out has p blocks of B). */
+ * sum it replaced, over uneven blocks, wrapping and strided ranges and
+ * buffers of several turns of B (uniform collectives: out has p blocks of B). */
 static void range_bytes_should_equal_the_sum_over_blocks(void)
 {
     unsigned seed = 12345;
@@ -1093,10 +1094,22 @@ static void range_bytes_should_equal_the_sum_over_blocks(void)
                     enum cg_bufid buf = (seed >> 16) & 1 ? CG_BUF_OUT : CG_BUF_TMP;
                     long nb = b.nb[buf];
                     struct cg_sim_range r = { buf, (long)((seed >> 8) % (unsigned)nb),
-                                              (long)((seed >> 3) % (unsigned)(nb + 1)) };
+                                              (long)((seed >> 3) % (unsigned)(nb + 1)), 1 };
+                    /* A third of the cases strided (2 or 3), cut to distinct blocks. */
+                    long stride = 1 + (long)((seed >> 20) % 3u);
+                    if (stride > 1 && nb > 1) {
+                        long g = nb, t = stride % nb;
+                        while (t != 0) {
+                            long u = g % t;
+                            g = t;
+                            t = u;
+                        }
+                        r.stride = stride % nb;
+                        r.n = r.n < nb / g ? r.n : nb / g;
+                    }
                     size_t want = 0, base = vec / (size_t)B, rem = vec % (size_t)B;
                     for (long i = 0; i < r.n; i++) {
-                        long j = ((r.first + i) % nb) % B;
+                        long j = ((r.first + i * (r.stride > 1 ? r.stride : 1)) % nb) % B;
                         want += base + ((size_t)j < rem ? 1 : 0);
                     }
                     cases++;
@@ -1130,13 +1143,13 @@ static void sim_should_size_each_buffer_for_its_collective(void)
     CHECK(cg_sim_nblocks(CG_C_BARRIER, CG_BUF_OUT, 5, 1, 2) == 1);
     CHECK(cg_sim_nblocks(CG_C_BARRIER, CG_BUF_TMP, 5, 1, 2) == 2);
     char buf[64];
-    struct cg_sim_range r = { CG_BUF_OUT, 3, 1 };
+    struct cg_sim_range r = { CG_BUF_OUT, 3, 1, 1 };
     cg_sim_range_str(&r, 8, buf, sizeof(buf));
     CHECKF(strcmp(buf, "out[3]") == 0, "%s", buf);
-    r = (struct cg_sim_range){ CG_BUF_TMP, 2, 3 };
+    r = (struct cg_sim_range){ CG_BUF_TMP, 2, 3, 1 };
     cg_sim_range_str(&r, 8, buf, sizeof(buf));
     CHECKF(strcmp(buf, "tmp[2..4]") == 0, "%s", buf);
-    r = (struct cg_sim_range){ CG_BUF_IN, 0, 0 };
+    r = (struct cg_sim_range){ CG_BUF_IN, 0, 0, 1 };
     cg_sim_range_str(&r, 8, buf, sizeof(buf));
     CHECKF(strcmp(buf, "in[]") == 0, "%s", buf);
 }

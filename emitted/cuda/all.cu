@@ -6,6 +6,7 @@
 #include "allgather_bine.cu"
 #include "allgather_bruck.cu"
 #include "allgather_neighbor.cu"
+#include "allgather_pat.cu"
 #include "allgather_recursive_doubling.cu"
 #include "allgather_ring.cu"
 #include "allgather_two_level_bruck.cu"
@@ -34,6 +35,7 @@
 #include "reduce_scatter_block_bine.cu"
 #include "reduce_scatter_block_butterfly.cu"
 #include "reduce_scatter_block_pairwise.cu"
+#include "reduce_scatter_block_pat.cu"
 #include "reduce_scatter_block_recursive_doubling.cu"
 #include "reduce_scatter_block_recursive_halving.cu"
 #include "reduce_scatter_block_ring.cu"
@@ -81,6 +83,22 @@ static const struct cg_cu_algo algo_allgather_neighbor = {
     CG_TAG_COUNT(allgather_neighbor), /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_neighbor, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_allgather_pat = {
+    "allgather_pat", /* name */
+    CG_COLL_ALLGATHER, /* coll */
+    "PAT (NCCL 2.23+, Jeaugey 2025) fully aggregated: Bruck with dimensions reversed, farthest first; round k sends every block held, a stride-2^(k+1) set, to rank - 2^k.", /* summary */
+    "schedules/allgather/pat.json", /* file */
+    CG_TAG_BASE(allgather_pat), /* tag_first */
+    CG_TAG_COUNT(allgather_pat), /* tag_count */
+    NULL, /* allreduce */
+    cgcu_allgather_pat, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
     NULL, /* alltoall */
@@ -548,6 +566,22 @@ static const struct cg_cu_algo algo_reduce_scatter_block_pairwise = {
     0 /* nparams */
 };
 
+static const struct cg_cu_algo algo_reduce_scatter_block_pat = {
+    "reduce_scatter_block_pat", /* name */
+    CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
+    "PAT (NCCL 2.23+, Jeaugey 2025) fully aggregated: allgather_pat run backwards, nearest dimension first; round k sends a stride-2 set of partial sums to rank + 2^k; commutative op.", /* summary */
+    "schedules/reduce_scatter_block/pat.json", /* file */
+    CG_TAG_BASE(reduce_scatter_block_pat), /* tag_first */
+    CG_TAG_COUNT(reduce_scatter_block_pat), /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    cgcu_reduce_scatter_block_pat, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
 static const struct cg_cu_algo algo_reduce_scatter_block_recursive_doubling = {
     "reduce_scatter_block_recursive_doubling", /* name */
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
@@ -632,6 +666,7 @@ const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_allgather_bine,
     &algo_allgather_bruck,
     &algo_allgather_neighbor,
+    &algo_allgather_pat,
     &algo_allgather_recursive_doubling,
     &algo_allgather_ring,
     &algo_allgather_two_level_bruck,
@@ -660,6 +695,7 @@ const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_reduce_scatter_block_bine,
     &algo_reduce_scatter_block_butterfly,
     &algo_reduce_scatter_block_pairwise,
+    &algo_reduce_scatter_block_pat,
     &algo_reduce_scatter_block_recursive_doubling,
     &algo_reduce_scatter_block_recursive_halving,
     &algo_reduce_scatter_block_ring,

@@ -19,6 +19,7 @@ extern "C" {
 int cgcu_allgather_bine(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/bine.json */
 int cgcu_allgather_bruck(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/bruck.json */
 int cgcu_allgather_neighbor(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/neighbor.json */
+int cgcu_allgather_pat(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/pat.json */
 int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/recursive_doubling.json */
 int cgcu_allgather_ring(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/ring.json */
 int cgcu_allgather_two_level_bruck(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/two_level_bruck.json */
@@ -47,6 +48,7 @@ int cgcu_bcast_split_binary_tree(CG_CU_BCAST_ARGS); /* schedules/bcast/split_bin
 int cgcu_reduce_scatter_block_bine(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/bine.json */
 int cgcu_reduce_scatter_block_butterfly(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/butterfly.json */
 int cgcu_reduce_scatter_block_pairwise(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/pairwise.json */
+int cgcu_reduce_scatter_block_pat(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/pat.json */
 int cgcu_reduce_scatter_block_recursive_doubling(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/recursive_doubling.json */
 int cgcu_reduce_scatter_block_recursive_halving(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/recursive_halving.json */
 int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/ring.json */

@@ -17,6 +17,7 @@ int cg_allgather_gather_bcast(CG_ALLGATHER_ARGS); /* schedules/allgather/gather_
 int cg_allgather_hier(CG_ALLGATHER_ARGS); /* schedules/allgather/hier.json */
 int cg_allgather_lane(CG_ALLGATHER_ARGS); /* schedules/allgather/lane.json */
 int cg_allgather_neighbor(CG_ALLGATHER_ARGS); /* schedules/allgather/neighbor.json */
+int cg_allgather_pat(CG_ALLGATHER_ARGS); /* schedules/allgather/pat.json */
 int cg_allgather_recursive_doubling(CG_ALLGATHER_ARGS); /* schedules/allgather/recursive_doubling.json */
 int cg_allgather_ring(CG_ALLGATHER_ARGS); /* schedules/allgather/ring.json */
 int cg_allgather_two_level_bruck(CG_ALLGATHER_ARGS); /* schedules/allgather/two_level_bruck.json */
@@ -76,6 +77,7 @@ int cg_reduce_scatter_block_butterfly(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedule
 int cg_reduce_scatter_block_hier(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/hier.json */
 int cg_reduce_scatter_block_lane(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/lane.json */
 int cg_reduce_scatter_block_pairwise(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/pairwise.json */
+int cg_reduce_scatter_block_pat(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/pat.json */
 int cg_reduce_scatter_block_recursive_doubling(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/recursive_doubling.json */
 int cg_reduce_scatter_block_recursive_halving(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/recursive_halving.json */
 int cg_reduce_scatter_block_reduce_scatter(CG_REDUCE_SCATTER_BLOCK_ARGS); /* schedules/reduce_scatter_block/reduce_scatter.json */
@@ -106,6 +108,7 @@ struct cg_tag_layout {
     char allgather_hier[7];
     char allgather_lane[8];
     char allgather_neighbor[9];
+    char allgather_pat[4];
     char allgather_recursive_doubling[8];
     char allgather_ring[4];
     char allgather_two_level_bruck[12];
@@ -165,6 +168,7 @@ struct cg_tag_layout {
     char reduce_scatter_block_hier[7];
     char reduce_scatter_block_lane[8];
     char reduce_scatter_block_pairwise[7];
+    char reduce_scatter_block_pat[12];
     char reduce_scatter_block_recursive_doubling[15];
     char reduce_scatter_block_recursive_halving[14];
     char reduce_scatter_block_reduce_scatter[5];
@@ -262,6 +266,13 @@ enum { /* schedules/allgather/neighbor.json */
     CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR,
     CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__ROUND,
     CG_TAG_ALLGATHER_NEIGHBOR__NEIGHBOR__EXCHANGE,
+};
+
+enum { /* schedules/allgather/pat.json */
+    CG_TAG_ALLGATHER_PAT = CG_TAG_BASE(allgather_pat),
+    CG_TAG_ALLGATHER_PAT__DIMS,
+    CG_TAG_ALLGATHER_PAT__DIMS__ROUND,
+    CG_TAG_ALLGATHER_PAT__DIMS__EXCHANGE,
 };
 
 enum { /* schedules/allgather/recursive_doubling.json */
@@ -917,6 +928,21 @@ enum { /* schedules/reduce_scatter_block/pairwise.json */
     CG_TAG_REDUCE_SCATTER_BLOCK_PAIRWISE__PAIRWISE__ROUND,
     CG_TAG_REDUCE_SCATTER_BLOCK_PAIRWISE__PAIRWISE__EXCHANGE,
     CG_TAG_REDUCE_SCATTER_BLOCK_PAIRWISE__PAIRWISE__REDUCE,
+};
+
+enum { /* schedules/reduce_scatter_block/pat.json */
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT = CG_TAG_BASE(reduce_scatter_block_pat),
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST__EXCHANGE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST__REDUCE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__NEAREST__KEEP,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__ROUND,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__EXCHANGE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__REDUCE,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__DIMS__KEEP,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__FINISH,
+    CG_TAG_REDUCE_SCATTER_BLOCK_PAT__FINISH__COPY,
 };
 
 enum { /* schedules/reduce_scatter_block/recursive_doubling.json */

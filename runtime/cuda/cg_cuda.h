@@ -265,6 +265,18 @@ int cg_cu_reduce_blocks(struct cg_cu_call *c, const struct cg_buf *into, long if
 /* Copies n blocks (wrapping on both sides), device to device. */
 int cg_cu_copy_blocks(struct cg_cu_call *c, const struct cg_buf *to, long tfirst,
                       const struct cg_buf *from, long ffirst, long n);
+/* Strided ranges (xchg.c): blocks first + i * stride (mod the buffer's
+ * blocks), i < n, posted or combined block by block. */
+int cg_cu_send_strided(struct cg_cu_call *c, int to, const struct cg_buf *b, long first, long n,
+                       long stride);
+int cg_cu_recv_strided(struct cg_cu_call *c, int from, const struct cg_buf *b, long first,
+                       long n, long stride);
+int cg_cu_reduce_blocks_strided(struct cg_cu_call *c, const struct cg_buf *into, long ifirst,
+                                long istride, const struct cg_buf *from, long ffirst,
+                                long fstride, long n, int order);
+int cg_cu_copy_blocks_strided(struct cg_cu_call *c, const struct cg_buf *to, long tfirst,
+                              long tstride, const struct cg_buf *from, long ffirst, long fstride,
+                              long n);
 /* Copies `bytes` bytes device to device on the call's stream; nothing when
  * to == from (an in-place call), MPI_ERR_BUFFER when the two ranges
  * overlap otherwise. */
