@@ -354,6 +354,7 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
     r->nlaunch = 1;
     r->roof_limit_ns = NAN;
     r->roof_overlap_ns = NAN;
+    r->roof_p2p_ns = NAN;
     {
         /* Schema 3 (bench_roof.c); absent before, null where not measured. */
         const cJSON *roof = at(rec, "roofline");
@@ -367,6 +368,10 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
             }
             r->roof_limit_ns = lim->valuedouble;
             r->roof_overlap_ns = ovl->valuedouble;
+            const cJSON *p2p = at(roof, "p2p_ns");
+            if (cJSON_IsNumber(p2p) && p2p->valuedouble > 0.0) {
+                r->roof_p2p_ns = p2p->valuedouble;
+            }
         }
     }
     if (strcmp(r->status, "ok") != 0) {

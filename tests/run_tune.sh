@@ -4,7 +4,8 @@
 #
 #   synthetic   tests/tune/make_synth.py writes a campaign with a known best
 #               per cell and faster records that must never win (failed
-#               check, below the latency floor, ran another algorithm);
+#               check, below the latency floor, ran another algorithm, ran
+#               in a launch with a 4x faster transport than the default's);
 #               tests/tune/check_tune.py checks every held-out cell, every
 #               score recomputed, the default's known 2x regret, the exact
 #               tree, the totals of the seed, the selection files (format,
@@ -92,6 +93,18 @@ else
     fail "synth_other_seed_other_split"
 fi
 check "synth_dispatcher_readable" grep -q "if bytes <= 5792:" "$syn/tune/dispatcher.txt"
+# The launch-skew check: native:segmented_ring is 0.03 of the default in
+# every openmpi allreduce cell (54), measured in a launch whose transport was
+# 4x faster; it never counts, and counts (wins everywhere) without the check.
+check "synth_launch_skew_never_wins" grep -q "54 ran in a launch whose transport" "$syn/tune/dispatcher.txt"
+"$collgen" tune -q "$syn" --max-launch-skew 0 --out "$tmp/noskew" 2>/dev/null
+ar_rules() { /usr/bin/python3 -c 'import json,sys; print(sorted({r["implementation"] for r in json.load(open(sys.argv[1]))["rules"] if r["collective"] == "allreduce"}))' "$1"; }
+if [ "$(ar_rules "$tmp/noskew/selection-openmpi.json")" = "['native:segmented_ring']" ] &&
+    ! grep -q segmented_ring "$syn/tune/selection-openmpi.json"; then
+    pass "synth_launch_skew_check_off_it_wins"
+else
+    fail "synth_launch_skew_check_off_it_wins" "$(ar_rules "$tmp/noskew/selection-openmpi.json")"
+fi
 check "synth_dispatcher_md_table" grep -q "| dispatcher (tree) " "$syn/tune/dispatcher.md"
 
 # The profile is the report's own.
@@ -238,6 +251,9 @@ bad malformed "$tmp/malformed" "malformed/points.jsonl:3:"
 rc=0
 "$collgen" tune "$syn" --seed -1 >/dev/null 2>"$tmp/seed.err" || rc=$?
 check "bad_seed" test "$rc" = 2 -a -s "$tmp/seed.err"
+rc=0
+"$collgen" tune "$syn" --max-launch-skew 0.5 --out "$tmp/skew-bad" >/dev/null 2>"$tmp/skew.err" || rc=$?
+check "bad_max_launch_skew" test "$rc" = 2 -a ! -e "$tmp/skew-bad" -a -s "$tmp/skew.err"
 
 # ---- a real campaign ---------------------------------------------------------------------
 if [ "${CG_TUNE_REAL:-1}" != 0 ]; then
