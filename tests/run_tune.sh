@@ -17,7 +17,10 @@
 #               tests/tune/probe.c under the file with the spy
 #               build/openmpi/tune_spy.so at 5792 and 5800 B (the two sides
 #               of the boundary) logs recursivedoubling and ring, and without
-#               the file recursivedoubling at both (the file made the change)
+#               the file recursivedoubling at both (the file made the change);
+#               bcast, reduce, alltoall and barrier (make_synth.py --exports):
+#               the file's algorithm on both sides of each of its boundaries
+#               on every rank (tests/tune/spy_plan.py), another without it
 #   MPICH       the CSEL file under MPICH 4.0.2: a commutative user op counts
 #               its calls per rank, the fingerprint of the algorithm:
 #               recursive_doubling (2,2,2,2) at 5792 B, smp (2,0,1,0) at
@@ -157,7 +160,7 @@ spy "$tmp/spy1" OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dyna
 sort "$tmp/spy1" | uniq -c | sed 's/^ */    /'
 if [ "$(grep -c '^allreduce recursivedoubling count=724$' "$tmp/spy1")" = 4 ] &&
     [ "$(grep -c '^allreduce ring count=725$' "$tmp/spy1")" = 4 ] &&
-    [ "$(wc -l <"$tmp/spy1")" = 8 ] && [ "$(grep -c ' exact$' "$tmp/spy1.out")" = 2 ]; then
+    [ "$(grep -c '^allreduce ' "$tmp/spy1")" = 8 ] && [ "$(grep -c ' exact$' "$tmp/spy1.out")" = 2 ]; then
     pass "ompi_rules_both_sides_of_the_boundary"
 else
     fail "ompi_rules_both_sides_of_the_boundary" "$(tr '\n' ' ' <"$tmp/spy1.out" | head -c 300)"
@@ -168,6 +171,51 @@ if [ "$(grep -c '^allreduce recursivedoubling count=72[45]$' "$tmp/spy0")" = 8 ]
 else
     fail "ompi_without_rules_no_ring" "$(sort "$tmp/spy0" | uniq -c | tr '\n' ' ')"
 fi
+
+# Every other collective the rules file can name (bcast, reduce, alltoall,
+# barrier; harness/tune_export.c): tests/tune/make_synth.py --exports, and
+# the probe on both sides of each boundary of the file (spy_plan.py), all in
+# one launch at 4 ranks and one at 2 (barrier's rule is by ranks).
+synx=$tmp/tune-synx
+/usr/bin/python3 tests/tune/make_synth.py --exports "$synx"
+"$collgen" tune -q "$synx" 2>"$tmp/synx.err" || fail "exports_synth_runs" "$(head -2 "$tmp/synx.err")"
+xrules=$synx/tune/openmpi-coll_tuned.rules
+spyx() { # spyx NP LOG PLAN [ENV...]: the plan's calls under the spy
+    local np=$1 log=$2 plan=$3
+    shift 3
+    rm -f "$log"
+    env "$@" CG_SPY_LOG="$log" LD_PRELOAD="$PWD/build/openmpi/tune_spy.so" \
+        nice tests/mpirun.sh openmpi "$np" build/openmpi/tune_probe sum \
+        $(awk '{ print $1 ":" ($2 > 0 ? $2 : 1) }' "$plan") >"$log.out" 2>&1
+}
+for np in 4 2; do
+    /usr/bin/python3 tests/tune/spy_plan.py "$xrules" "$np" >"$tmp/plan$np"
+    [ "$np" = 2 ] && grep '^barrier ' "$tmp/plan2" >"$tmp/plan2b" && mv "$tmp/plan2b" "$tmp/plan2"
+    spyx "$np" "$tmp/spyx$np" "$tmp/plan$np" OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
+        OMPI_MCA_coll_tuned_dynamic_rules_filename="$xrules"
+    spyx "$np" "$tmp/spyx0$np" "$tmp/plan$np"
+    sed "s/^/    p=$np: /" "$tmp/plan$np"
+    missing="" unchanged=""
+    while read -r coll count alg; do
+        line="$coll $alg count=$count"
+        # Every rank runs the algorithm the file names; without the file
+        # coll_tuned's own decision runs something else.
+        [ "$(grep -cx "$line" "$tmp/spyx$np")" = "$np" ] || missing="$missing; $line"
+        ! grep -qx "$line" "$tmp/spyx0$np" || unchanged="$unchanged; $line"
+    done <"$tmp/plan$np"
+    ncalls=$(wc -l <"$tmp/plan$np")
+    if [ -z "$missing" ] && [ "$(grep -c ' exact$' "$tmp/spyx$np.out")" = "$ncalls" ] &&
+        [ "$(cut -d' ' -f1 "$tmp/plan$np" | sort -u | wc -l)" -ge $([ "$np" = 4 ] && echo 4 || echo 1) ]; then
+        pass "ompi_rules_every_collective_p$np"
+    else
+        fail "ompi_rules_every_collective_p$np" "missing${missing:- none}; $(tr '\n' ' ' <"$tmp/spyx$np.out" | head -c 200)"
+    fi
+    if [ -z "$unchanged" ]; then
+        pass "ompi_without_rules_other_algorithms_p$np"
+    else
+        fail "ompi_without_rules_other_algorithms_p$np" "$unchanged"
+    fi
+done
 
 # ---- MPICH: the CSEL JSON -------------------------------------------------------
 csel=$syn/tune/mpich-csel.json

@@ -35,6 +35,14 @@ B < reduce_scatter_gather; nccl
 tree <= 1 MiB < ring; and the native default is 2x the best everywhere.
 EXPECTED (below) is that table, for the test to import.
 
+With --exports it writes instead a campaign for the Open MPI rules file's
+other collectives (tests/run_tune.sh proves each under the spy), p = 2 and
+4, the best 2x faster than the default, never coll_tuned's own choice:
+bcast chain (2) up to 4096 B, scatter_allgather (8) above; reduce binary
+(4) up to 4096 B, pipeline (3) above; alltoall pairwise (2) up to 4096 B,
+modified_bruck (3) above (bytes: count x 8 x ranks); barrier tree (6) at
+p = 2, double_ring (2) at p = 4.
+
 Deterministic: rerunning it writes the same bytes.
 """
 import json
@@ -48,14 +56,40 @@ from make_fixture import reps_for, stats  # noqa: E402
 CAMPAIGN = "tune-synth-20261203-120000"
 OMPI_IDS = {"recursive_doubling": 3, "ring": 4, "basic_linear": 1, "nonoverlapping": 2,
             "binomial": 6, "segmented_ring": 5}
+# --exports: (collective, algorithm) -> coll_tuned's number (ompi_info).
+OMPI_IDS_EXPORTS = {("bcast", "chain"): 2, ("bcast", "scatter_allgather"): 8,
+                    ("reduce", "binary"): 4, ("reduce", "pipeline"): 3,
+                    ("alltoall", "pairwise"): 2, ("alltoall", "modified_bruck"): 3,
+                    ("barrier", "tree"): 6, ("barrier", "double_ring"): 2}
+EXPORTS = "--exports" in sys.argv
 
 
 def base(size):
     return 1000 + size / 10
 
 
+def groups_exports():
+    small = [2 ** k for k in range(3, 17)]
+    out = []
+    for p in (2, 4):
+        for coll, lo, hi in (("bcast", "chain", "scatter_allgather"),
+                             ("reduce", "binary", "pipeline"),
+                             ("alltoall", "pairwise", "modified_bruck")):
+            out.append(("openmpi", coll, p, p, small, {
+                "native:default": lambda p, s: 1.0,
+                "native:" + lo: lambda p, s: 0.5 if s <= 4096 else 2.0,
+                "native:" + hi: lambda p, s: 2.0 if s <= 4096 else 0.5}))
+        out.append(("openmpi", "barrier", p, p, [0], {
+            "native:default": lambda p, s: 1.0,
+            "native:tree": lambda p, s: 0.5 if p == 2 else 2.0,
+            "native:double_ring": lambda p, s: 2.0 if p == 2 else 0.5}))
+    return out
+
+
 def groups():
     """(library, collective, p, ppn, sizes, {impl: factor function of (p, size)})."""
+    if EXPORTS:
+        return groups_exports()
     small = [2 ** k for k in range(3, 21)]
     big = [2 ** k for k in range(10, 25)]
     out = []
@@ -111,14 +145,16 @@ def record(seq, lib, coll, p, ppn, size, key, median=None, status="ok", floor=Fa
     env = {}
     if forced and lib == "openmpi":
         env = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
-               "OMPI_MCA_coll_tuned_%s_algorithm" % coll: str(OMPI_IDS[name])}
+               "OMPI_MCA_coll_tuned_%s_algorithm" % coll:
+               str(OMPI_IDS_EXPORTS[(coll, name)] if EXPORTS else OMPI_IDS[name])}
     elif forced and lib == "mpich":
         env = {"MPIR_CVAR_%s_INTRA_ALGORITHM" % coll.upper(): name}
     elif forced and lib == "nccl":
         env = {"NCCL_ALGO": name.capitalize()}
     params = {"radix": 4} if "(" in name else {}
+    count = size // (8 * p) if coll == "alltoall" else size // 8
     req = {"algorithm": name if forced else ("default" if kind == "native" else name),
-           "forced_by": None, "count": size // 8, "datatype": "double", "op": "sum",
+           "forced_by": None, "count": count, "datatype": "double", "op": "sum",
            "root": 0, "in_place": False, "ranks": p, "ranks_per_node": ppn,
            "node_shape": "real", "regular": True, "params": params,
            "knobs": {"algorithm": name if forced else None, "forced_by": None, "env": env,
@@ -195,6 +231,7 @@ def main(out):
 EXPECTED = expected()
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: make_synth.py DIR")
-    main(sys.argv[1])
+    args = [a for a in sys.argv[1:] if a != "--exports"]
+    if len(args) != 1:
+        sys.exit("usage: make_synth.py [--exports] DIR")
+    main(args[0])
