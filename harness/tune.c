@@ -32,6 +32,9 @@ static const char tune_usage[] =
     "  --max-launch-skew X  a record from a launch whose transport (roofline p2p) was more\n"
     "                     than X times faster than the native default's launch never\n"
     "                     counts (default 1.5; 0: no check)\n"
+    "  --switchable-only  only candidates libcgtune can run per call (generated\n"
+    "                     schedules, baselines, the native default): a selection\n"
+    "                     for libcgtune, no library export\n"
     "  --ppn-node N       ranks per node of the machine the Open MPI and MPICH exports\n"
     "                     are for (default: the campaign's largest ranks per node)\n"
     "  --mpich-base FILE  MPICH's own MPIR-level CSEL JSON (default: read from\n"
@@ -65,6 +68,7 @@ static int parse_args(int argc, char **argv, struct tune_opts *o)
         {"out", required_argument, NULL, 'o'},      {"seed", required_argument, NULL, 's'},
         {"max-depth", required_argument, NULL, 'd'}, {"min-gain", required_argument, NULL, 'g'},
         {"min-leaf", required_argument, NULL, 'l'}, {"max-launch-skew", required_argument, NULL, 'k'},
+        {"switchable-only", no_argument, NULL, 'w'},
         {"ppn-node", required_argument, NULL, 'n'}, {"mpich-base", required_argument, NULL, 'b'},
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -132,6 +136,9 @@ static int parse_args(int argc, char **argv, struct tune_opts *o)
             o->t.max_skew = k;
             break;
         }
+        case 'w':
+            o->t.switchable_only = 1;
+            break;
         case 'n':
             if (parse_int("--ppn-node", optarg, 1, 1 << 20, &v) != 0) {
                 return -1;

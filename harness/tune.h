@@ -117,6 +117,7 @@ struct cg_tune_opts {
     double max_skew; /* a record whose launch's transport (roofline.p2p_ns) was more than
                       * this many times faster than the default's launch never counts;
                       * 0: not checked */
+    int switchable_only; /* forced native algorithms are no candidates */
 };
 
 struct cg_tune {
@@ -125,7 +126,7 @@ struct cg_tune {
     struct cg_tune_group *groups;
     size_t ngroups;
     size_t nrecords, nvalid; /* records considered, valid candidates */
-    size_t excl_status, excl_floor, excl_ran_other, excl_skew;
+    size_t excl_status, excl_floor, excl_ran_other, excl_skew, excl_unswitchable;
 };
 
 /* Builds cells, split, trees, rules and scores. 0; -1 out of memory;

@@ -542,6 +542,14 @@ static int valid(struct cg_tune *t, const struct cg_rep_record *r, const struct 
         t->excl_skew++;
         return 0;
     }
+    /* --switchable-only: libcgtune runs generated code, baselines and the
+     * native default per call, never a forced native algorithm (its calls
+     * would run the default: runtime/README.md, native-alg). */
+    if (t->o.switchable_only && strcmp(r->kind, "native") == 0 &&
+        strcmp(r->name, "default") != 0) {
+        t->excl_unswitchable++;
+        return 0;
+    }
     return 1;
 }
 
@@ -821,11 +829,14 @@ int cg_tune_build_doc(struct cg_rep_doc *d, const struct cg_tune *t)
         "check, error, timeout, skipped), %zu below the latency floor, %zu ran another "
         "algorithm than requested, %zu ran in a launch whose transport (roofline p2p) was "
         "more than %gx faster than the native default's launch at the point (0: not "
-        "checked).\nSplit: seed %llu, (n + 2) / 5 of each library's and "
+        "checked)%s.\nSplit: seed %llu, (n + 2) / 5 of each library's and "
         "collective's cells held out. Tree: depth <= %d, leaves of >= %d training cells, a "
         "split must lower the summed log regret by more than %g.",
         t->nrecords, t->nvalid, t->excl_status, t->excl_floor, t->excl_ran_other,
         t->excl_skew, t->o.max_skew,
+        t->o.switchable_only ? "; --switchable-only: forced native algorithms are no "
+                               "candidates (libcgtune cannot run them per call)"
+                             : "",
         (unsigned long long)t->o.seed, t->o.max_depth, t->o.min_leaf, t->o.min_gain);
     if (s == NULL) {
         return -1;

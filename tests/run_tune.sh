@@ -108,6 +108,17 @@ if [ "$(ar_rules "$tmp/noskew/selection-openmpi.json")" = "['native:segmented_ri
 else
     fail "synth_launch_skew_check_off_it_wins" "$(ar_rules "$tmp/noskew/selection-openmpi.json")"
 fi
+# --switchable-only: what libcgtune can run per call, so no forced native
+# algorithm in the selection and no library export.
+"$collgen" tune -q "$syn" --switchable-only --out "$tmp/sw" 2>/dev/null
+impls() { /usr/bin/python3 -c 'import json,sys; print(" ".join(sorted({r["implementation"] for f in sys.argv[1:] for r in json.load(open(f))["rules"]})))' "$@"; }
+sw=$(impls "$tmp"/sw/selection-*.json 2>&1)
+if [ -n "$sw" ] && [ -z "$(tr ' ' '\n' <<<"$sw" | grep '^native:' | grep -vx 'native:default')" ] && [ ! -e "$tmp/sw/openmpi-coll_tuned.rules" ] &&
+    grep -q "generated:allreduce_reduce_bcast" <<<"$sw"; then
+    pass "synth_switchable_only"
+else
+    fail "synth_switchable_only" "$sw"
+fi
 check "synth_dispatcher_md_table" grep -q "| dispatcher (tree) " "$syn/tune/dispatcher.md"
 
 # The profile is the report's own.
