@@ -119,6 +119,26 @@ if [ -n "$sw" ] && [ -z "$(tr ' ' '\n' <<<"$sw" | grep '^native:' | grep -vx 'na
 else
     fail "synth_switchable_only" "$sw"
 fi
+# collgen compare lists a point whose two launches' transport differed by
+# more than 1.5x (the same campaign, one record's roofline.p2p_ns made 4x
+# smaller in NEW), and no other.
+cp -r "$syn" "$tmp/cmpa" && rm -rf "$tmp/cmpa/tune" && cp -r "$tmp/cmpa" "$tmp/cmpb"
+/usr/bin/python3 - "$tmp/cmpb/points.jsonl" <<'EOF'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+for r in lines:
+    if r["point_id"] == "allreduce-openmpi-p4-q4-native_ring-double-sum-r0-ip0-65536B":
+        r["roofline"]["p2p_ns"] /= 4
+open(sys.argv[1], "w").write("".join(json.dumps(r, sort_keys=True) + "\n" for r in lines))
+EOF
+"$collgen" compare "$tmp/cmpa" "$tmp/cmpb" --no-plots --quiet --out "$tmp/cmpout" >/dev/null 2>&1
+skew=$(/usr/bin/python3 -c 'import json,sys; print(" ".join(p["point_id"] for p in json.load(open(sys.argv[1]))["points"] if p["launch_skewed"]))' "$tmp/cmpout/compare.json" 2>&1)
+if [ "$skew" = "allreduce-openmpi-p4-q4-native_ring-double-sum-r0-ip0-65536B" ] &&
+    grep -q "^Points whose launches' transport differed" "$tmp/cmpout/compare.txt"; then
+    pass "compare_lists_launch_skewed_points"
+else
+    fail "compare_lists_launch_skewed_points" "$skew"
+fi
 check "synth_dispatcher_md_table" grep -q "| dispatcher (tree) " "$syn/tune/dispatcher.md"
 
 # The profile is the report's own.
