@@ -10,7 +10,10 @@
 #               score recomputed, the default's known 2x regret, the exact
 #               tree, the totals of the seed, the selection files (format,
 #               hash, ranges that cover every call once and agree with the
-#               tree), the split (same seed same split, another seed another)
+#               tree), the split (same seed same split, another seed another);
+#               --switchable-only (no forced native algorithm, no export);
+#               collgen compare lists a point whose launches' transport
+#               differed (launch_skewed)
 #   profile     profile.json is collgen report's, byte for byte
 #   schema 1    collgen report's fixture (records of schema 1): the selections
 #   Open MPI    the rules file's algorithm numbers are ompi_info's; a run of
