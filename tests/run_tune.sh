@@ -227,7 +227,9 @@ for np in 4 2; do
     [ "$np" = 2 ] && grep '^barrier ' "$tmp/plan2" >"$tmp/plan2b" && mv "$tmp/plan2b" "$tmp/plan2"
     spyx "$np" "$tmp/spyx$np" "$tmp/plan$np" OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
         OMPI_MCA_coll_tuned_dynamic_rules_filename="$xrules"
-    spyx "$np" "$tmp/spyx0$np" "$tmp/plan$np"
+    # Without the file: at 4 ranks only (at 2, coll_tuned's own barrier is
+    # recursivedoubling, not tree; a launch saved).
+    [ "$np" = 4 ] && spyx "$np" "$tmp/spyx0$np" "$tmp/plan$np"
     sed "s/^/    p=$np: /" "$tmp/plan$np"
     missing="" unchanged=""
     while read -r coll count alg; do
@@ -235,7 +237,7 @@ for np in 4 2; do
         # Every rank runs the algorithm the file names; without the file
         # coll_tuned's own decision runs something else.
         [ "$(grep -cx "$line" "$tmp/spyx$np")" = "$np" ] || missing="$missing; $line"
-        ! grep -qx "$line" "$tmp/spyx0$np" || unchanged="$unchanged; $line"
+        [ "$np" != 4 ] || ! grep -qx "$line" "$tmp/spyx0$np" || unchanged="$unchanged; $line"
     done <"$tmp/plan$np"
     ncalls=$(wc -l <"$tmp/plan$np")
     if [ -z "$missing" ] && [ "$(grep -c ' exact$' "$tmp/spyx$np.out")" = "$ncalls" ] &&
@@ -244,9 +246,9 @@ for np in 4 2; do
     else
         fail "ompi_rules_every_collective_p$np" "missing${missing:- none}; $(tr '\n' ' ' <"$tmp/spyx$np.out" | head -c 200)"
     fi
-    if [ -z "$unchanged" ]; then
+    if [ "$np" = 4 ] && [ -z "$unchanged" ]; then
         pass "ompi_without_rules_other_algorithms_p$np"
-    else
+    elif [ "$np" = 4 ]; then
         fail "ompi_without_rules_other_algorithms_p$np" "$unchanged"
     fi
 done
