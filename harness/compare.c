@@ -654,6 +654,66 @@ static int slowdowns(struct cg_rep_doc *d, const struct result *res, double thre
     return 0;
 }
 
+/* The factor by which the two launches' transport (roofline.p2p_ns) at a
+ * point may differ before its ratio is flagged; collgen tune's
+ * --max-launch-skew default, for the same reason
+ * (harness/measurements/2026-12-03-tune-e2e.md). */
+#define LAUNCH_SKEW 1.5
+
+static int launch_skewed(const struct pair *x)
+{
+    double a = x->b->roof_p2p_ns, b = x->n->roof_p2p_ns;
+    return x->b->nlaunch <= 1 && x->n->nlaunch <= 1 && a > 0.0 && b > 0.0 &&
+           (a > LAUNCH_SKEW * b || b > LAUNCH_SKEW * a);
+}
+
+/* Points whose two launches moved the same bytes at speeds more than
+ * LAUNCH_SKEW apart: their NEW/BASE may be the launch, not the change. */
+static int skewed(struct cg_rep_doc *d, const struct result *res)
+{
+    static const char *const heads[] = {"point", "NEW/BASE", "verdict", "BASE p2p us",
+                                        "NEW p2p us", "NEW/BASE p2p"};
+    cg_rep_doc_add(d, CG_REP_HEADING, 2, "Points whose launches' transport differed");
+    struct cg_rep_table *t = cg_rep_table_new(6, heads, "lrlrrr");
+    if (t == NULL) {
+        return -1;
+    }
+    for (size_t i = 0; i < res->npairs; i++) {
+        const struct pair *x = &res->pairs[i];
+        if (!launch_skewed(x)) {
+            continue;
+        }
+        char ratio[32], bu[48], nu[48], q[32];
+        snprintf(ratio, sizeof ratio, "%.3f", x->ratio);
+        cg_rep_fmt_us(bu, sizeof bu, x->b->roof_p2p_ns);
+        cg_rep_fmt_us(nu, sizeof nu, x->n->roof_p2p_ns);
+        snprintf(q, sizeof q, "%.3f", x->n->roof_p2p_ns / x->b->roof_p2p_ns);
+        const char *row[] = {x->n->base_id, ratio, verdict_words[x->verdict], bu, nu, q};
+        if (cg_rep_table_row(t, row) != 0) {
+            cg_rep_table_free(t);
+            return -1;
+        }
+    }
+    if (t->nrows == 0) {
+        cg_rep_table_free(t);
+        cg_rep_doc_add(d, CG_REP_PARA, 0, "None (or no roofline in the records).");
+        return 0;
+    }
+    char *s = cg_rep_strf("At these points the one-message transport measured in each "
+                          "record's own launch (roofline p2p) differs by more than %.1fx: "
+                          "their NEW/BASE may say more about the launches than about the "
+                          "change (repeated launches, \"launches\": N, settle it):",
+                          LAUNCH_SKEW);
+    if (s == NULL) {
+        cg_rep_table_free(t);
+        return -1;
+    }
+    cg_rep_doc_add(d, CG_REP_PARA, 0, s);
+    free(s);
+    cg_rep_doc_add_table(d, t);
+    return 0;
+}
+
 static int pair_tables(struct cg_rep_doc *d, const struct result *res)
 {
     cg_rep_doc_add(d, CG_REP_HEADING, 2, "Every common point");
@@ -786,7 +846,7 @@ static int build_doc(struct cg_rep_doc *d, const struct cmp_opts *o,
     cg_rep_doc_add(d, CG_REP_PARA, 0, summary);
     free(summary);
     if (differences(d, f) != 0 || slowdowns(d, res, o->threshold) != 0 ||
-        pair_tables(d, res) != 0 ||
+        skewed(d, res) != 0 || pair_tables(d, res) != 0 ||
         one_side(d, "Only in BASE", res->only_base, res->nonly_base) != 0 ||
         one_side(d, "Only in NEW", res->only_new, res->nonly_new) != 0 || not_ok(d, res) != 0) {
         return -1;
@@ -900,6 +960,7 @@ static char *compare_json(const struct cmp_opts *o, const struct cg_rep_campaign
                               isfinite(x->p) ? cJSON_CreateNumber(x->p) : cJSON_CreateNull());
         cJSON_AddStringToObject(e, "test", x->how);
         cJSON_AddStringToObject(e, "verdict", verdict_words[x->verdict]);
+        cJSON_AddBoolToObject(e, "launch_skewed", launch_skewed(x));
         cJSON_AddItemToArray(points, e);
     }
     cJSON_AddItemToObject(root, "points", points);

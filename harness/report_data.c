@@ -339,6 +339,7 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
     r->nlaunch = 1;
     r->roof_limit_ns = NAN;
     r->roof_overlap_ns = NAN;
+    r->roof_p2p_ns = NAN;
     {
         /* Schema 3 (bench_roof.c); absent before, null where not measured. */
         const cJSON *roof = cg_jget_path(rec, "roofline");
@@ -352,6 +353,10 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
             }
             r->roof_limit_ns = lim->valuedouble;
             r->roof_overlap_ns = ovl->valuedouble;
+            const cJSON *p2p = at(roof, "p2p_ns");
+            if (cJSON_IsNumber(p2p) && p2p->valuedouble > 0.0) {
+                r->roof_p2p_ns = p2p->valuedouble;
+            }
         }
     }
     if (strcmp(r->status, "ok") != 0) {

@@ -71,6 +71,8 @@ struct cg_rep_record {
     /* Schema 3: the roofline measured in the record's launch (NAN: none). */
     double roof_limit_ns;            /* roofline.limit_ns */
     double roof_overlap_ns;          /* roofline.overlap_limit_ns */
+    double roof_p2p_ns;              /* roofline.p2p_ns: the launch's transport at this
+                                      * point (collgen tune's launch-skew check) */
     const char *figure;              /* timing.figure ("window", "max_rank_duration");
                                       * "max_rank_duration" when absent */
     const char *sync;                /* timing.sync, NULL when absent */

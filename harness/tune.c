@@ -30,6 +30,12 @@ static const char tune_usage[] =
     "  --max-depth N      of each tree (default 4)\n"
     "  --min-leaf N       training cells a leaf holds at least (default 1)\n"
     "  --min-gain X       a split must lower the summed log regret by more (default 0.05)\n"
+    "  --max-launch-skew X  a record from a launch whose transport (roofline p2p) was more\n"
+    "                     than X times faster than the native default's launch never\n"
+    "                     counts (default 1.5; 0: no check)\n"
+    "  --switchable-only  only candidates libcgtune can run per call (generated\n"
+    "                     schedules, baselines, the native default): a selection\n"
+    "                     for libcgtune, no library export\n"
     "  --ppn-node N       ranks per node of the machine the Open MPI and MPICH exports\n"
     "                     are for (default: the campaign's largest ranks per node)\n"
     "  --mpich-base FILE  MPICH's own MPIR-level CSEL JSON (default: read from\n"
@@ -62,7 +68,8 @@ static int parse_args(int argc, char **argv, struct tune_opts *o)
     static const struct option longs[] = {
         {"out", required_argument, NULL, 'o'},      {"seed", required_argument, NULL, 's'},
         {"max-depth", required_argument, NULL, 'd'}, {"min-gain", required_argument, NULL, 'g'},
-        {"min-leaf", required_argument, NULL, 'l'},
+        {"min-leaf", required_argument, NULL, 'l'}, {"max-launch-skew", required_argument, NULL, 'k'},
+        {"switchable-only", no_argument, NULL, 'w'},
         {"ppn-node", required_argument, NULL, 'n'}, {"mpich-base", required_argument, NULL, 'b'},
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -71,6 +78,7 @@ static int parse_args(int argc, char **argv, struct tune_opts *o)
     o->t.max_depth = 4;
     o->t.min_leaf = 1;
     o->t.min_gain = 0.05;
+    o->t.max_skew = 1.5;
     optind = 0;
     opterr = 0;
     int ch;
@@ -116,6 +124,22 @@ static int parse_args(int argc, char **argv, struct tune_opts *o)
             o->t.min_gain = g;
             break;
         }
+        case 'k': {
+            char *end = NULL;
+            errno = 0;
+            double k = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || errno != 0 || !(k == 0.0 || k >= 1.0)) {
+                fprintf(stderr,
+                        "collgen tune: error: --max-launch-skew '%s' is not 0 or a number >= 1\n",
+                        optarg);
+                return -1;
+            }
+            o->t.max_skew = k;
+            break;
+        }
+        case 'w':
+            o->t.switchable_only = 1;
+            break;
         case 'n':
             if (parse_int("--ppn-node", optarg, 1, 1 << 20, &v) != 0) {
                 return -1;

@@ -16,8 +16,9 @@
  *   library) and, from the same rules, the three library formats.
  * - A candidate is valid when its record is ok, shown (first of its point,
  *   the representative of its launches), not below the latency floor, ran
- *   what it requested (no "algorithm" in diff), and is not a bound or a
- *   micro-benchmark. Invalid records never win and are never chosen.
+ *   what it requested (no "algorithm" in diff), did not run in a launch
+ *   whose transport was more than max_skew times faster than the cell's
+ *   native default's launch, and is not a bound or a micro-benchmark. Invalid records never win and are never chosen.
  *
  * Memory management: struct cg_tune owns everything it points to except
  * the campaign (whose strings it borrows); cg_tune_fini frees it.
@@ -113,6 +114,10 @@ struct cg_tune_opts {
     int max_depth;   /* of each tree */
     int min_leaf;    /* training cells a leaf holds at least */
     double min_gain; /* smallest decrease of summed log regret a split must bring */
+    double max_skew; /* a record whose launch's transport (roofline.p2p_ns) was more than
+                      * this many times faster than the default's launch never counts;
+                      * 0: not checked */
+    int switchable_only; /* forced native algorithms are no candidates */
 };
 
 struct cg_tune {
@@ -121,7 +126,7 @@ struct cg_tune {
     struct cg_tune_group *groups;
     size_t ngroups;
     size_t nrecords, nvalid; /* records considered, valid candidates */
-    size_t excl_status, excl_floor, excl_ran_other;
+    size_t excl_status, excl_floor, excl_ran_other, excl_skew, excl_unswitchable;
 };
 
 /* Builds cells, split, trees, rules and scores. 0; -1 out of memory;

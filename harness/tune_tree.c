@@ -487,7 +487,41 @@ static void evaluate(struct cg_tune_group *g)
 
 /* ---- building -------------------------------------------------------------- */
 
-static int valid(struct cg_tune *t, const struct cg_rep_record *r)
+/* The cell's native default, the yardstick of its launch-skew check: the
+ * shown ok record of kind native and name default, or NULL. */
+static const struct cg_rep_record *cell_default(const struct cg_rep_record **v, size_t a,
+                                                size_t b)
+{
+    for (size_t i = a; i < b; i++) {
+        if (cg_rep_is_ok(v[i]) && cg_rep_is_shown(v[i]) && strcmp(v[i]->kind, "native") == 0 &&
+            strcmp(v[i]->name, "default") == 0) {
+            return v[i];
+        }
+    }
+    return NULL;
+}
+
+/* Whether r ran in a launch whose transport was more than max_skew times
+ * faster than that of the default's launch d at the same point (both
+ * roofline.p2p_ns, measured in each record's own launch). Why: a forced
+ * native algorithm is measured in a launch of its own, and on a shared VM
+ * the same exchange of 256 KiB took 26 us in one launch and 199 us in another
+ * (harness/measurements/2026-12-03-tune-e2e.md); a median from a faster
+ * launch then beats the default by the launch, not by the algorithm. Only
+ * single launches are compared (a median over several launches has no one
+ * launch's transport), and records from the default's own launch have the
+ * same roofline. */
+static int launch_skewed(const struct cg_tune *t, const struct cg_rep_record *r,
+                         const struct cg_rep_record *d)
+{
+    if (!(t->o.max_skew > 0.0) || d == NULL || r == d || r->nlaunch > 1 || d->nlaunch > 1 ||
+        !(r->roof_p2p_ns > 0.0) || !(d->roof_p2p_ns > 0.0)) {
+        return 0;
+    }
+    return d->roof_p2p_ns > t->o.max_skew * r->roof_p2p_ns;
+}
+
+static int valid(struct cg_tune *t, const struct cg_rep_record *r, const struct cg_rep_record *d)
 {
     if (!cg_rep_is_ok(r)) {
         t->excl_status++;
@@ -502,6 +536,18 @@ static int valid(struct cg_tune *t, const struct cg_rep_record *r)
     }
     if (r->effective_algorithm != NULL) {
         t->excl_ran_other++;
+        return 0;
+    }
+    if (launch_skewed(t, r, d)) {
+        t->excl_skew++;
+        return 0;
+    }
+    /* --switchable-only: libcgtune runs generated code, baselines and the
+     * native default per call, never a forced native algorithm (its calls
+     * would run the default: runtime/README.md, native-alg). */
+    if (t->o.switchable_only && strcmp(r->kind, "native") == 0 &&
+        strcmp(r->name, "default") != 0) {
+        t->excl_unswitchable++;
         return 0;
     }
     return 1;
@@ -544,8 +590,9 @@ static int build_groups(struct cg_tune *t, const struct cg_rep_record **v, size_
             if (c->cands == NULL) {
                 return -1;
             }
+            const struct cg_rep_record *def = cell_default(v, a, b);
             for (size_t r = a; r < b; r++) {
-                int ok = valid(t, v[r]);
+                int ok = valid(t, v[r], def);
                 if (ok < 0) {
                     continue;
                 }
@@ -622,8 +669,10 @@ int cg_tune_build(struct cg_tune *t, const struct cg_rep_campaign *c,
         fprintf(err,
                 "%s/points.jsonl: error: nothing to tune: no valid measurement of a native, "
                 "generated or baseline implementation (%zu records considered; %zu not ok, "
-                "%zu below the latency floor, %zu ran another algorithm than requested)\n",
-                c->dir, t->nrecords, t->excl_status, t->excl_floor, t->excl_ran_other);
+                "%zu below the latency floor, %zu ran another algorithm than requested, "
+                "%zu from a launch with a faster transport than the default's)\n",
+                c->dir, t->nrecords, t->excl_status, t->excl_floor, t->excl_ran_other,
+                t->excl_skew);
         return 2;
     }
     for (size_t i = 0; i < t->ngroups; i++) {
@@ -778,10 +827,16 @@ int cg_tune_build_doc(struct cg_rep_doc *d, const struct cg_tune *t)
     s = cg_rep_strf(
         "%zu records considered, %zu valid candidates; never winners: %zu not ok (failed "
         "check, error, timeout, skipped), %zu below the latency floor, %zu ran another "
-        "algorithm than requested.\nSplit: seed %llu, (n + 2) / 5 of each library's and "
+        "algorithm than requested, %zu ran in a launch whose transport (roofline p2p) was "
+        "more than %gx faster than the native default's launch at the point (0: not "
+        "checked)%s.\nSplit: seed %llu, (n + 2) / 5 of each library's and "
         "collective's cells held out. Tree: depth <= %d, leaves of >= %d training cells, a "
         "split must lower the summed log regret by more than %g.",
         t->nrecords, t->nvalid, t->excl_status, t->excl_floor, t->excl_ran_other,
+        t->excl_skew, t->o.max_skew,
+        t->o.switchable_only ? "; --switchable-only: forced native algorithms are no "
+                               "candidates (libcgtune cannot run them per call)"
+                             : "",
         (unsigned long long)t->o.seed, t->o.max_depth, t->o.min_leaf, t->o.min_gain);
     if (s == NULL) {
         return -1;

@@ -4,19 +4,26 @@
 #
 #   synthetic   tests/tune/make_synth.py writes a campaign with a known best
 #               per cell and faster records that must never win (failed
-#               check, below the latency floor, ran another algorithm);
+#               check, below the latency floor, ran another algorithm, ran
+#               in a launch with a 4x faster transport than the default's);
 #               tests/tune/check_tune.py checks every held-out cell, every
 #               score recomputed, the default's known 2x regret, the exact
 #               tree, the totals of the seed, the selection files (format,
 #               hash, ranges that cover every call once and agree with the
-#               tree), the split (same seed same split, another seed another)
+#               tree), the split (same seed same split, another seed another);
+#               --switchable-only (no forced native algorithm, no export);
+#               collgen compare lists a point whose launches' transport
+#               differed (launch_skewed)
 #   profile     profile.json is collgen report's, byte for byte
 #   schema 1    collgen report's fixture (records of schema 1): the selections
 #   Open MPI    the rules file's algorithm numbers are ompi_info's; a run of
 #               tests/tune/probe.c under the file with the spy
 #               build/openmpi/tune_spy.so at 5792 and 5800 B (the two sides
 #               of the boundary) logs recursivedoubling and ring, and without
-#               the file recursivedoubling at both (the file made the change)
+#               the file recursivedoubling at both (the file made the change);
+#               bcast, reduce, alltoall and barrier (make_synth.py --exports):
+#               the file's algorithm on both sides of each of its boundaries
+#               on every rank (tests/tune/spy_plan.py), another without it
 #   MPICH       the CSEL file under MPICH 4.0.2: a commutative user op counts
 #               its calls per rank, the fingerprint of the algorithm:
 #               recursive_doubling (2,2,2,2) at 5792 B, smp (2,0,1,0) at
@@ -92,6 +99,49 @@ else
     fail "synth_other_seed_other_split"
 fi
 check "synth_dispatcher_readable" grep -q "if bytes <= 5792:" "$syn/tune/dispatcher.txt"
+# The launch-skew check: native:segmented_ring is 0.03 of the default in
+# every openmpi allreduce cell (54), measured in a launch whose transport was
+# 4x faster; it never counts, and counts (wins everywhere) without the check.
+check "synth_launch_skew_never_wins" grep -q "54 ran in a launch whose transport" "$syn/tune/dispatcher.txt"
+"$collgen" tune -q "$syn" --max-launch-skew 0 --out "$tmp/noskew" 2>/dev/null
+ar_rules() { /usr/bin/python3 -c 'import json,sys; print(sorted({r["implementation"] for r in json.load(open(sys.argv[1]))["rules"] if r["collective"] == "allreduce"}))' "$1"; }
+if [ "$(ar_rules "$tmp/noskew/selection-openmpi.json")" = "['native:segmented_ring']" ] &&
+    ! grep -q segmented_ring "$syn/tune/selection-openmpi.json"; then
+    pass "synth_launch_skew_check_off_it_wins"
+else
+    fail "synth_launch_skew_check_off_it_wins" "$(ar_rules "$tmp/noskew/selection-openmpi.json")"
+fi
+# --switchable-only: what libcgtune can run per call, so no forced native
+# algorithm in the selection and no library export.
+"$collgen" tune -q "$syn" --switchable-only --out "$tmp/sw" 2>/dev/null
+impls() { /usr/bin/python3 -c 'import json,sys; print(" ".join(sorted({r["implementation"] for f in sys.argv[1:] for r in json.load(open(f))["rules"]})))' "$@"; }
+sw=$(impls "$tmp"/sw/selection-*.json 2>&1)
+if [ -n "$sw" ] && [ -z "$(tr ' ' '\n' <<<"$sw" | grep '^native:' | grep -vx 'native:default')" ] && [ ! -e "$tmp/sw/openmpi-coll_tuned.rules" ] &&
+    grep -q "generated:allreduce_reduce_bcast" <<<"$sw"; then
+    pass "synth_switchable_only"
+else
+    fail "synth_switchable_only" "$sw"
+fi
+# collgen compare lists a point whose two launches' transport differed by
+# more than 1.5x (the same campaign, one record's roofline.p2p_ns made 4x
+# smaller in NEW), and no other.
+cp -r "$syn" "$tmp/cmpa" && rm -rf "$tmp/cmpa/tune" && cp -r "$tmp/cmpa" "$tmp/cmpb"
+/usr/bin/python3 - "$tmp/cmpb/points.jsonl" <<'EOF'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+for r in lines:
+    if r["point_id"] == "allreduce-openmpi-p4-q4-native_ring-double-sum-r0-ip0-65536B":
+        r["roofline"]["p2p_ns"] /= 4
+open(sys.argv[1], "w").write("".join(json.dumps(r, sort_keys=True) + "\n" for r in lines))
+EOF
+"$collgen" compare "$tmp/cmpa" "$tmp/cmpb" --no-plots --quiet --out "$tmp/cmpout" >/dev/null 2>&1
+skew=$(/usr/bin/python3 -c 'import json,sys; print(" ".join(p["point_id"] for p in json.load(open(sys.argv[1]))["points"] if p["launch_skewed"]))' "$tmp/cmpout/compare.json" 2>&1)
+if [ "$skew" = "allreduce-openmpi-p4-q4-native_ring-double-sum-r0-ip0-65536B" ] &&
+    grep -q "^Points whose launches' transport differed" "$tmp/cmpout/compare.txt"; then
+    pass "compare_lists_launch_skewed_points"
+else
+    fail "compare_lists_launch_skewed_points" "$skew"
+fi
 check "synth_dispatcher_md_table" grep -q "| dispatcher (tree) " "$syn/tune/dispatcher.md"
 
 # The profile is the report's own.
@@ -144,7 +194,7 @@ spy "$tmp/spy1" OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dyna
 sort "$tmp/spy1" | uniq -c | sed 's/^ */    /'
 if [ "$(grep -c '^allreduce recursivedoubling count=724$' "$tmp/spy1")" = 4 ] &&
     [ "$(grep -c '^allreduce ring count=725$' "$tmp/spy1")" = 4 ] &&
-    [ "$(wc -l <"$tmp/spy1")" = 8 ] && [ "$(grep -c ' exact$' "$tmp/spy1.out")" = 2 ]; then
+    [ "$(grep -c '^allreduce ' "$tmp/spy1")" = 8 ] && [ "$(grep -c ' exact$' "$tmp/spy1.out")" = 2 ]; then
     pass "ompi_rules_both_sides_of_the_boundary"
 else
     fail "ompi_rules_both_sides_of_the_boundary" "$(tr '\n' ' ' <"$tmp/spy1.out" | head -c 300)"
@@ -155,6 +205,53 @@ if [ "$(grep -c '^allreduce recursivedoubling count=72[45]$' "$tmp/spy0")" = 8 ]
 else
     fail "ompi_without_rules_no_ring" "$(sort "$tmp/spy0" | uniq -c | tr '\n' ' ')"
 fi
+
+# Every other collective the rules file can name (bcast, reduce, alltoall,
+# barrier; harness/tune_export.c): tests/tune/make_synth.py --exports, and
+# the probe on both sides of each boundary of the file (spy_plan.py), all in
+# one launch at 4 ranks and one at 2 (barrier's rule is by ranks).
+synx=$tmp/tune-synx
+/usr/bin/python3 tests/tune/make_synth.py --exports "$synx"
+"$collgen" tune -q "$synx" 2>"$tmp/synx.err" || fail "exports_synth_runs" "$(head -2 "$tmp/synx.err")"
+xrules=$synx/tune/openmpi-coll_tuned.rules
+spyx() { # spyx NP LOG PLAN [ENV...]: the plan's calls under the spy
+    local np=$1 log=$2 plan=$3
+    shift 3
+    rm -f "$log"
+    env "$@" CG_SPY_LOG="$log" LD_PRELOAD="$PWD/build/openmpi/tune_spy.so" \
+        nice tests/mpirun.sh openmpi "$np" build/openmpi/tune_probe sum \
+        $(awk '{ print $1 ":" ($2 > 0 ? $2 : 1) }' "$plan") >"$log.out" 2>&1
+}
+for np in 4 2; do
+    /usr/bin/python3 tests/tune/spy_plan.py "$xrules" "$np" >"$tmp/plan$np"
+    [ "$np" = 2 ] && grep '^barrier ' "$tmp/plan2" >"$tmp/plan2b" && mv "$tmp/plan2b" "$tmp/plan2"
+    spyx "$np" "$tmp/spyx$np" "$tmp/plan$np" OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
+        OMPI_MCA_coll_tuned_dynamic_rules_filename="$xrules"
+    # Without the file: at 4 ranks only (at 2, coll_tuned's own barrier is
+    # recursivedoubling, not tree; a launch saved).
+    [ "$np" = 4 ] && spyx "$np" "$tmp/spyx0$np" "$tmp/plan$np"
+    sed "s/^/    p=$np: /" "$tmp/plan$np"
+    missing="" unchanged=""
+    while read -r coll count alg; do
+        line="$coll $alg count=$count"
+        # Every rank runs the algorithm the file names; without the file
+        # coll_tuned's own decision runs something else.
+        [ "$(grep -cx "$line" "$tmp/spyx$np")" = "$np" ] || missing="$missing; $line"
+        [ "$np" != 4 ] || ! grep -qx "$line" "$tmp/spyx0$np" || unchanged="$unchanged; $line"
+    done <"$tmp/plan$np"
+    ncalls=$(wc -l <"$tmp/plan$np")
+    if [ -z "$missing" ] && [ "$(grep -c ' exact$' "$tmp/spyx$np.out")" = "$ncalls" ] &&
+        [ "$(cut -d' ' -f1 "$tmp/plan$np" | sort -u | wc -l)" -ge $([ "$np" = 4 ] && echo 4 || echo 1) ]; then
+        pass "ompi_rules_every_collective_p$np"
+    else
+        fail "ompi_rules_every_collective_p$np" "missing${missing:- none}; $(tr '\n' ' ' <"$tmp/spyx$np.out" | head -c 200)"
+    fi
+    if [ "$np" = 4 ] && [ -z "$unchanged" ]; then
+        pass "ompi_without_rules_other_algorithms_p$np"
+    elif [ "$np" = 4 ]; then
+        fail "ompi_without_rules_other_algorithms_p$np" "$unchanged"
+    fi
+done
 
 # ---- MPICH: the CSEL JSON -------------------------------------------------------
 csel=$syn/tune/mpich-csel.json
@@ -238,6 +335,9 @@ bad malformed "$tmp/malformed" "malformed/points.jsonl:3:"
 rc=0
 "$collgen" tune "$syn" --seed -1 >/dev/null 2>"$tmp/seed.err" || rc=$?
 check "bad_seed" test "$rc" = 2 -a -s "$tmp/seed.err"
+rc=0
+"$collgen" tune "$syn" --max-launch-skew 0.5 --out "$tmp/skew-bad" >/dev/null 2>"$tmp/skew.err" || rc=$?
+check "bad_max_launch_skew" test "$rc" = 2 -a ! -e "$tmp/skew-bad" -a -s "$tmp/skew.err"
 
 # ---- a real campaign ---------------------------------------------------------------------
 if [ "${CG_TUNE_REAL:-1}" != 0 ]; then

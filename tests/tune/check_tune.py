@@ -121,9 +121,13 @@ def synth(campaign, out):
           total == {"model": [36, 36], "nearest_size": [35, 36]}, str(total))
 
 
-def valid_records(campaign):
-    """{cell key: {implementation key: median}} of the valid records."""
-    cells = {}
+def valid_records(campaign, max_skew=1.5):
+    """{cell key: {implementation key: median}} of the valid records.
+
+    A record whose launch's transport (roofline.p2p_ns) was more than
+    max_skew times faster than that of its cell's native default is not
+    valid (collgen tune's launch-skew check, written again here)."""
+    cells, gauges = {}, {}
     with open(os.path.join(campaign, "points.jsonl")) as f:
         for line in f:
             r = json.loads(line)
@@ -140,7 +144,17 @@ def valid_records(campaign):
             q = r["requested"]
             key = (r["library"], r["collective"], q["ranks"], q.get("ranks_per_node") or q["ranks"],
                    r["size_B"], q.get("datatype") or "")
-            cells.setdefault(key, {})["%s:%s" % (r["kind"], r["name"])] = r["timing"]["median_ns"]
+            impl = "%s:%s" % (r["kind"], r["name"])
+            cells.setdefault(key, {})[impl] = r["timing"]["median_ns"]
+            gauges.setdefault(key, {})[impl] = ((r.get("roofline") or {}).get("p2p_ns"),
+                                                (r.get("launch") or {}).get("of", 1))
+    for key, g in gauges.items():
+        d, dl = g.get("native:default", (None, 1))
+        if not max_skew or not d or dl > 1:
+            continue
+        for impl, (x, xl) in g.items():
+            if impl != "native:default" and x and xl == 1 and d > max_skew * x:
+                del cells[key][impl]
     return cells
 
 

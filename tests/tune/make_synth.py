@@ -22,7 +22,11 @@ Every time is a factor of a base time T(size) = 1000 + size / 10 ns:
 
 Never winners, in every openmpi allreduce cell: generated:allreduce_fast
 failed its check; native:basic_linear (1) is 0.01 but below the latency
-floor; native:nonoverlapping (2) is 0.02 but ran ring (diff "algorithm").
+floor; native:nonoverlapping (2) is 0.02 but ran ring (diff "algorithm");
+native:segmented_ring (5) is 0.03 but ran in a launch whose transport
+(roofline.p2p_ns) was 4x faster than the default's (collgen tune's launch
+skew check; with --max-launch-skew 0 it wins every openmpi allreduce
+cell). The other records of those cells carry the default's roofline.
 
 So the best is: openmpi allreduce recursive_doubling <= 4096 B < ring;
 openmpi bcast binomial at p = 2, bcast_knomial(radix=4) above; mpich
@@ -30,6 +34,14 @@ allreduce recursive_doubling <= 4096 B < smp; mpich reduce binomial <= 4096
 B < reduce_scatter_gather; nccl
 tree <= 1 MiB < ring; and the native default is 2x the best everywhere.
 EXPECTED (below) is that table, for the test to import.
+
+With --exports it writes instead a campaign for the Open MPI rules file's
+other collectives (tests/run_tune.sh proves each under the spy), p = 2 and
+4, the best 2x faster than the default, never coll_tuned's own choice:
+bcast chain (2) up to 4096 B, scatter_allgather (8) above; reduce binary
+(4) up to 4096 B, pipeline (3) above; alltoall pairwise (2) up to 4096 B,
+modified_bruck (3) above (bytes: count x 8 x ranks); barrier tree (6) at
+p = 2, double_ring (2) at p = 4.
 
 Deterministic: rerunning it writes the same bytes.
 """
@@ -43,15 +55,41 @@ from make_fixture import reps_for, stats  # noqa: E402
 
 CAMPAIGN = "tune-synth-20261203-120000"
 OMPI_IDS = {"recursive_doubling": 3, "ring": 4, "basic_linear": 1, "nonoverlapping": 2,
-            "binomial": 6}
+            "binomial": 6, "segmented_ring": 5}
+# --exports: (collective, algorithm) -> coll_tuned's number (ompi_info).
+OMPI_IDS_EXPORTS = {("bcast", "chain"): 2, ("bcast", "scatter_allgather"): 8,
+                    ("reduce", "binary"): 4, ("reduce", "pipeline"): 3,
+                    ("alltoall", "pairwise"): 2, ("alltoall", "modified_bruck"): 3,
+                    ("barrier", "tree"): 6, ("barrier", "double_ring"): 2}
+EXPORTS = "--exports" in sys.argv
 
 
 def base(size):
     return 1000 + size / 10
 
 
+def groups_exports():
+    small = [2 ** k for k in range(3, 17)]
+    out = []
+    for p in (2, 4):
+        for coll, lo, hi in (("bcast", "chain", "scatter_allgather"),
+                             ("reduce", "binary", "pipeline"),
+                             ("alltoall", "pairwise", "modified_bruck")):
+            out.append(("openmpi", coll, p, p, small, {
+                "native:default": lambda p, s: 1.0,
+                "native:" + lo: lambda p, s: 0.5 if s <= 4096 else 2.0,
+                "native:" + hi: lambda p, s: 2.0 if s <= 4096 else 0.5}))
+        out.append(("openmpi", "barrier", p, p, [0], {
+            "native:default": lambda p, s: 1.0,
+            "native:tree": lambda p, s: 0.5 if p == 2 else 2.0,
+            "native:double_ring": lambda p, s: 2.0 if p == 2 else 0.5}))
+    return out
+
+
 def groups():
     """(library, collective, p, ppn, sizes, {impl: factor function of (p, size)})."""
+    if EXPORTS:
+        return groups_exports()
     small = [2 ** k for k in range(3, 21)]
     big = [2 ** k for k in range(10, 25)]
     out = []
@@ -98,7 +136,7 @@ EXPECTED = None
 
 
 def record(seq, lib, coll, p, ppn, size, key, median=None, status="ok", floor=False,
-           ran=None):
+           ran=None, p2p=None):
     kind, name = key.split(":", 1)
     backend = "cuda" if lib == "nccl" else "mpi"
     pid = "%s-%s-p%d-q%d-%s_%s-double-sum-r0-ip0-%dB" % (coll, lib, p, ppn, kind,
@@ -107,14 +145,16 @@ def record(seq, lib, coll, p, ppn, size, key, median=None, status="ok", floor=Fa
     env = {}
     if forced and lib == "openmpi":
         env = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
-               "OMPI_MCA_coll_tuned_%s_algorithm" % coll: str(OMPI_IDS[name])}
+               "OMPI_MCA_coll_tuned_%s_algorithm" % coll:
+               str(OMPI_IDS_EXPORTS[(coll, name)] if EXPORTS else OMPI_IDS[name])}
     elif forced and lib == "mpich":
         env = {"MPIR_CVAR_%s_INTRA_ALGORITHM" % coll.upper(): name}
     elif forced and lib == "nccl":
         env = {"NCCL_ALGO": name.capitalize()}
     params = {"radix": 4} if "(" in name else {}
+    count = size // (8 * p) if coll == "alltoall" else size // 8
     req = {"algorithm": name if forced else ("default" if kind == "native" else name),
-           "forced_by": None, "count": size // 8, "datatype": "double", "op": "sum",
+           "forced_by": None, "count": count, "datatype": "double", "op": "sum",
            "root": 0, "in_place": False, "ranks": p, "ranks_per_node": ppn,
            "node_shape": "real", "regular": True, "params": params,
            "knobs": {"algorithm": name if forced else None, "forced_by": None, "env": env,
@@ -145,6 +185,11 @@ def record(seq, lib, coll, p, ppn, size, key, median=None, status="ok", floor=Fa
         rec["check"] = {"reference": "formula", "elements_wrong": 0, "max_error": 0,
                         "verdict": "ok"}
         rec["raw"] = "raw/%s.txt" % pid
+        if p2p is not None:
+            rec["roofline"] = {"recv_B": size, "reduce_B": size // 2, "copy_B": 0,
+                               "p2p_ns": p2p, "p2p_GBps": size / p2p, "reduce_ns": 0,
+                               "reduce_GBps": None, "copy_ns": 0, "copy_GBps": None,
+                               "limit_ns": p2p, "overlap_limit_ns": p2p}
         return rec, pid, vals
     rec["check"] = {"reference": "formula", "elements_wrong": 3, "max_error": 1,
                     "verdict": "wrong"}
@@ -159,9 +204,13 @@ def main(out):
         for s in sizes:
             todo = [(k, round(base(s) * f(p, s)), {}) for k, f in sorted(impls.items())]
             if lib == "openmpi" and coll == "allreduce":
+                gauge = round(base(s) * 0.8)
+                todo = [(k, m, {"p2p": gauge}) for k, m, _ in todo]
                 todo.append(("generated:allreduce_fast", None, {"status": "failed_check"}))
                 todo.append(("native:basic_linear", round(base(s) * 0.01), {"floor": True}))
                 todo.append(("native:nonoverlapping", round(base(s) * 0.02), {"ran": "ring"}))
+                todo.append(("native:segmented_ring", round(base(s) * 0.03),
+                             {"p2p": round(gauge / 4)}))
             for key, med, extra in todo:
                 seq += 1
                 rec, pid, vals = record(seq, lib, coll, p, ppn, s, key, med, **extra)
@@ -182,6 +231,7 @@ def main(out):
 EXPECTED = expected()
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: make_synth.py DIR")
-    main(sys.argv[1])
+    args = [a for a in sys.argv[1:] if a != "--exports"]
+    if len(args) != 1:
+        sys.exit("usage: make_synth.py [--exports] DIR")
+    main(args[0])

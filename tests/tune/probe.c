@@ -12,6 +12,15 @@
  *                           also prints every rank's number of calls, the
  *                           algorithm's fingerprint
  *
+ *   probe bcast COUNT...    MPI_Bcast of COUNT doubles from rank 0
+ *   probe reduce COUNT...   MPI_Reduce of COUNT doubles (sum) to rank 0
+ *   probe alltoall COUNT... MPI_Alltoall of COUNT doubles per rank pair
+ *                           (bytes: COUNT x 8 x ranks, Open MPI's measure)
+ *   probe barrier N         N barriers (bytes 0)
+ *   probe MODE MODE2:COUNT  an argument MODE2:COUNT runs MODE2 for it
+ *   (each checked exactly against rank- and position-unique data, the
+ *   receive buffers poisoned; for the Open MPI rules file's collectives)
+ *
  * Rank 0 prints one line per count: "<mode> count=<n> bytes=<b> exact" or
  * "... differs (<k> of <n> elements)". Why the non-commutative op: MPICH's
  * internal symbols are hidden (no spy), but reduce_scatter_allgather
@@ -68,15 +77,20 @@ int main(int argc, char **argv)
     int rank, p;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    if (argc < 3 || (strcmp(argv[1], "sum") != 0 && strcmp(argv[1], "noncomm") != 0 &&
-                     strcmp(argv[1], "opcalls") != 0)) {
+    static const char *const modes[] = {"sum",    "noncomm",  "opcalls", "bcast",
+                                        "reduce", "alltoall", "barrier"};
+    int mode = -1;
+    for (int i = 0; argc >= 3 && i < (int)(sizeof modes / sizeof modes[0]); i++) {
+        mode = (strcmp(argv[1], modes[i]) == 0) ? i : mode;
+    }
+    if (mode < 0) {
         if (rank == 0) {
-            fprintf(stderr, "usage: probe sum|noncomm|opcalls COUNT...\n");
+            fprintf(stderr,
+                    "usage: probe sum|noncomm|opcalls|bcast|reduce|alltoall|barrier COUNT...\n");
         }
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    int noncomm = strcmp(argv[1], "noncomm") == 0;
-    int opcalls = strcmp(argv[1], "opcalls") == 0;
+    long per = 8; /* bytes per count in the printed size */
     MPI_Datatype mat;
     MPI_Op op, counted;
     MPI_Op_create(counted_sum, 1, &counted);
@@ -84,10 +98,76 @@ int main(int argc, char **argv)
     MPI_Type_commit(&mat);
     MPI_Op_create(matmul, 0, &op);
     for (int a = 2; a < argc; a++) {
-        int n = atoi(argv[a]);
+        /* MODE:COUNT runs one call of another mode (several collectives in
+         * one launch). */
+        const char *colon = strchr(argv[a], ':');
+        const char *name = argv[1];
+        char buf[16];
+        if (colon != NULL) {
+            snprintf(buf, sizeof buf, "%.*s", (int)(colon - argv[a]), argv[a]);
+            name = buf;
+            for (int i = 0; i < (int)(sizeof modes / sizeof modes[0]); i++) {
+                mode = (strcmp(buf, modes[i]) == 0) ? i : mode;
+            }
+            if (strcmp(buf, modes[mode]) != 0) {
+                if (rank == 0) {
+                    fprintf(stderr, "probe: unknown mode in '%s'\n", argv[a]);
+                }
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            }
+        }
+        int noncomm = mode == 1, opcalls = mode == 2;
+        int n = atoi(colon != NULL ? colon + 1 : argv[a]);
+        per = 8;
         long wrong = 0;
         long calls_before = op_calls;
-        if (opcalls) {
+        if (mode == 3) { /* bcast */
+            double *b = malloc(((size_t)n + 1) * sizeof *b);
+            for (int i = 0; i < n; i++) {
+                b[i] = (rank == 0) ? 3.0 * i + 1.0 : -1.0;
+            }
+            MPI_Bcast(b, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            for (int i = 0; i < n; i++) {
+                wrong += b[i] != 3.0 * i + 1.0;
+            }
+            free(b);
+        } else if (mode == 4) { /* reduce */
+            double *in = malloc(((size_t)n + 1) * sizeof *in);
+            double *out = malloc(((size_t)n + 1) * sizeof *out);
+            for (int i = 0; i < n; i++) {
+                in[i] = (double)(rank * 1000 + i);
+                out[i] = -1.0;
+            }
+            MPI_Reduce(in, out, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+            for (int i = 0; rank == 0 && i < n; i++) {
+                wrong += out[i] != 1000.0 * p * (p - 1) / 2 + (double)i * p;
+            }
+            free(in);
+            free(out);
+        } else if (mode == 5) { /* alltoall */
+            size_t all = (size_t)n * (size_t)p + 1;
+            double *in = malloc(all * sizeof *in), *out = malloc(all * sizeof *out);
+            for (int j = 0; j < p; j++) {
+                for (int i = 0; i < n; i++) {
+                    in[(size_t)j * n + i] = 1e6 * rank + 1000.0 * j + i;
+                    out[(size_t)j * n + i] = -1.0;
+                }
+            }
+            MPI_Alltoall(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, MPI_COMM_WORLD);
+            for (int j = 0; j < p; j++) {
+                for (int i = 0; i < n; i++) {
+                    wrong += out[(size_t)j * n + i] != 1e6 * j + 1000.0 * rank + i;
+                }
+            }
+            free(in);
+            free(out);
+            per = 8L * p;
+        } else if (mode == 6) { /* barrier */
+            for (int i = 0; i < n; i++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+            }
+            per = 0;
+        } else if (opcalls) {
             int64_t *in = malloc((size_t)n * sizeof *in);
             int64_t *out = malloc((size_t)n * sizeof *out);
             for (int i = 0; i < n; i++) {
@@ -149,11 +229,11 @@ int main(int argc, char **argv)
         }
         free(calls);
         if (rank == 0 && !opcalls) {
-            long bytes = (long)n * (noncomm ? 32 : 8);
+            long bytes = (long)n * (noncomm ? 32 : per);
             if (total == 0) {
-                printf("%s count=%d bytes=%ld exact\n", argv[1], n, bytes);
+                printf("%s count=%d bytes=%ld exact\n", name, n, bytes);
             } else {
-                printf("%s count=%d bytes=%ld differs (%ld of %ld elements)\n", argv[1], n,
+                printf("%s count=%d bytes=%ld differs (%ld of %ld elements)\n", name, n,
                        bytes, total, (long)n * p);
             }
             fflush(stdout);
