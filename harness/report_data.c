@@ -353,7 +353,7 @@ static int fill_record(const struct where *w, struct cg_rep_record *r)
             }
             r->roof_limit_ns = lim->valuedouble;
             r->roof_overlap_ns = ovl->valuedouble;
-            const cJSON *p2p = at(roof, "p2p_ns");
+            const cJSON *p2p = cg_jget_path(roof, "p2p_ns");
             if (cJSON_IsNumber(p2p) && p2p->valuedouble > 0.0) {
                 r->roof_p2p_ns = p2p->valuedouble;
             }
