@@ -221,6 +221,11 @@ struct cg_coll_info {
     const char *nccl_log;       /* its name in NCCL debug lines, or NULL */
 };
 
+/* The most pieces an exchange step's "segments" may cut a message into:
+ * the verifier's bound (gen/sim.c) and cg_xchg_begin_seg's (runtime/xchg.c),
+ * here because both sides include this header and nothing else in common. */
+#define CG_MAX_SEGMENTS 64
+
 /* The table, by enum cg_coll (runtime/colls.c, linked into the generator
  * and both runtimes). */
 extern const struct cg_coll_info cg_colls[CG_COLL_COUNT_];

@@ -35,14 +35,14 @@ int cgcu_allreduce_ring(CG_CU_ALLREDUCE_ARGS)
     CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING);
     CG_TRY(cg_cu_buffers(&c, p, NULL, &out, &tmp, p));
 
-    /* ring.json:9 phase reduce_scatter: p - 1 rounds
+    /* ring.json:10 phase reduce_scatter: p - 1 rounds
      * Round r: pass block rank-r right; the block from the left is reduced in.
      */
     CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER);
     for (int r = 0; r < p - 1; r++) {
         CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__ROUND);
 
-        /* ring.json:12 reduce_scatter: exchange
+        /* ring.json:13 reduce_scatter: exchange
          *   send out block (rank - r) % p to rank (rank + 1) % p
          *   receive tmp block (rank - r - 1) % p from rank (rank - 1) % p
          */
@@ -53,7 +53,7 @@ int cgcu_allreduce_ring(CG_CU_ALLREDUCE_ARGS)
         CG_TRY(cg_cu_xchg_wait(&c));
         CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__EXCHANGE);
 
-        /* ring.json:15 reduce_scatter: out block (rank - r - 1) % p = out block (rank - r - 1) % p op tmp block (rank - r - 1) % p */
+        /* ring.json:16 reduce_scatter: out block (rank - r - 1) % p = out block (rank - r - 1) % p op tmp block (rank - r - 1) % p */
         CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__REDUCE);
         CG_TRY(cg_cu_reduce_blocks(&c, &out, cg_mod(rank - r - 1, p), &tmp, cg_mod(rank - r - 1, p), 1, CG_INTO_FROM));
         CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__REDUCE);
@@ -61,14 +61,14 @@ int cgcu_allreduce_ring(CG_CU_ALLREDUCE_ARGS)
     }
     CG_CU_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER);
 
-    /* ring.json:18 phase allgather: p - 1 rounds
+    /* ring.json:19 phase allgather: p - 1 rounds
      * Rank holds block rank+1 complete; circulate the complete blocks.
      */
     CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER);
     for (int r = 0; r < p - 1; r++) {
         CG_CU_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER__ROUND);
 
-        /* ring.json:21 allgather: exchange
+        /* ring.json:22 allgather: exchange
          *   send out block (rank + 1 - r) % p to rank (rank + 1) % p
          *   receive out block (rank - r) % p from rank (rank - 1) % p
          */

@@ -32,20 +32,20 @@ int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
     CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING);
     CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, 2));
 
-    /* ring.json:17 phase alone
+    /* ring.json:18 phase alone
      * One rank: the result is its input.
      */
     if (p == 1) {
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE);
 
-        /* ring.json:20 alone: all of out = all of in */
+        /* ring.json:21 alone: all of out = all of in */
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE__COPY);
         CG_TRY(cg_cu_copy_blocks(&c, &out, 0, &in, 0, out.nblocks));
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE__COPY);
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE);
     }
 
-    /* ring.json:21 phase ring: p - 1 rounds
+    /* ring.json:22 phase ring: p - 1 rounds
      * j: the block whose partial arrives this round.
      */
     CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING);
@@ -54,7 +54,7 @@ int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
         const int last = r == p - 2;
         const int j = cg_mod(rank - r - 2, p);
 
-        /* ring.json:25 ring: exchange
+        /* ring.json:26 ring: exchange
          *   send in block (rank - 1) % p to rank (rank + 1) % p when r == 0
          *   send tmp block (r - 1) % 2 to rank (rank + 1) % p when r > 0
          *   receive tmp block r % 2 from rank (rank - 1) % p when !last
@@ -77,14 +77,14 @@ int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
         CG_TRY(cg_cu_xchg_wait(&c));
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__EXCHANGE);
 
-        /* ring.json:33 ring: tmp block r % 2 = tmp block r % 2 op in block j */
+        /* ring.json:34 ring: tmp block r % 2 = tmp block r % 2 op in block j */
         if (!last) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE);
             CG_TRY(cg_cu_reduce_blocks(&c, &tmp, cg_mod(r, 2), &in, j, 1, CG_INTO_FROM));
             CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE);
         }
 
-        /* ring.json:36 ring: out block 0 = out block 0 op in block j
+        /* ring.json:37 ring: out block 0 = out block 0 op in block j
          * j == rank here: the partial is now the whole reduction of block rank.
          */
         if (last) {
