@@ -375,7 +375,8 @@ static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const st
             emit_xfer(em, &st->recvs[k], 0);
         }
         if (fused(em, ph, (int)(st - ph->steps) + 1)) {
-            cg_out_line(o, "/* Completed by the reduce below, piece by piece. */");
+            cg_out_line(o, "/* Completed by the reduce step below (%s). */",
+                        em->api->xchg_wait_reduce);
         } else {
             cg_out_line(o, "CG_TRY(%s(&c));", em->api->xchg_wait);
         }

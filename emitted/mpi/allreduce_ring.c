@@ -61,7 +61,7 @@ int cg_allreduce_ring(CG_ALLREDUCE_ARGS)
         CG_TRY(cg_xchg_begin_seg(&c, 1, segments));
         CG_TRY(cg_send(&c, cg_mod(rank + 1, p), &out, cg_mod(rank - r, p), 1));
         CG_TRY(cg_recv(&c, cg_mod(rank - 1, p), &tmp, cg_mod(rank - r - 1, p), 1));
-        /* Completed by the reduce below, piece by piece. */
+        /* Completed by the reduce step below (cg_xchg_wait_reduce). */
         CG_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__EXCHANGE);
 
         /* ring.json:16 reduce_scatter: out block (rank - r - 1) % p = out block (rank - r - 1) % p op tmp block (rank - r - 1) % p */

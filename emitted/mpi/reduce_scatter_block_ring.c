@@ -85,7 +85,7 @@ int cg_reduce_scatter_block_ring(CG_REDUCE_SCATTER_BLOCK_ARGS)
         if (last) {
             CG_TRY(cg_recv(&c, cg_mod(rank - 1, p), &out, 0, 1));
         }
-        /* Completed by the reduce below, piece by piece. */
+        /* Completed by the reduce step below (cg_xchg_wait_reduce). */
         CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__EXCHANGE);
 
         /* ring.json:34 ring: tmp block r % 2 = tmp block r % 2 op in block j */
