@@ -240,6 +240,10 @@ static const struct cg_algo algo_allreduce_reduce_bcast = {
     .fn = { .allreduce = cg_allreduce_reduce_bcast },
 };
 
+static const struct cg_param_info params_allreduce_ring[] = {
+    { "segments", 1, 1, 16 },
+};
+
 static const struct cg_algo algo_allreduce_ring = {
     .name = "allreduce_ring",
     .coll = CG_COLL_ALLREDUCE,
@@ -249,6 +253,8 @@ static const struct cg_algo algo_allreduce_ring = {
     .tag_first = CG_TAG_BASE(allreduce_ring),
     .tag_count = CG_TAG_COUNT(allreduce_ring),
     .fn = { .allreduce = cg_allreduce_ring },
+    .params = params_allreduce_ring,
+    .nparams = 1,
 };
 
 static const struct cg_algo algo_allreduce_rsb_allgather = {
@@ -834,6 +840,10 @@ static const struct cg_algo algo_reduce_scatter_block_reduce_scatter = {
     .fn = { .reduce_scatter_block = cg_reduce_scatter_block_reduce_scatter },
 };
 
+static const struct cg_param_info params_reduce_scatter_block_ring[] = {
+    { "segments", 1, 1, 16 },
+};
+
 static const struct cg_algo algo_reduce_scatter_block_ring = {
     .name = "reduce_scatter_block_ring",
     .coll = CG_COLL_REDUCE_SCATTER_BLOCK,
@@ -843,6 +853,8 @@ static const struct cg_algo algo_reduce_scatter_block_ring = {
     .tag_first = CG_TAG_BASE(reduce_scatter_block_ring),
     .tag_count = CG_TAG_COUNT(reduce_scatter_block_ring),
     .fn = { .reduce_scatter_block = cg_reduce_scatter_block_ring },
+    .params = params_reduce_scatter_block_ring,
+    .nparams = 1,
 };
 
 static const struct cg_algo algo_reduce_scatter_block_two_level_halving = {

@@ -184,6 +184,42 @@ static void bind(struct checker *ck, struct cg_expr *e, const char *context)
     }
 }
 
+static void segments_name(struct cg_expr *e, void *arg)
+{
+    struct checker *ck = arg;
+    if (e->slot == CG_SLOT_RANK || e->slot == CG_SLOT_ROOT || e->slot == CG_SLOT_NODE ||
+        e->slot == CG_SLOT_LOCAL) {
+        err(ck, e->pos, "'%s' in \"segments\": an exchange's segments may mention only p, ppn, "
+            "nnodes and params, so that both ends of every message cut it alike", e->name);
+    }
+}
+
+/* An exchange's "segments" in the scope of "blocks" (p, rank, root, the
+ * topology's names, params: no lets, no round variable), then without the
+ * names that differ between ranks. Why so narrow: a sender and its
+ * receiver must cut a message into the same pieces, and a name that is
+ * equal on every rank proves it without simulating pairs. */
+static void bind_segments(struct checker *ck, struct cg_step *st, int param_vars)
+{
+    if (st->segments == NULL) {
+        return;
+    }
+    int nvars = ck->nvars;
+    ck->nvars = param_vars;
+    bind(ck, st->segments, "\"segments\"");
+    ck->nvars = nvars;
+    cg_expr_walk_names(st->segments, segments_name, ck);
+    /* Why: a strided range is one message over its blocks (runtime/strided.c),
+     * which the runtime does not cut into pieces. */
+    for (int k = 0; k < st->nsends + st->nrecvs; k++) {
+        const struct cg_xfer *x = (k < st->nsends) ? &st->sends[k] : &st->recvs[k - st->nsends];
+        if (x->ref.stride != NULL) {
+            err(ck, x->ref.pos, "a segmented exchange cannot move a strided range (drop "
+                                "\"segments\" or the \"stride\")");
+        }
+    }
+}
+
 static void ref(struct checker *ck, struct cg_ref *r, int writes, const char *what)
 {
     const struct cg_schedule *s = ck->s;
@@ -227,6 +263,12 @@ int cg_call_views(enum cg_coll_kind coll)
         break;
     }
     return 3;
+}
+
+int cg_step_fused(const struct cg_phase *ph, int si)
+{
+    return si > 0 && si < ph->nsteps && ph->steps[si].kind == CG_STEP_REDUCE &&
+           ph->steps[si - 1].kind == CG_STEP_EXCHANGE && ph->steps[si - 1].segments != NULL;
 }
 
 int cg_has_calls(const struct cg_schedule *s)
@@ -391,6 +433,7 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
     }
     bind(ck, s->blocks, "\"blocks\"");
     bind(ck, s->scratch, "\"scratch\"");
+    int param_vars = ck->nvars;
     lets(ck, s->lets, s->nlets);
     int global_vars = ck->nvars;
 
@@ -435,6 +478,7 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
                 }
             }
             bind(ck, st->when, "a step's \"when\"");
+            bind_segments(ck, st, param_vars);
             for (int k = 0; k < st->nsends; k++) {
                 bind(ck, st->sends[k].when, "a send's \"when\"");
                 bind(ck, st->sends[k].peer, "\"to\"");

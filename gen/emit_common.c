@@ -48,6 +48,9 @@ static void mark_schedule(struct cg_emitter *em)
         for (int si = 0; si < ph->nsteps; si++) {
             const struct cg_step *st = &ph->steps[si];
             mark_expr(em, st->when);
+            if (em->api->xchg_begin_seg != NULL) {
+                mark_expr(em, st->segments);
+            }
             for (int k = 0; k < st->nsends; k++) {
                 mark_expr(em, st->sends[k].when);
                 mark_expr(em, st->sends[k].peer);
@@ -390,6 +393,22 @@ static void emit_xfer(struct cg_emitter *em, const struct cg_xfer *x, int is_sen
     }
 }
 
+/* An exchange with "segments" the backend cuts into pieces. */
+static int segmented(const struct cg_emitter *em, const struct cg_step *st)
+{
+    return st->kind == CG_STEP_EXCHANGE && st->segments != NULL &&
+           em->api->xchg_begin_seg != NULL;
+}
+
+/* Step si is a reduce fused with the segmented exchange before it
+ * (cg_step_fused) in a backend that has segments; a barrier's token merge
+ * is no reduce (the exchange then waits as usual). */
+static int fused(const struct cg_emitter *em, const struct cg_phase *ph, int si)
+{
+    return em->api->xchg_wait_reduce != NULL && cg_step_fused(ph, si) &&
+           cg_colls[em->s->coll].combine != CG_COMBINE_UNION;
+}
+
 static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const struct cg_step *st)
 {
     struct cg_out *o = em->o;
@@ -403,14 +422,24 @@ static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const st
     cg_out_line(o, "%s(%s);", em->api->tag_begin, tag);
     switch (st->kind) {
     case CG_STEP_EXCHANGE:
-        cg_out_line(o, "CG_TRY(%s(&c, %d));", em->api->xchg_begin, st->index);
+        if (segmented(em, st)) {
+            cg_out_line(o, "CG_TRY(%s(&c, %d, %s));", em->api->xchg_begin_seg, st->index,
+                        cg_emit_c_expr(st->segments));
+        } else {
+            cg_out_line(o, "CG_TRY(%s(&c, %d));", em->api->xchg_begin, st->index);
+        }
         for (int k = 0; k < st->nsends; k++) {
             emit_xfer(em, &st->sends[k], 1);
         }
         for (int k = 0; k < st->nrecvs; k++) {
             emit_xfer(em, &st->recvs[k], 0);
         }
-        cg_out_line(o, "CG_TRY(%s(&c));", em->api->xchg_wait);
+        if (fused(em, ph, (int)(st - ph->steps) + 1)) {
+            cg_out_line(o, "/* Completed by the reduce step below (%s). */",
+                        em->api->xchg_wait_reduce);
+        } else {
+            cg_out_line(o, "CG_TRY(%s(&c));", em->api->xchg_wait);
+        }
         break;
     case CG_STEP_CALL: {
         char cu[64], fn[120];
@@ -501,7 +530,12 @@ static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const st
              * the message, which the exchange step already did. */
             cg_out_line(o, "/* A token carries no data: merging it is a no-op. */");
         } else if (st->kind == CG_STEP_REDUCE) {
-            cg_out_line(o, "CG_TRY(%s(&c, %s, %s, %s, %s));", em->api->reduce, a, b, count,
+            /* Fused: waits for the exchange above piece by piece, reducing
+             * each piece of `from` as it arrives (sim.c proved it sound). */
+            cg_out_line(o, "CG_TRY(%s(&c, %s, %s, %s, %s));",
+                        fused(em, ph, (int)(st - ph->steps)) ? em->api->xchg_wait_reduce
+                                                             : em->api->reduce,
+                        a, b, count,
                         st->order == CG_ORDER_INTO_FROM ? "CG_INTO_FROM" : "CG_FROM_INTO");
         } else {
             cg_out_line(o, "CG_TRY(%s(&c, %s, %s, %s));", em->api->copy, a, b, count);
@@ -512,6 +546,11 @@ static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const st
         cg_panic("unexpected step kind %d", (int)st->kind);
     }
     cg_out_line(o, "%s(%s);", em->api->tag_end, tag);
+    if (st->when != NULL && fused(em, ph, (int)(st - ph->steps))) {
+        /* Where this rank skips the reduce, the exchange still completes. */
+        cg_out_close_open(o, "else");
+        cg_out_line(o, "CG_TRY(%s(&c));", em->api->xchg_wait);
+    }
     if (st->when != NULL) {
         cg_out_close(o);
     }
@@ -618,7 +657,7 @@ void cg_emit_header_comment(struct cg_emitter *em, const struct cg_emit_header *
                        "elsewhere cg_%s", s->fallback);
     }
     for (int i = 0; i < s->nparams; i++) {
-        if (s->params[i].ranged) {
+        if (s->params[i].ranged && em->used[s->params[i].slot]) {
             cg_out_line(o, " * Parameter:   %s = %lld (default; verified %lld..%lld; set with "
                            "cg_param_set or CG_PARAM_%s_%s)", s->params[i].name,
                         (long long)s->params[i].value, (long long)s->params[i].lo,
@@ -680,7 +719,9 @@ void cg_emit_param_knobs(struct cg_emitter *em)
 {
     const struct cg_schedule *s = em->s;
     for (int i = 0; i < s->nparams; i++) {
-        if (s->params[i].ranged) {
+        /* Why used: a backend that ignores "segments" does not read a param
+         * only it mentions (-Wunused-variable). */
+        if (s->params[i].ranged && em->used[s->params[i].slot]) {
             cg_out_line(em->o, "/* Parameter %s: read at run time (cg_param_value), verified for "
                                "%lld..%lld. */", s->params[i].name, (long long)s->params[i].lo,
                         (long long)s->params[i].hi);

@@ -27,6 +27,10 @@ struct cg_emit_api {
     const char *xchg_wait;  /* "cg_xchg_wait" */
     const char *reduce;     /* "cg_reduce" */
     const char *copy;       /* "cg_copy" */
+    /* Segmented exchanges ("segments"); NULL where the backend has none: it
+     * emits such an exchange whole, and does not read "segments". */
+    const char *xchg_begin_seg;  /* "cg_xchg_begin_seg" */
+    const char *xchg_wait_reduce;/* "cg_xchg_wait_reduce": the fused reduce after one */
     /* The function around them (cg_emit_function). */
     const char *prefix;     /* "cg_": the generated functions' (and a fallback's) prefix */
     const char *args;       /* "CG_": the signature macro is <args><COLLECTIVE>_ARGS */

@@ -90,6 +90,8 @@ struct cg_step {
     int nsends;            /* EXCHANGE */
     struct cg_xfer *recvs; /* EXCHANGE: posted in this order */
     int nrecvs;            /* EXCHANGE */
+    struct cg_expr *segments; /* EXCHANGE "segments": S, each message cut into S pieces
+                               * (NULL: whole messages); see seg_fused() in sim.c */
     struct cg_ref dst;     /* REDUCE "into", COPY "to" */
     struct cg_ref src;     /* REDUCE and COPY "from" */
     int order;             /* REDUCE: CG_ORDER_* */
@@ -208,6 +210,12 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s);
 /* The views a call step to `coll` takes: 1 for "send" (src), 2 for "recv"
  * (dst), 4 for "buffer" (dst, bcast). */
 int cg_call_views(enum cg_coll_kind coll);
+
+/* Whether step si of ph is a reduce that completes the segmented exchange
+ * before it (that exchange has "segments"): the emitter fuses the two
+ * (cg_xchg_wait_reduce), and the simulator proves the fusion sound
+ * (sim.c, seg_check_fused). */
+int cg_step_fused(const struct cg_phase *ph, int si);
 
 /* Whether s has a call step. */
 int cg_has_calls(const struct cg_schedule *s);

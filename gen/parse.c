@@ -252,8 +252,10 @@ static void step(struct parser *ps, const struct cg_json *o, struct cg_step *st)
     comment(ps, cg_json_get(o, "comment"), &st->comment, &st->ncomment);
     switch (st->kind) {
     case CG_STEP_EXCHANGE: {
-        static const char *const keys[] = { "step", "name", "when", "comment", "send", "recv", NULL };
+        static const char *const keys[] = { "step", "name", "when", "comment", "send", "recv",
+                                            "segments", NULL };
         cg_json_check_keys(&ps->g->diag, ps->file, o, "an exchange step", keys);
+        st->segments = expr(ps, cg_json_get(o, "segments"), "\"segments\"");
         xfers(ps, cg_json_get(o, "send"), 1, &st->sends, &st->nsends);
         xfers(ps, cg_json_get(o, "recv"), 0, &st->recvs, &st->nrecvs);
         if (st->nsends + st->nrecvs == 0) {

@@ -261,6 +261,13 @@ struct sim {
     int64_t work_max;              /* cfg->work_max */
     int64_t work_base;             /* *work_total when this run started */
     int64_t run_max;               /* cfg->run_max, or CG_SIM_MAX_WORK */
+    /* The last segmented exchange instance, kept for the reduce after it
+     * (seg_check_fused): its messages in rank order and, per rank, where
+     * that rank's sends and receives start in them. */
+    struct cg_sim_msg *seg_msgs;   /* sends, then receives */
+    int nseg_msgs, capseg_msgs;    /* used, allocated */
+    int *seg_send_at, *seg_recv_at;/* p + 1 each: rank r's are [at[r], at[r + 1]) */
+    unsigned char *seg_ran;        /* p: ran that exchange */
 };
 
 static int64_t *env_of(struct sim *m, int rank)
@@ -601,6 +608,165 @@ static int64_t step_blocks(const struct sim *m, int nlocal)
     return n;
 }
 
+/* ---- segmented exchanges --------------------------------------------------
+ *
+ * An exchange with "segments": S cuts each of its messages into S pieces
+ * (by element position, the same cut on both ends since both move the same
+ * number of elements); when a reduce follows it (cg_step_fused), the emitted
+ * code waits for piece j of the receive the reduce reads and reduces piece
+ * j while pieces j + 1.. are still arriving. The blocks moved and reduced
+ * are those of the unsegmented steps, so the verifier's model of both steps
+ * is unchanged; what the interleaving adds is checked here, per rank and
+ * round, for every value of the params: S is within 1..CG_MAX_SEGMENTS,
+ * the reduce's "from" is exactly one receive of that rank's exchange, and
+ * its "into" overlaps none of that exchange's sends and receives (which
+ * are still in flight while it is written). Elementwise ops then make the
+ * interleaved order compute what the plain one does. */
+
+/* Whether two ranges share a block (same buffer, circular intervals). */
+static int seg_overlap(const struct sim *m, const struct cg_sim_range *a,
+                       const struct cg_sim_range *b)
+{
+    long nb = m->nblocks[a->buf];
+    if (a->buf != b->buf || a->n == 0 || b->n == 0 || nb <= 0) {
+        return 0;
+    }
+    long ab = ((b->first - a->first) % nb + nb) % nb;
+    long ba = ((a->first - b->first) % nb + nb) % nb;
+    return ab < a->n || ba < b->n;
+}
+
+/* Evaluates S on the first rank that runs the exchange (check.c allows only
+ * names equal on every rank) and keeps the step's messages. */
+static int seg_keep(struct sim *m, const struct cg_step *st)
+{
+    for (int rank = 0; rank < m->p; rank++) {
+        m->seg_ran[rank] = m->ran[rank];
+    }
+    for (int rank = 0; rank < m->p; rank++) {
+        if (!m->ran[rank]) {
+            continue;
+        }
+        int64_t nseg = 0;
+        if (eval(m, rank, st->segments, &nseg) != 0) {
+            return -1;
+        }
+        if (nseg < 1 || nseg > CG_MAX_SEGMENTS) {
+            cg_sim_error(m->g, m->s, &m->w, rank, st->segments->pos,
+                         "\"segments\" is %lld; it must be in 1..%d", (long long)nseg,
+                         CG_MAX_SEGMENTS);
+            return -1;
+        }
+        break;
+    }
+    int n = m->nsends + m->nrecvs;
+    if (n > m->capseg_msgs) {
+        m->seg_msgs = realloc(m->seg_msgs, sizeof(*m->seg_msgs) * (size_t)n);
+        if (m->seg_msgs == NULL) {
+            cg_panic("out of memory");
+        }
+        m->capseg_msgs = n;
+    }
+    if (m->nsends > 0) {
+        memcpy(m->seg_msgs, m->sends, sizeof(*m->sends) * (size_t)m->nsends);
+    }
+    if (m->nrecvs > 0) {
+        memcpy(m->seg_msgs + m->nsends, m->recvs, sizeof(*m->recvs) * (size_t)m->nrecvs);
+    }
+    m->nseg_msgs = n;
+    int k = 0;
+    for (int rank = 0; rank <= m->p; rank++) {
+        while (k < m->nsends && m->seg_msgs[k].rank < rank) {
+            k++;
+        }
+        m->seg_send_at[rank] = k;
+    }
+    k = m->nsends;
+    for (int rank = 0; rank <= m->p; rank++) {
+        while (k < n && m->seg_msgs[k].rank < rank) {
+            k++;
+        }
+        m->seg_recv_at[rank] = k;
+    }
+    return 0;
+}
+
+/* The receive of rank's kept exchange that is exactly range r, or -1. */
+static int seg_recv_of(const struct sim *m, int rank, const struct cg_sim_range *r)
+{
+    for (int k = m->seg_recv_at[rank]; k < m->seg_recv_at[rank + 1]; k++) {
+        const struct cg_sim_range *x = &m->seg_msgs[k].range;
+        if (r->n > 0 && x->buf == r->buf && x->first == r->first && x->n == r->n) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* The reduce after a segmented exchange, for each rank that runs it: one
+ * of its ranges (from, else into) is exactly one receive R of the
+ * exchange, whose pieces it reduces as they arrive; while it runs, the
+ * exchange's other messages are in flight, so into overlaps no message but
+ * R and from no receive but R (reading what a send reads is fine). */
+static int seg_check_fused(struct sim *m, const struct cg_step *st, int nlocal)
+{
+    char a[160], b[160];
+    for (int i = 0; i < nlocal; i++) {
+        const struct cg_sim_local *op = &m->locals[i];
+        int rank = op->rank;
+        if (op->src.n == 0) {
+            continue; /* reduces nothing: nothing to wait for piece by piece */
+        }
+        cg_sim_range_str(&op->src, m->nblocks[op->src.buf], a, sizeof(a));
+        cg_sim_range_str(&op->dst, m->nblocks[op->dst.buf], b, sizeof(b));
+        if (!m->seg_ran[rank]) {
+            cg_sim_error(m->g, m->s, &m->w, rank, st->pos,
+                         "reduces %s into %s after a segmented exchange it does not run; the "
+                         "reduce after an exchange with \"segments\" completes that exchange, "
+                         "so it must run only where the exchange does", a, b);
+            return -1;
+        }
+        int rk = seg_recv_of(m, rank, &op->src);
+        if (rk < 0) {
+            rk = seg_recv_of(m, rank, &op->dst);
+        }
+        if (rk < 0) {
+            cg_sim_error(m->g, m->s, &m->w, rank, st->pos,
+                         "reduces %s into %s, and the segmented exchange before it receives "
+                         "neither as one range; the reduce after an exchange with \"segments\" "
+                         "reduces each piece of one receive as it arrives, so its \"from\" or "
+                         "its \"into\" must be exactly one receive's blocks", a, b);
+            return -1;
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            const int *at = pass == 0 ? m->seg_send_at : m->seg_recv_at;
+            for (int k = at[rank]; k < at[rank + 1]; k++) {
+                const struct cg_sim_msg *x = &m->seg_msgs[k];
+                if (k == rk) {
+                    continue;
+                }
+                int hit_dst = seg_overlap(m, &op->dst, &x->range);
+                int hit_src = pass == 1 && seg_overlap(m, &op->src, &x->range);
+                if (!hit_dst && !hit_src) {
+                    continue;
+                }
+                char c[160];
+                cg_sim_range_str(&x->range, m->nblocks[x->range.buf], c, sizeof(c));
+                cg_sim_error(m->g, m->s, &m->w, rank, hit_dst ? st->dst.pos : st->src.pos,
+                             "%s %s while the segmented exchange before it still %s %s (%s "
+                             "rank %d); the reduce after an exchange with \"segments\" runs "
+                             "while that exchange's other messages are in flight, so its "
+                             "\"into\" may overlap none of them and its \"from\" no receive",
+                             hit_dst ? "reduces into" : "reduces from", hit_dst ? b : a,
+                             pass == 0 ? "sends" : "receives into", c, pass == 0 ? "to" : "from",
+                             x->peer);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct cg_step *st,
                     const unsigned char *in_round)
 {
@@ -725,6 +891,13 @@ static int run_step(struct sim *m, const struct cg_sim_consumer *c, const struct
                 return -1;
             }
         }
+    }
+    if (st->kind == CG_STEP_EXCHANGE && st->segments != NULL && seg_keep(m, st) != 0) {
+        return -1;
+    }
+    if (st->kind == CG_STEP_REDUCE && cg_step_fused(m->w.phase, (int)(st - m->w.phase->steps)) &&
+        seg_check_fused(m, st, nlocal) != 0) {
+        return -1;
     }
     int rc = 0;
     if (spend(m, CG_SIM_WORK_FIXED + m->p + step_blocks(m, nlocal), st->pos) != 0) {
@@ -975,11 +1148,14 @@ int cg_sim_run_cfg(struct cg_gen *g, const struct cg_schedule *s, const struct c
     m.ranks = calloc((size_t)p, 2 * sizeof(int));
     m.out = calloc((size_t)p, sizeof(int64_t));
     m.failed = calloc((size_t)p, 1);
-    if (m.ran == NULL || m.env == NULL || active == NULL || lo == NULL || m.locals == NULL ||
+    m.seg_send_at = calloc((size_t)p + 1, 2 * sizeof(int));
+    m.seg_ran = calloc((size_t)p, 1);
+    if (m.seg_send_at == NULL || m.seg_ran == NULL || m.ran == NULL || m.env == NULL || active == NULL || lo == NULL || m.locals == NULL ||
         m.ranks == NULL || m.out == NULL || m.failed == NULL) {
         cg_panic("out of memory");
     }
     m.xranks = m.ranks + p;
+    m.seg_recv_at = m.seg_send_at + p + 1;
     int64_t *hi = lo + p;
     unsigned char *in_round = active + p;
     int rc = -1;
@@ -1041,6 +1217,9 @@ out:
     free(m.ranks);
     free(m.out);
     free(m.failed);
+    free(m.seg_send_at);
+    free(m.seg_ran);
+    free(m.seg_msgs);
     free(m.col_e);
     free(m.col_val);
     free(m.col_have);

@@ -163,6 +163,8 @@ struct cg_call {
     int tag;               /* MPI tag of the current exchange */
     MPI_Datatype *types;   /* derived datatypes to free after the exchange */
     int ntypes;            /* how many */
+    int nseg;              /* pieces per message of the current exchange (cg_xchg_begin_seg) */
+    int nxrecv;            /* its receives recorded for cg_xchg_wait_reduce */
     /* The caller's arguments, as the collective's cg_begin_<coll> recorded
      * them for cg_buffers (prologue.c). */
     int coll;              /* enum cg_coll (cg_colls.h); -1 after a plain cg_call_begin */
@@ -242,6 +244,22 @@ int cg_send_strided(struct cg_call *c, int to, const struct cg_buf *b, long firs
                     long stride);
 int cg_recv_strided(struct cg_call *c, int from, const struct cg_buf *b, long first, long n,
                     long stride);
+/* A segmented exchange (an exchange step with "segments"): like
+ * cg_xchg_begin, but every message of the step is cut into `segments`
+ * pieces by element position (piece j of an L-element range is elements
+ * L*j/S .. L*(j+1)/S - 1, the same cut on both ends), each a message of its
+ * own. 1..CG_MAX_SEGMENTS (MPI_ERR_ARG otherwise). Completed by
+ * cg_xchg_wait, or by cg_xchg_wait_reduce. */
+int cg_xchg_begin_seg(struct cg_call *c, int tag, int segments);
+/* Completes a segmented exchange and reduces, as cg_reduce would, n blocks
+ * of `from` into `into`, where one of the two ranges (from, else into) is
+ * exactly one receive of the exchange: waits for its piece j, reduces piece
+ * j while the later pieces arrive, then waits for everything else. The
+ * generator proved that no other message of the exchange overlaps `into`,
+ * nor a receive `from` (gen/sim.c). MPI_ERR_INTERN when neither range is a
+ * receive of it. */
+int cg_xchg_wait_reduce(struct cg_call *c, const struct cg_buf *into, long ifirst,
+                        const struct cg_buf *from, long ffirst, long n, int order);
 
 /* Testing hook: the largest message in elements before splitting
  * (default INT_MAX). */

@@ -247,6 +247,11 @@ struct cg_coll_info {
     enum cg_result result;      /* what out holds after the call, and where */
 };
 
+/* The most pieces an exchange step's "segments" may cut a message into:
+ * the verifier's bound (gen/sim.c) and cg_xchg_begin_seg's (runtime/xchg.c),
+ * here because both sides include this header and nothing else in common. */
+#define CG_MAX_SEGMENTS 64
+
 /* The table, by enum cg_coll (runtime/colls.c, linked into the generator
  * and both runtimes). */
 extern const struct cg_coll_info cg_colls[CG_COLL_COUNT_];

@@ -29,6 +29,8 @@ struct cg_comm {
     struct cg_split *splits;          /* call steps' sub-communicators (call.c) */
     int nsplits, splits_cap;          /* used, allocated */
     struct cg_topo topo;              /* node and lane structure (topo.c) */
+    struct cg_xrecv *xrecv;           /* receives of the current segmented exchange (xchg.c) */
+    int xrecv_cap;                    /* entries allocated in xrecv */
     unsigned char *lazy;              /* per block of out: 1 while it stands for sendbuf's (lazy.c) */
     long lazy_cap;                    /* entries allocated in lazy */
 };
@@ -127,6 +129,25 @@ static inline int cg_lazy_on(const struct cg_call *c)
     return c->lazy_pending > 0;
 }
 
+/* A receive of a segmented exchange (xchg.c): the range it lands in, and
+ * where its pieces' requests are: piece j is reqs[req[j] .. req[j + 1]). */
+struct cg_xrecv {
+    const char *base;            /* the buffer's base */
+    struct cg_geom geom;         /* its geometry */
+    long nblocks;                /* its blocks */
+    long first;                  /* the range: first block, modulo nblocks */
+    long n;                      /* blocks */
+    int req[CG_MAX_SEGMENTS + 1];/* request index where each piece starts, then the end */
+};
+
+/* Reduces elements [lo, hi) of the element streams of blocks
+ * [ifirst, ifirst + n) of into and [ffirst, ffirst + n) of from, as
+ * cg_reduce does the whole (reduce.c); from_in: into still stands for
+ * sendbuf's blocks (cg_lazy_into said so). */
+int cg_reduce_window(struct cg_call *c, const struct cg_buf *into, long ifirst,
+                     const struct cg_buf *from, long ffirst, long n, int order, int from_in,
+                     size_t lo, size_t hi);
+
 /* A run of elements: where it starts in its buffer and how long it is. */
 struct cg_seg {
     size_t off; /* first element, from the buffer's base */
@@ -173,6 +194,25 @@ static inline int cg_range_segs(const struct cg_buf *b, long first, long n, stru
  * cut at max_elems as every exchange is (xchg.c); strided.c's ranges. */
 int cg_xchg_segs(struct cg_call *c, int peer, const struct cg_buf *b, const struct cg_seg *seg,
                  int nseg, int is_recv);
+/* Keeps the part of a list of runs that is elements [lo, hi) of its
+ * stream. */
+static inline void cg_segs_window(struct cg_seg *seg, int *nseg, size_t lo, size_t hi)
+{
+    int kept = 0;
+    size_t at = 0; /* stream position of seg[i] */
+    for (int i = 0; i < *nseg; i++) {
+        size_t a = (lo > at) ? lo : at;
+        size_t b = (hi < at + seg[i].len) ? hi : (at + seg[i].len);
+        if (a < b) {
+            struct cg_seg piece = { seg[i].off + (a - at), b - a };
+            at += seg[i].len;
+            seg[kept++] = piece;
+        } else {
+            at += seg[i].len;
+        }
+    }
+    *nseg = kept;
+}
 
 /* Elements in a list of runs. */
 static inline size_t cg_segs_len(const struct cg_seg *seg, int nseg)

@@ -32,6 +32,7 @@ static void cg_comm_destroy(struct cg_comm *cc)
     }
     free(cc->reqs);
     free(cc->is_recv);
+    free(cc->xrecv);
     free(cc->types);
     free(cc->splits);
     free(cc->lazy);

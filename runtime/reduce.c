@@ -159,8 +159,21 @@ typedef int (*cg_piece_fn)(struct cg_call *c, char *to, const char *from, size_t
 
 /* Calls fn on aligned pieces of blocks [tfirst, tfirst + n) of `to` and
  * [ffirst, ffirst + n) of `from`, which must hold as many elements. */
+static int cg_walk_window(struct cg_call *c, const struct cg_buf *to, long tfirst,
+                          const struct cg_buf *from, long ffirst, long n, cg_piece_fn fn,
+                          int arg, size_t lo, size_t hi);
+
 static int cg_walk(struct cg_call *c, const struct cg_buf *to, long tfirst,
                    const struct cg_buf *from, long ffirst, long n, cg_piece_fn fn, int arg)
+{
+    return cg_walk_window(c, to, tfirst, from, ffirst, n, fn, arg, 0, SIZE_MAX);
+}
+
+/* The same on elements [lo, hi) of the two streams only (a segmented
+ * exchange's piece, xchg.c). */
+static int cg_walk_window(struct cg_call *c, const struct cg_buf *to, long tfirst,
+                          const struct cg_buf *from, long ffirst, long n, cg_piece_fn fn,
+                          int arg, size_t lo, size_t hi)
 {
     int rc = MPI_SUCCESS;
     struct cg_seg tseg[2], fseg[2];
@@ -177,6 +190,10 @@ static int cg_walk(struct cg_call *c, const struct cg_buf *to, long tfirst,
                      cg_segs_len(fseg, nfseg));
         rc = MPI_ERR_ARG;
         goto out;
+    }
+    if ((lo > 0) || (hi < SIZE_MAX)) {
+        cg_segs_window(tseg, &ntseg, lo, hi);
+        cg_segs_window(fseg, &nfseg, lo, hi);
     }
     while ((t < ntseg) && (f < nfseg)) {
         size_t take = tseg[t].len - tu;
@@ -279,6 +296,14 @@ int cg_reduce(struct cg_call *c, const struct cg_buf *into, long ifirst,
                  order | (from_in ? CG_FROM_INPUT : 0));
 out:
     return rc;
+}
+
+int cg_reduce_window(struct cg_call *c, const struct cg_buf *into, long ifirst,
+                     const struct cg_buf *from, long ffirst, long n, int order, int from_in,
+                     size_t lo, size_t hi)
+{
+    return cg_walk_window(c, into, ifirst, from, ffirst, n, cg_reduce_piece,
+                          order | (from_in ? CG_FROM_INPUT : 0), lo, hi);
 }
 
 /* ---- copies ---------------------------------------------------------------- */

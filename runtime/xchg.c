@@ -26,6 +26,20 @@ int cg_xchg_begin(struct cg_call *c, int tag)
     c->nreqs = 0;
     c->ntypes = 0;
     c->tag = tag;
+    c->nseg = 1;
+    c->nxrecv = 0;
+    return MPI_SUCCESS;
+}
+
+int cg_xchg_begin_seg(struct cg_call *c, int tag, int segments)
+{
+    if ((segments < 1) || (segments > CG_MAX_SEGMENTS)) {
+        cg_set_error("collgen: an exchange cut into %d segments; 1..%d are allowed", segments,
+                     CG_MAX_SEGMENTS);
+        return MPI_ERR_ARG;
+    }
+    (void)cg_xchg_begin(c, tag);
+    c->nseg = segments;
     return MPI_SUCCESS;
 }
 
@@ -117,23 +131,29 @@ out:
     return rc;
 }
 
-/* Cuts the element stream of nseg runs into messages and posts them. */
-int cg_xchg_segs(struct cg_call *c, int peer, const struct cg_buf *b, const struct cg_seg *seg,
-                 int nseg, int is_recv)
+/* Cuts elements [lo, hi) of a stream of nruns runs into messages and posts
+ * them; the cut is counted from lo, so both ends of a message cut alike.
+ * Why a copy of the runs: the window trims them in place. */
+static int cg_xchg_window(struct cg_call *c, int peer, const struct cg_buf *b,
+                          const struct cg_seg *runs, int nruns, size_t lo, size_t hi, int is_recv)
 {
     int rc = MPI_SUCCESS;
+    struct cg_seg local[4];
+    struct cg_seg *seg = local; /* nruns runs, then room for nruns pieces */
+    int nseg = nruns;
     int s = 0;        /* run being consumed */
     size_t used = 0;  /* elements of seg[s] already in messages */
-    struct cg_seg piece_2[2];
-    struct cg_seg *piece = piece_2;
 
-    if (nseg > 2) {
-        piece = malloc((size_t)nseg * sizeof(*piece));
-        if (piece == NULL) {
-            cg_set_error("collgen: out of memory for a message of %d runs", nseg);
+    if (nruns > 2) {
+        seg = malloc(2 * (size_t)nruns * sizeof(*seg));
+        if (seg == NULL) {
+            cg_set_error("collgen: out of memory for a message of %d runs", nruns);
             return MPI_ERR_NO_MEM;
         }
     }
+    struct cg_seg *piece = seg + nruns;
+    memcpy(seg, runs, sizeof(seg[0]) * (size_t)nruns);
+    cg_segs_window(seg, &nseg, lo, hi);
     size_t left = cg_segs_len(seg, nseg);
     while (left > 0) {
         size_t want = (left < cg_xchg_max_elems) ? left : cg_xchg_max_elems;
@@ -157,22 +177,85 @@ int cg_xchg_segs(struct cg_call *c, int peer, const struct cg_buf *b, const stru
         CG_CHECK(cg_xchg_post(c, peer, b, npieces, piece, is_recv));
     }
 out:
-    if (piece != piece_2) {
-        free(piece);
+    if (seg != local) {
+        free(seg);
     }
     return rc;
 }
 
-/* Cuts the range's element stream into messages and posts them. */
+/* Cuts the element stream of nseg runs into messages and posts them
+ * (strided.c's ranges). Why not segmented: the generator gives segments
+ * only to exchanges of plain ranges; a strided one in a segmented exchange
+ * would leave cg_xchg_wait_reduce without its record, so it is refused. */
+int cg_xchg_segs(struct cg_call *c, int peer, const struct cg_buf *b, const struct cg_seg *seg,
+                 int nseg, int is_recv)
+{
+    if (c->nseg > 1) {
+        cg_set_error("collgen: a strided range in a segmented exchange (%d segments)", c->nseg);
+        return MPI_ERR_INTERN;
+    }
+    return cg_xchg_window(c, peer, b, seg, nseg, 0, cg_segs_len(seg, nseg), is_recv);
+}
+
+/* Where piece j of an L-element stream cut into S pieces starts. */
+static size_t cg_xchg_cut(size_t len, int nseg, int j)
+{
+    return (size_t)(((unsigned __int128)len * (unsigned)j) / (unsigned)nseg);
+}
+
+/* A receive of a segmented exchange: room for its record. */
+static int cg_xchg_record(struct cg_call *c, struct cg_xrecv **x)
+{
+    struct cg_comm *cc = c->cc;
+
+    if (c->nxrecv == cc->xrecv_cap) {
+        int cap = (cc->xrecv_cap > 0) ? (2 * cc->xrecv_cap) : 4;
+        struct cg_xrecv *xr = realloc(cc->xrecv, (size_t)cap * sizeof(*xr));
+        if (xr == NULL) {
+            cg_set_error("collgen: out of memory for %d segmented receives", cap);
+            return MPI_ERR_NO_MEM;
+        }
+        cc->xrecv = xr;
+        cc->xrecv_cap = cap;
+    }
+    *x = &cc->xrecv[c->nxrecv++];
+    return MPI_SUCCESS;
+}
+
+/* Posts the range's element stream: whole (cut only at max_elems), or in
+ * c->nseg pieces, a receive's pieces recorded for cg_xchg_wait_reduce. */
 static int cg_xchg_range(struct cg_call *c, int peer, const struct cg_buf *b, long first, long n,
                          int is_recv)
 {
     int rc = MPI_SUCCESS;
     struct cg_seg seg[2];
     int nseg = 0;
+    struct cg_xrecv *x = NULL;
 
     CG_CHECK(cg_range_segs(b, first, n, seg, &nseg));
-    rc = cg_xchg_segs(c, peer, b, seg, nseg, is_recv);
+    size_t len = cg_segs_len(seg, nseg);
+    if (c->nseg <= 1) {
+        rc = cg_xchg_window(c, peer, b, seg, nseg, 0, len, is_recv);
+        goto out;
+    }
+    if (is_recv) {
+        CG_CHECK(cg_xchg_record(c, &x));
+        x->base = b->base;
+        x->geom = b->geom;
+        x->nblocks = b->nblocks;
+        x->first = cg_mod(first, b->nblocks);
+        x->n = n;
+    }
+    for (int j = 0; j < c->nseg; j++) {
+        if (x != NULL) {
+            x->req[j] = c->nreqs;
+        }
+        CG_CHECK(cg_xchg_window(c, peer, b, seg, nseg, cg_xchg_cut(len, c->nseg, j),
+                                cg_xchg_cut(len, c->nseg, j + 1), is_recv));
+    }
+    if (x != NULL) {
+        x->req[c->nseg] = c->nreqs;
+    }
 out:
     return rc;
 }
@@ -234,5 +317,91 @@ int cg_xchg_wait(struct cg_call *c)
         }
     }
     c->ntypes = 0;
+    c->nxrecv = 0;
     return rc;
+}
+
+/* The recorded receive into blocks [first, first + n) of b, or NULL. */
+static const struct cg_xrecv *cg_xchg_find(const struct cg_call *c, const struct cg_buf *b,
+                                           long first, long n)
+{
+    long f = cg_mod(first, b->nblocks);
+    for (int i = 0; i < c->nxrecv; i++) {
+        const struct cg_xrecv *x = &c->cc->xrecv[i];
+        if ((x->base == b->base) && (x->nblocks == b->nblocks) &&
+            (x->geom.count == b->geom.count) && (x->geom.nb == b->geom.nb) && (x->first == f) &&
+            (x->n == n)) {
+            return x;
+        }
+    }
+    return NULL;
+}
+
+/* Why the receive is waited for piece by piece and not the sends: the
+ * reduce needs only the data it reads, and the sends, like the other
+ * receives, complete in the background until the final cg_xchg_wait. */
+int cg_xchg_wait_reduce(struct cg_call *c, const struct cg_buf *into, long ifirst,
+                        const struct cg_buf *from, long ffirst, long n, int order)
+{
+    int rc = MPI_SUCCESS;
+    int from_in = 0;
+    const struct cg_xrecv *x = NULL;
+    struct cg_seg seg[2];
+    int nseg = 0;
+
+    if ((order != CG_INTO_FROM) && (order != CG_FROM_INTO)) {
+        cg_set_error("collgen: cg_xchg_wait_reduce order %d is neither CG_INTO_FROM nor "
+                     "CG_FROM_INTO", order);
+        rc = MPI_ERR_ARG;
+        goto out;
+    }
+    CG_CHECK(cg_range_segs(from, ffirst, n, seg, &nseg));
+    size_t len = cg_segs_len(seg, nseg);
+    if (len == 0) {
+        goto out; /* nothing to reduce */
+    }
+    if (c->nseg > 1) {
+        x = cg_xchg_find(c, from, ffirst, n);
+        if (x == NULL) {
+            x = cg_xchg_find(c, into, ifirst, n);
+        }
+    }
+    if ((c->nseg > 1) && (x == NULL)) {
+        cg_set_error("collgen: cg_xchg_wait_reduce: neither blocks [%ld, %ld + %ld) of from nor "
+                     "[%ld, %ld + %ld) of into are a receive of this segmented exchange",
+                     ffirst, ffirst, n, ifirst, ifirst, n);
+        rc = MPI_ERR_INTERN;
+        goto out;
+    }
+    /* The received range (from, or into) stands for no block of sendbuf
+     * any more (cg_recv made it out's own); the other may: `from` is read
+     * in its place, `into`'s pending blocks are settled now. No message in
+     * flight touches either (gen/sim.c proved it). */
+    if (cg_lazy_on(c)) {
+        struct cg_buf view;
+        CG_CHECK(cg_lazy_read(c, from, ffirst, n, &view, &from));
+        CG_CHECK(cg_lazy_into(c, into, ifirst, n, &from_in));
+    }
+    for (int j = 0; j < c->nseg; j++) {
+        int lo = (x != NULL) ? x->req[j] : 0;
+        int hi = (x != NULL) ? x->req[j + 1] : c->nreqs;
+        for (int i = lo; i < hi; i++) {
+            int wrc = MPI_Wait(&c->reqs[i], MPI_STATUS_IGNORE);
+            if (wrc != MPI_SUCCESS) {
+                /* The exchange failed: cg_call_finish cancels and frees
+                 * what is left of it (comm.c, cg_call_abandon). */
+                cg_error_mpi(wrc, __FILE__, __LINE__, "MPI_Wait");
+                return wrc;
+            }
+        }
+        CG_CHECK(cg_reduce_window(c, into, ifirst, from, ffirst, n, order, from_in,
+                                  cg_xchg_cut(len, c->nseg, j), cg_xchg_cut(len, c->nseg, j + 1)));
+    }
+out:
+    {
+        /* Everything else, and after a failure every request still pending,
+         * so that no message of this exchange is left to match a later one. */
+        int wrc = cg_xchg_wait(c);
+        return (rc != MPI_SUCCESS) ? rc : wrc;
+    }
 }

@@ -12,6 +12,7 @@
  * usage: test_tags COLLGEN   (path of build/collgen; run from the repo root)
  */
 #define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,39 @@ static int predict(const char *collgen, const struct cg_algo *a, int p, const st
     return (pclose(f) != 0 || bad) ? -1 : 0;
 }
 
+/* Every ranged param of a: the call succeeds at min and at max (set with
+ * cg_param_set), and returns MPI_ERR_ARG on every rank one past either end;
+ * the default is what the tag check above ran. Returns the failures,
+ * printed by rank 0. */
+static int params_should_hold_their_range(const struct cg_algo *a, int p, int rank)
+{
+    int wrong = 0;
+    for (int i = 0; i < a->nparams; i++) {
+        const struct cg_param_info *k = &a->params[i];
+        if (k->lo == k->hi) {
+            continue;
+        }
+        const int values[4] = { k->lo, k->hi, k->lo - 1, k->hi + 1 };
+        for (int v = 0; v < 4; v++) {
+            int want = (v < 2) ? MPI_SUCCESS : MPI_ERR_ARG;
+            int rc = cg_param_set(a->name, k->name, values[v]);
+            if (rc == MPI_SUCCESS) {
+                rc = call_once(a, p);
+            }
+            int bad = rc != want;
+            MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            if (bad && rank == 0) {
+                printf("  %s: %s = %d returned %d on some rank, expected %s\n", a->name,
+                       k->name, values[v], rc, (want == MPI_SUCCESS) ? "MPI_SUCCESS"
+                                                                     : "MPI_ERR_ARG");
+            }
+            wrong += bad;
+        }
+        (void)cg_param_set(a->name, k->name, INT_MIN); /* back to the environment or default */
+    }
+    return wrong;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -216,6 +250,15 @@ int main(int argc, char **argv)
             printf("%s tags %s %s p=%d\n", wrong ? "FAIL" : "PASS", a->name, CG_FLAVOUR, p);
             fflush(stdout);
             failed_total += wrong != 0;
+        }
+        if (a->nparams > 0) {
+            int pw = params_should_hold_their_range(a, p, rank);
+            if (rank == 0) {
+                printf("%s params %s %s p=%d (min, max, one past each)\n", pw ? "FAIL" : "PASS",
+                       a->name, CG_FLAVOUR, p);
+                fflush(stdout);
+                failed_total += pw != 0;
+            }
         }
     }
     free(mine);

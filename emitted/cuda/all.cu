@@ -250,6 +250,10 @@ static const struct cg_cu_algo algo_allreduce_recursive_doubling = {
     0 /* nparams */
 };
 
+static const struct cg_param_info params_allreduce_ring[] = {
+    { "segments", 1, 1, 16 },
+};
+
 static const struct cg_cu_algo algo_allreduce_ring = {
     "allreduce_ring", /* name */
     CG_COLL_ALLREDUCE, /* coll */
@@ -262,8 +266,8 @@ static const struct cg_cu_algo algo_allreduce_ring = {
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
     NULL, /* alltoall */
-    NULL, /* params */
-    0 /* nparams */
+    params_allreduce_ring, /* params */
+    1 /* nparams */
 };
 
 static const struct cg_cu_algo algo_allreduce_swing_bandwidth = {
@@ -614,6 +618,10 @@ static const struct cg_cu_algo algo_reduce_scatter_block_recursive_halving = {
     0 /* nparams */
 };
 
+static const struct cg_param_info params_reduce_scatter_block_ring[] = {
+    { "segments", 1, 1, 16 },
+};
+
 static const struct cg_cu_algo algo_reduce_scatter_block_ring = {
     "reduce_scatter_block_ring", /* name */
     CG_COLL_REDUCE_SCATTER_BLOCK, /* coll */
@@ -626,8 +634,8 @@ static const struct cg_cu_algo algo_reduce_scatter_block_ring = {
     cgcu_reduce_scatter_block_ring, /* reduce_scatter_block */
     NULL, /* bcast */
     NULL, /* alltoall */
-    NULL, /* params */
-    0 /* nparams */
+    params_reduce_scatter_block_ring, /* params */
+    1 /* nparams */
 };
 
 static const struct cg_cu_algo algo_reduce_scatter_block_two_level_halving = {

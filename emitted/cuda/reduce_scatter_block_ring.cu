@@ -7,6 +7,7 @@
  * Description: Ring: p - 1 rounds; partial sums travel right, each rank adds its input block; bandwidth-optimal, two blocks of scratch, commutative op.
  * Limitations: none: contributions are combined out of rank order, which every cg_cu_op allows
  * Blocks:      B = p; scratch tmp of 2 blocks
+ * Parameter:   segments = 1 (default; verified 1..16; set with cg_param_set or CG_PARAM_reduce_scatter_block_ring_segments)
  *
  * Worked example, p = 4, as simulated by the verifier
  * (a->b buf[i]: rank a sends block i of buf to rank b;
@@ -21,31 +22,38 @@
 
 #include "collgen_cuda.h"
 
+/* Parameter segments: read at run time (cg_param_value), verified for 1..16. */
+static struct cg_param cg_param_reduce_scatter_block_ring_segments = { "reduce_scatter_block_ring", "segments", 1, 1, 16, 0, 0 };
+
 int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
 {
     struct cg_cu_call c;
     struct cg_buf in, out, tmp;
+    int segments = 0;
 
-    CG_CU_BEGIN(cg_cu_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, stream, 0, NULL));
+    CG_CU_BEGIN(cg_cu_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, stream,
+                                                 CG_READS_PARAMS, NULL));
+    CG_CU_RETURN_ON(cg_param_value(&cg_param_reduce_scatter_block_ring_segments, &segments));
+    CG_CU_RETURN_ON(cg_cu_empty(&c));
     const int p = c.p;
     const int rank = c.rank;
     CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING);
     CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, 2));
 
-    /* ring.json:17 phase alone
+    /* ring.json:18 phase alone
      * One rank: the result is its input.
      */
     if (p == 1) {
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE);
 
-        /* ring.json:20 alone: all of out = all of in */
+        /* ring.json:21 alone: all of out = all of in */
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE__COPY);
         CG_TRY(cg_cu_copy_blocks(&c, &out, 0, &in, 0, out.nblocks));
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE__COPY);
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__ALONE);
     }
 
-    /* ring.json:21 phase ring: p - 1 rounds
+    /* ring.json:22 phase ring: p - 1 rounds
      * j: the block whose partial arrives this round.
      */
     CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING);
@@ -54,14 +62,14 @@ int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
         const int last = r == p - 2;
         const int j = cg_mod(rank - r - 2, p);
 
-        /* ring.json:25 ring: exchange
+        /* ring.json:26 ring: exchange
          *   send in block (rank - 1) % p to rank (rank + 1) % p when r == 0
          *   send tmp block (r - 1) % 2 to rank (rank + 1) % p when r > 0
          *   receive tmp block r % 2 from rank (rank - 1) % p when !last
          *   receive out block 0 from rank (rank - 1) % p when last
          */
         CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__EXCHANGE);
-        CG_TRY(cg_cu_xchg_begin(&c, 2));
+        CG_TRY(cg_cu_xchg_begin_seg(&c, 2, segments));
         if (r == 0) {
             CG_TRY(cg_cu_send(&c, cg_mod(rank + 1, p), &in, cg_mod(rank - 1, p), 1));
         }
@@ -74,17 +82,19 @@ int cgcu_reduce_scatter_block_ring(CG_CU_REDUCE_SCATTER_BLOCK_ARGS)
         if (last) {
             CG_TRY(cg_cu_recv(&c, cg_mod(rank - 1, p), &out, 0, 1));
         }
-        CG_TRY(cg_cu_xchg_wait(&c));
+        /* Completed by the reduce step below (cg_cu_xchg_wait_reduce). */
         CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__EXCHANGE);
 
-        /* ring.json:33 ring: tmp block r % 2 = tmp block r % 2 op in block j */
+        /* ring.json:34 ring: tmp block r % 2 = tmp block r % 2 op in block j */
         if (!last) {
             CG_CU_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE);
-            CG_TRY(cg_cu_reduce_blocks(&c, &tmp, cg_mod(r, 2), &in, j, 1, CG_INTO_FROM));
+            CG_TRY(cg_cu_xchg_wait_reduce(&c, &tmp, cg_mod(r, 2), &in, j, 1, CG_INTO_FROM));
             CG_CU_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_RING__RING__ADD_MINE);
+        } else {
+            CG_TRY(cg_cu_xchg_wait(&c));
         }
 
-        /* ring.json:36 ring: out block 0 = out block 0 op in block j
+        /* ring.json:37 ring: out block 0 = out block 0 op in block j
          * j == rank here: the partial is now the whole reduction of block rank.
          */
         if (last) {

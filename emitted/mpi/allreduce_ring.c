@@ -7,6 +7,7 @@
  * Description: Reduce-scatter then allgather around a ring; 2(p-1) rounds, bandwidth-optimal.
  * Limitations: needs a commutative op (returns MPI_ERR_OP otherwise)
  * Blocks:      B = p; scratch tmp of p blocks
+ * Parameter:   segments = 1 (default; verified 1..16; set with cg_param_set or CG_PARAM_allreduce_ring_segments)
  *
  * Worked example, p = 4, as simulated by the verifier
  * (a->b buf[i]: rank a sends block i of buf to rank b;
@@ -24,52 +25,61 @@
 
 #include "collgen.h"
 
+/* Parameter segments: read at run time (cg_param_value), verified for 1..16. */
+static struct cg_param cg_param_allreduce_ring_segments = { "allreduce_ring", "segments", 1, 1, 16, 0, 0 };
+
 int cg_allreduce_ring(CG_ALLREDUCE_ARGS)
 {
     struct cg_call c;
     struct cg_buf out, tmp;
+    int segments = 0;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, CG_NEEDS_COMMUTATIVE, NULL));
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                              CG_NEEDS_COMMUTATIVE | CG_READS_PARAMS, NULL));
+    CG_TRY(cg_param_value(&cg_param_allreduce_ring_segments, &segments));
+    if (c.empty) {
+        goto out;
+    }
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING);
     CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
 
-    /* ring.json:9 phase reduce_scatter: p - 1 rounds
+    /* ring.json:10 phase reduce_scatter: p - 1 rounds
      * Round r: pass block rank-r right; the block from the left is reduced in.
      */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER);
     for (int r = 0; r < p - 1; r++) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__ROUND);
 
-        /* ring.json:12 reduce_scatter: exchange
+        /* ring.json:13 reduce_scatter: exchange
          *   send out block (rank - r) % p to rank (rank + 1) % p
          *   receive tmp block (rank - r - 1) % p from rank (rank - 1) % p
          */
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__EXCHANGE);
-        CG_TRY(cg_xchg_begin(&c, 1));
+        CG_TRY(cg_xchg_begin_seg(&c, 1, segments));
         CG_TRY(cg_send(&c, cg_mod(rank + 1, p), &out, cg_mod(rank - r, p), 1));
         CG_TRY(cg_recv(&c, cg_mod(rank - 1, p), &tmp, cg_mod(rank - r - 1, p), 1));
-        CG_TRY(cg_xchg_wait(&c));
+        /* Completed by the reduce step below (cg_xchg_wait_reduce). */
         CG_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__EXCHANGE);
 
-        /* ring.json:15 reduce_scatter: out block (rank - r - 1) % p = out block (rank - r - 1) % p op tmp block (rank - r - 1) % p */
+        /* ring.json:16 reduce_scatter: out block (rank - r - 1) % p = out block (rank - r - 1) % p op tmp block (rank - r - 1) % p */
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__REDUCE);
-        CG_TRY(cg_reduce(&c, &out, cg_mod(rank - r - 1, p), &tmp, cg_mod(rank - r - 1, p), 1, CG_INTO_FROM));
+        CG_TRY(cg_xchg_wait_reduce(&c, &out, cg_mod(rank - r - 1, p), &tmp, cg_mod(rank - r - 1, p), 1, CG_INTO_FROM));
         CG_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__REDUCE);
         CG_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__ROUND);
     }
     CG_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER);
 
-    /* ring.json:18 phase allgather: p - 1 rounds
+    /* ring.json:19 phase allgather: p - 1 rounds
      * Rank holds block rank+1 complete; circulate the complete blocks.
      */
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER);
     for (int r = 0; r < p - 1; r++) {
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__ALLGATHER__ROUND);
 
-        /* ring.json:21 allgather: exchange
+        /* ring.json:22 allgather: exchange
          *   send out block (rank + 1 - r) % p to rank (rank + 1) % p
          *   receive out block (rank - r) % p from rank (rank - 1) % p
          */

@@ -257,6 +257,16 @@ int cg_cu_xchg_begin(struct cg_cu_call *c, int tag);
 int cg_cu_send(struct cg_cu_call *c, int to, const struct cg_buf *b, long first, long n);
 int cg_cu_recv(struct cg_cu_call *c, int from, const struct cg_buf *b, long first, long n);
 int cg_cu_xchg_wait(struct cg_cu_call *c);
+/* The segmented exchange of an exchange step with "segments" (runtime/xchg.c's
+ * cg_xchg_begin_seg): S is checked (1..CG_MAX_SEGMENTS, MPI_ERR_ARG
+ * otherwise) and the exchange runs whole. Why whole: a step's messages go
+ * in one NCCL group or one IPC copy each, queued on the call's stream with
+ * the reduce kernel after them; the host has no reduction to overlap. */
+int cg_cu_xchg_begin_seg(struct cg_cu_call *c, int tag, int segments);
+/* The fused end of such an exchange and the reduce after it:
+ * cg_cu_xchg_wait, then cg_cu_reduce_blocks. */
+int cg_cu_xchg_wait_reduce(struct cg_cu_call *c, const struct cg_buf *into, long ifirst,
+                           const struct cg_buf *from, long ffirst, long n, int order);
 
 /* into blocks op= from blocks (wrapping, element streams aligned), on the
  * call's stream, with the call's dtype and op. */

@@ -113,6 +113,26 @@ out:
     return rc;
 }
 
+int cg_cu_xchg_begin_seg(struct cg_cu_call *c, int tag, int segments)
+{
+    if ((segments < 1) || (segments > CG_MAX_SEGMENTS)) {
+        cg_set_error("collgen: an exchange cut into %d segments; 1..%d are allowed", segments,
+                     CG_MAX_SEGMENTS);
+        return MPI_ERR_ARG;
+    }
+    return cg_cu_xchg_begin(c, tag);
+}
+
+int cg_cu_xchg_wait_reduce(struct cg_cu_call *c, const struct cg_buf *into, long ifirst,
+                           const struct cg_buf *from, long ffirst, long n, int order)
+{
+    int rc = cg_cu_xchg_wait(c);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    return cg_cu_reduce_blocks(c, into, ifirst, from, ffirst, n, order);
+}
+
 /* Element runs of two block ranges, cut into common pieces. */
 static int cg_cu_block_pieces(const struct cg_cu_call *c, const struct cg_buf *a, long afirst,
                               const struct cg_buf *b, long bfirst, long n,

@@ -277,6 +277,17 @@ static void empty_should_end_a_call_of_count_0_with_success(void)
     CHECK(cg_cu_empty(&c) == CG_DONE && c.result == MPI_SUCCESS);
 }
 
+static void segmented_exchange_should_check_its_segments(void)
+{
+    struct cg_cu_call c;
+    memset(&c, 0, sizeof(c));
+    CHECK(cg_cu_xchg_begin_seg(&c, 3, 0) == MPI_ERR_ARG);
+    CHECK(strstr(cg_last_error(), "1..64") != NULL);
+    CHECK(cg_cu_xchg_begin_seg(&c, 3, CG_MAX_SEGMENTS + 1) == MPI_ERR_ARG);
+    CHECK(cg_cu_xchg_begin_seg(&c, 3, 1) == MPI_SUCCESS && c.tag == 3 && c.nposts == 0);
+    CHECK(cg_cu_xchg_begin_seg(&c, 4, CG_MAX_SEGMENTS) == MPI_SUCCESS && c.tag == 4);
+}
+
 static void tags_should_read_zero_and_refuse_bad_ids(void)
 {
     uint64_t ns = 1, calls = 1;
@@ -312,6 +323,7 @@ int main(int argc, char **argv)
     RUN(calls_without_a_gpu_should_fail_cleanly);
     RUN(call_begin_should_reject_bad_types_and_ops);
     RUN(tags_should_read_zero_and_refuse_bad_ids);
+    RUN(segmented_exchange_should_check_its_segments);
     RUN(empty_should_end_a_call_of_count_0_with_success);
     RUN(emitted_table_should_list_each_gpu_collective_with_its_function);
     RUN(emitted_collectives_should_check_types_and_ops_before_the_gpu);
