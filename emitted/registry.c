@@ -36,6 +36,17 @@ static const struct cg_algo algo_allgather_bruck = {
     .fn = { .allgather = cg_allgather_bruck },
 };
 
+static const struct cg_algo algo_allgather_circulant = {
+    .name = "allgather_circulant",
+    .coll = CG_COLL_ALLGATHER,
+    .summary = "Circulant graph (Traff): ceil(log2 p) rounds over skips halved from p (rounded up), one wrapping span a round; round-optimal, any p.",
+    .file = "schedules/allgather/circulant.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(allgather_circulant),
+    .tag_count = CG_TAG_COUNT(allgather_circulant),
+    .fn = { .allgather = cg_allgather_circulant },
+};
+
 static const struct cg_algo algo_allgather_gather_bcast = {
     .name = "allgather_gather_bcast",
     .coll = CG_COLL_ALLGATHER,
@@ -899,6 +910,7 @@ const struct cg_algo *const cg_algos[] = {
     &algo_allgather_allreduce,
     &algo_allgather_alltoall,
     &algo_allgather_bruck,
+    &algo_allgather_circulant,
     &algo_allgather_gather_bcast,
     &algo_allgather_hier,
     &algo_allgather_lane,

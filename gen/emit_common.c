@@ -69,6 +69,14 @@ static void mark_schedule(struct cg_emitter *em)
             }
         }
     }
+    /* Tables come after the lets and may read them and earlier tables. */
+    for (int i = s->ntables - 1; i >= 0; i--) {
+        const struct cg_table *t = &s->tables[i];
+        if (t->slot >= 0 && em->used[t->slot]) {
+            mark_expr(em, t->size);
+            mark_expr(em, t->value);
+        }
+    }
     for (int i = s->nlets - 1; i >= 0; i--) {
         if (em->used[s->lets[i].slot]) {
             mark_expr(em, s->lets[i].expr);
@@ -451,6 +459,29 @@ static void emit_lets(struct cg_emitter *em, const struct cg_let *l, int n)
     }
 }
 
+/* A table: an array of its "max", its length checked, a loop filling it
+ * in order (element k may read elements before k). */
+static void emit_tables(struct cg_emitter *em)
+{
+    const struct cg_schedule *s = em->s;
+    struct cg_out *o = em->o;
+    for (int i = 0; i < s->ntables; i++) {
+        const struct cg_table *t = &s->tables[i];
+        if (!em->used[t->slot]) {
+            continue;
+        }
+        const char *n = cg_emit_c_expr(t->size);
+        cg_out_line(o, "/* %s:%d table %s: %s elements */", em->base, t->pos.line, t->name,
+                    cg_emit_src_expr(t->size));
+        cg_out_line(o, "int %s[%lld];", t->name, (long long)t->max);
+        cg_out_line(o, "%s(cg_table_fits(%s, %lld, \"%s\"));",
+                    em->api->gpu ? "CG_CU_RETURN_ON" : "CG_TRY", n, (long long)t->max, t->name);
+        cg_out_open(o, "for (int %s = 0; %s < %s; %s++)", t->var, t->var, n, t->var);
+        cg_out_line(o, "%s[%s] = %s;", t->name, t->var, cg_emit_c_expr(t->value));
+        cg_out_close(o);
+    }
+}
+
 static void emit_phase(struct cg_emitter *em, const struct cg_phase *ph)
 {
     struct cg_out *o = em->o;
@@ -733,6 +764,7 @@ static void prologue(struct cg_emitter *em)
         }
     }
     emit_lets(em, s->lets, s->nlets);
+    emit_tables(em);
     cg_emit_tag_name(em, tag, sizeof(tag), NULL, NULL);
     cg_out_line(o, "%s(%s);", api->tag_begin, tag);
     cg_out_line(o, "CG_TRY(%s(&c, %s, %s, &out, %s, %s));", api->buffers,

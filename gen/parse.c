@@ -221,6 +221,44 @@ static void lets(struct parser *ps, const struct cg_json *v, struct cg_let **out
     }
 }
 
+/* "tables": {"name": {"size": e, "max": N, "var": "i", "value": e}, ...}. */
+static void tables(struct parser *ps, const struct cg_json *v, struct cg_schedule *s)
+{
+    if (v == NULL || !has_kind(ps, v, CG_J_OBJECT, "\"tables\"")) {
+        return;
+    }
+    s->tables = cg_arena_alloc(ps->arena, sizeof(*s->tables) * (size_t)(v->nitems + 1));
+    s->ntables = v->nitems;
+    for (int i = 0; i < v->nitems; i++) {
+        const struct cg_json *o = v->items[i];
+        struct cg_table *t = &s->tables[i];
+        t->name = o->key;
+        t->pos = o->key_pos;
+        t->slot = t->var_slot = t->base = -1;
+        if (!has_kind(ps, o, CG_J_OBJECT, "a table")) {
+            continue;
+        }
+        static const char *const keys[] = { "size", "max", "var", "value", "comment", NULL };
+        cg_json_check_keys(&ps->g->diag, ps->file, o, "a table", keys);
+        t->size = expr(ps, required(ps, o, "size", "a table"), "a table's \"size\"");
+        const struct cg_json *max = required(ps, o, "max", "a table");
+        if (max != NULL) {
+            t->max_pos = max->pos;
+            if (max->kind != CG_J_NUMBER || !max->is_int || max->ival < 1 ||
+                max->ival > CG_TABLE_MAX) {
+                err(ps, max->pos, "table '%s': \"max\" must be an integer in 1..%d (the "
+                    "emitted code's array)", o->key, CG_TABLE_MAX);
+            } else {
+                t->max = max->ival;
+            }
+        }
+        const struct cg_json *var = required(ps, o, "var", "a table");
+        t->var = string(ps, var, "a table's \"var\"");
+        t->var_pos = var != NULL && var->kind == CG_J_STRING ? var->str_pos : t->pos;
+        t->value = expr(ps, required(ps, o, "value", "a table"), "a table's \"value\"");
+    }
+}
+
 static void step(struct parser *ps, const struct cg_json *o, struct cg_step *st)
 {
     st->pos = o->pos;
@@ -452,7 +490,7 @@ int cg_parse_text(struct cg_gen *g, struct cg_arena *arena, const char *path, co
     }
     static const char *const keys[] = { "schedule", "collective", "summary", "comment",
                                         "requires", "blocks", "scratch", "params",
-                                        "let", "phases", "topology", NULL };
+                                        "let", "tables", "phases", "topology", NULL };
     cg_json_check_keys(&g->diag, path, top, "a schedule", keys);
     s->name = string(&ps, required(&ps, top, "schedule", "a schedule"), "\"schedule\"");
     const struct cg_json *coll = required(&ps, top, "collective", "a schedule");
@@ -546,6 +584,7 @@ int cg_parse_text(struct cg_gen *g, struct cg_arena *arena, const char *path, co
         }
     }
     lets(&ps, cg_json_get(top, "let"), &s->lets, &s->nlets);
+    tables(&ps, cg_json_get(top, "tables"), s);
     const struct cg_json *phases = required(&ps, top, "phases", "a schedule");
     if (phases != NULL && has_kind(&ps, phases, CG_J_ARRAY, "\"phases\"")) {
         s->nphases = phases->nitems;

@@ -96,6 +96,13 @@ void cg_sim_error(struct cg_gen *g, const struct cg_schedule *s, const struct cg
                                   (long long)w->round);
         }
     }
+    if (w->table != NULL && n < sizeof(where)) {
+        n += (size_t)snprintf(where + n, sizeof(where) - n, ", table '%s'", w->table->name);
+        if (w->element >= 0 && n < sizeof(where)) {
+            n += (size_t)snprintf(where + n, sizeof(where) - n, " %s=%lld",
+                                  w->table->var ? w->table->var : "?", (long long)w->element);
+        }
+    }
     if (w->step != NULL && n < sizeof(where)) {
         snprintf(where + n, sizeof(where) - n, ", step '%s'", w->step->name);
     }
@@ -128,6 +135,9 @@ static int varies(const struct cg_expr *e, const unsigned char *same)
     }
     if (e->kind == CG_E_NAME) {
         return e->slot >= 0 && !same[e->slot];
+    }
+    if (e->kind == CG_E_INDEX) {
+        return 1; /* a table may differ between ranks (compiled as such, expr.c) */
     }
     int v = varies(e->a, same) || varies(e->b, same) || varies(e->c, same);
     for (int i = 0; i < e->nargs && !v; i++) {
@@ -718,6 +728,73 @@ static int eval_lets(struct sim *m, const struct cg_let *lets, int nlets, const 
     return 0;
 }
 
+/* The tables, in order, on every rank: the length first (0..max), then
+ * element i on the ranks whose table has more than i elements, each
+ * reading the elements before it (env[t->slot] counts those). */
+static int eval_tables(struct sim *m)
+{
+    const struct cg_schedule *s = m->s;
+    int64_t *len = NULL;
+    int rc = 0;
+    if (s->ntables > 0 && (len = calloc((size_t)m->p, sizeof(int64_t))) == NULL) {
+        cg_panic("out of memory");
+    }
+    for (int ti = 0; ti < s->ntables && rc == 0; ti++) {
+        const struct cg_table *t = &s->tables[ti];
+        int64_t most = 0;
+        m->w.table = t;
+        m->w.element = -1;
+        columns_reset(m);
+        for (int rank = 0; rank < m->p && rc == 0; rank++) {
+            env_of(m, rank)[t->slot] = 0;
+            if (eval(m, rank, t->size, &len[rank]) != 0) {
+                rc = -1;
+            } else if (len[rank] < 0 || len[rank] > t->max) {
+                cg_sim_error(m->g, s, &m->w, rank, t->size->pos, "table '%s' would have %lld "
+                             "elements; \"size\" must be 0..%lld (its \"max\")", t->name,
+                             (long long)len[rank], (long long)t->max);
+                rc = -1;
+            } else if (len[rank] > most) {
+                most = len[rank];
+            }
+        }
+        for (int64_t i = 0; i < most && rc == 0; i++) {
+            int n = 0;
+            m->w.element = i;
+            for (int rank = 0; rank < m->p; rank++) {
+                if (len[rank] > i) {
+                    env_of(m, rank)[t->var_slot] = i;
+                    m->ranks[n++] = rank;
+                }
+            }
+            if (spend(m, n + 10, t->pos) != 0) {
+                rc = -1;
+                break;
+            }
+            columns_reset(m);
+            column(m, t->value, m->ranks, n);
+            for (int k = 0; k < n && rc == 0; k++) {
+                int64_t *env = env_of(m, m->ranks[k]);
+                if (eval(m, m->ranks[k], t->value, &env[t->base + i]) != 0) {
+                    rc = -1;
+                }
+            }
+            /* Why after the loop: every rank's element i reads elements
+             * before i only, so the column above saw the lengths as i. */
+            for (int k = 0; k < n; k++) {
+                env_of(m, m->ranks[k])[t->slot] = i + 1;
+            }
+        }
+    }
+    free(len);
+    columns_reset(m);
+    for (int rank = 0; rank < m->p; rank++) {
+        m->ranks[rank] = rank;
+    }
+    m->w.table = NULL;
+    return rc;
+}
+
 static int run_phase(struct sim *m, const struct cg_sim_consumer *c, const struct cg_phase *ph,
                      unsigned char *active, int64_t *lo, int64_t *hi, unsigned char *in_round)
 {
@@ -935,7 +1012,7 @@ int cg_sim_run_cfg(struct cg_gen *g, const struct cg_schedule *s, const struct c
         m.ranks[rank] = rank;
         active[rank] = 1;
     }
-    if (eval_lets(&m, s->lets, s->nlets, active, p) != 0) {
+    if (eval_lets(&m, s->lets, s->nlets, active, p) != 0 || eval_tables(&m) != 0) {
         goto out;
     }
     long scratch = 0;

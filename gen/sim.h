@@ -47,6 +47,8 @@ struct cg_sim_where {
     int has_round;                /* the phase has rounds */
     int64_t round;                /* round variable's value */
     const struct cg_step *step;   /* NULL outside a step */
+    const struct cg_table *table; /* the table being computed (before the phases), or NULL */
+    int64_t element;              /* and the element */
 };
 
 struct cg_sim_consumer {

@@ -120,6 +120,8 @@ static int same_tree(const struct cg_expr *a, const struct cg_expr *b)
         return a->op == b->op && same_tree(a->a, b->a) && same_tree(a->b, b->b);
     case CG_E_COND:
         return same_tree(a->a, b->a) && same_tree(a->b, b->b) && same_tree(a->c, b->c);
+    case CG_E_INDEX:
+        return strcmp(a->name, b->name) == 0 && same_tree(a->a, b->a);
     case CG_E_CALL:
         if (a->fn != b->fn || a->nargs != b->nargs) {
             return 0;

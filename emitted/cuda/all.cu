@@ -4,6 +4,7 @@
  * needs no edit when a schedule is added, and their table cg_cu_algos[]
  * (runtime/cuda/cg_cuda_algo.h). Each file also compiles alone. */
 #include "allgather_bruck.cu"
+#include "allgather_circulant.cu"
 #include "allgather_neighbor.cu"
 #include "allgather_recursive_doubling.cu"
 #include "allgather_ring.cu"
@@ -43,6 +44,22 @@ static const struct cg_cu_algo algo_allgather_bruck = {
     CG_TAG_COUNT(allgather_bruck), /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_bruck, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_allgather_circulant = {
+    "allgather_circulant", /* name */
+    CG_COLL_ALLGATHER, /* coll */
+    "Circulant graph (Traff): ceil(log2 p) rounds over skips halved from p (rounded up), one wrapping span a round; round-optimal, any p.", /* summary */
+    "schedules/allgather/circulant.json", /* file */
+    CG_TAG_BASE(allgather_circulant), /* tag_first */
+    CG_TAG_COUNT(allgather_circulant), /* tag_count */
+    NULL, /* allreduce */
+    cgcu_allgather_circulant, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
     NULL, /* alltoall */
@@ -528,6 +545,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_two_level_ring = {
 
 const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_allgather_bruck,
+    &algo_allgather_circulant,
     &algo_allgather_neighbor,
     &algo_allgather_recursive_doubling,
     &algo_allgather_ring,

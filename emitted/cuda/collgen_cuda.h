@@ -17,6 +17,7 @@ extern "C" {
 #include "collgen.h"
 
 int cgcu_allgather_bruck(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/bruck.json */
+int cgcu_allgather_circulant(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/circulant.json */
 int cgcu_allgather_neighbor(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/neighbor.json */
 int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/recursive_doubling.json */
 int cgcu_allgather_ring(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/ring.json */

@@ -5,6 +5,7 @@
 #include "allgather_allreduce.c"
 #include "allgather_alltoall.c"
 #include "allgather_bruck.c"
+#include "allgather_circulant.c"
 #include "allgather_gather_bcast.c"
 #include "allgather_hier.c"
 #include "allgather_lane.c"

@@ -12,6 +12,7 @@
 int cg_allgather_allreduce(CG_ALLGATHER_ARGS); /* schedules/allgather/allreduce.json */
 int cg_allgather_alltoall(CG_ALLGATHER_ARGS); /* schedules/allgather/alltoall.json */
 int cg_allgather_bruck(CG_ALLGATHER_ARGS); /* schedules/allgather/bruck.json */
+int cg_allgather_circulant(CG_ALLGATHER_ARGS); /* schedules/allgather/circulant.json */
 int cg_allgather_gather_bcast(CG_ALLGATHER_ARGS); /* schedules/allgather/gather_bcast.json */
 int cg_allgather_hier(CG_ALLGATHER_ARGS); /* schedules/allgather/hier.json */
 int cg_allgather_lane(CG_ALLGATHER_ARGS); /* schedules/allgather/lane.json */
@@ -95,6 +96,7 @@ struct cg_tag_layout {
     char allgather_allreduce[5];
     char allgather_alltoall[6];
     char allgather_bruck[4];
+    char allgather_circulant[4];
     char allgather_gather_bcast[5];
     char allgather_hier[7];
     char allgather_lane[8];
@@ -196,6 +198,13 @@ enum { /* schedules/allgather/bruck.json */
     CG_TAG_ALLGATHER_BRUCK__DISSEMINATION,
     CG_TAG_ALLGATHER_BRUCK__DISSEMINATION__ROUND,
     CG_TAG_ALLGATHER_BRUCK__DISSEMINATION__EXCHANGE,
+};
+
+enum { /* schedules/allgather/circulant.json */
+    CG_TAG_ALLGATHER_CIRCULANT = CG_TAG_BASE(allgather_circulant),
+    CG_TAG_ALLGATHER_CIRCULANT__CIRCULANT,
+    CG_TAG_ALLGATHER_CIRCULANT__CIRCULANT__ROUND,
+    CG_TAG_ALLGATHER_CIRCULANT__CIRCULANT__EXCHANGE,
 };
 
 enum { /* schedules/allgather/gather_bcast.json */
