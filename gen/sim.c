@@ -750,9 +750,9 @@ static int eval_tables(struct sim *m)
             if (eval(m, rank, t->size, &len[rank]) != 0) {
                 rc = -1;
             } else if (len[rank] < 0 || len[rank] > t->max) {
-                cg_sim_error(m->g, s, &m->w, rank, t->size->pos, "table '%s' would have %lld "
-                             "elements; \"size\" must be 0..%lld (its \"max\")", t->name,
-                             (long long)len[rank], (long long)t->max);
+                cg_sim_error(m->g, s, &m->w, rank, t->size->pos, "\"size\" is %lld, outside "
+                             "0..%lld (the table's \"max\")", (long long)len[rank],
+                             (long long)t->max);
                 rc = -1;
             } else if (len[rank] > most) {
                 most = len[rank];
