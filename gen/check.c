@@ -269,32 +269,45 @@ static void lets(struct checker *ck, struct cg_let *l, int n)
 }
 
 /* "tables": each table's name is visible in its own "value" (elements
- * computed before) and everywhere after it; its index only in "value".
- * Elements get slots from CG_TABLE_SLOT0 on, past every named slot. */
+ * computed before) and everywhere after it; its index only in "value". A
+ * group's columns are all visible in each other's values (the loop fills
+ * element i of each in turn). Elements get slots from CG_TABLE_SLOT0 on,
+ * past every named slot. */
 static void tables(struct checker *ck)
 {
     struct cg_schedule *s = ck->s;
     int64_t next = CG_TABLE_SLOT0;
-    for (int i = 0; i < s->ntables; i++) {
-        struct cg_table *t = &s->tables[i];
-        bind(ck, t->size, "a table's \"size\"");
-        t->slot = declare(ck, t->name, t->pos, "table name", &t->used);
-        if (t->slot < 0) {
-            continue;
+    for (int g = 0; g < s->ntables; g += s->tables[g].ncols > 0 ? s->tables[g].ncols : 1) {
+        struct cg_table *cols = &s->tables[g];
+        int n = cols[0].ncols > 0 ? cols[0].ncols : 1;
+        if (cols[0].group != NULL) {
+            ident_ok(ck, cols[0].group, cols[0].pos, "table group name");
         }
-        ck->vars[ck->nvars - 1].table = t;
-        if (t->max > 0 && next + t->max > CG_TABLE_SLOT0 + CG_TABLES_TOTAL_MAX) {
-            err(ck, t->max_pos, "table '%s': the tables' \"max\" add up to more than %d "
-                "elements", t->name, CG_TABLES_TOTAL_MAX);
-        } else {
-            t->base = (int)next;
-            next += t->max;
+        bind(ck, cols[0].size, "a table's \"size\"");
+        for (int c = 0; c < n; c++) {
+            struct cg_table *t = &cols[c];
+            t->slot = declare(ck, t->name, t->pos, "table name", &t->used);
+            if (t->slot < 0) {
+                continue;
+            }
+            ck->vars[ck->nvars - 1].table = t;
+            if (t->max > 0 && next + t->max > CG_TABLE_SLOT0 + CG_TABLES_TOTAL_MAX) {
+                err(ck, t->max_pos, "table '%s': the tables' \"max\" add up to more than %d "
+                    "elements", t->name, CG_TABLES_TOTAL_MAX);
+            } else {
+                t->base = (int)next;
+                next += t->max;
+            }
         }
-        if (t->var != NULL) {
-            t->var_slot = declare(ck, t->var, t->var_pos, "table index name", NULL);
+        int var_slot = -1;
+        if (cols[0].var != NULL) {
+            var_slot = declare(ck, cols[0].var, cols[0].var_pos, "table index name", NULL);
         }
-        bind(ck, t->value, "a table's \"value\"");
-        if (t->var != NULL && t->var_slot >= 0) {
+        for (int c = 0; c < n; c++) {
+            cols[c].var_slot = var_slot;
+            bind(ck, cols[c].value, "a table's \"value\"");
+        }
+        if (var_slot >= 0) {
             ck->nvars--; /* the index is visible in "value" only */
         }
     }

@@ -73,8 +73,12 @@ static void mark_schedule(struct cg_emitter *em)
     for (int i = s->ntables - 1; i >= 0; i--) {
         const struct cg_table *t = &s->tables[i];
         if (t->slot >= 0 && em->used[t->slot]) {
-            mark_expr(em, t->size);
-            mark_expr(em, t->value);
+            /* A group is filled by one loop: all its columns or none. */
+            for (int c = t->first; c < t->first + t->ncols; c++) {
+                em->used[s->tables[c].slot] = 1;
+                mark_expr(em, s->tables[c].size);
+                mark_expr(em, s->tables[c].value);
+            }
         }
     }
     for (int i = s->nlets - 1; i >= 0; i--) {
@@ -460,24 +464,35 @@ static void emit_lets(struct cg_emitter *em, const struct cg_let *l, int n)
 }
 
 /* A table: an array of its "max", its length checked, a loop filling it
- * in order (element k may read elements before k). */
+ * in order (element k may read elements before k); a group's columns are
+ * filled by one loop, one statement each. */
 static void emit_tables(struct cg_emitter *em)
 {
     const struct cg_schedule *s = em->s;
     struct cg_out *o = em->o;
-    for (int i = 0; i < s->ntables; i++) {
-        const struct cg_table *t = &s->tables[i];
+    for (int g = 0; g < s->ntables; g += s->tables[g].ncols) {
+        const struct cg_table *cols = &s->tables[g], *t = cols;
         if (!em->used[t->slot]) {
             continue;
         }
         const char *n = cg_emit_c_expr(t->size);
-        cg_out_line(o, "/* %s:%d table %s: %s elements */", em->base, t->pos.line, t->name,
-                    cg_emit_src_expr(t->size));
-        cg_out_line(o, "int %s[%lld];", t->name, (long long)t->max);
+        if (t->group != NULL) {
+            cg_out_line(o, "/* %s:%d tables %s: %s elements each */", em->base, t->pos.line,
+                        t->group, cg_emit_src_expr(t->size));
+        } else {
+            cg_out_line(o, "/* %s:%d table %s: %s elements */", em->base, t->pos.line, t->name,
+                        cg_emit_src_expr(t->size));
+        }
+        for (int c = 0; c < t->ncols; c++) {
+            cg_out_line(o, "int %s[%lld];", cols[c].name, (long long)t->max);
+        }
         cg_out_line(o, "%s(cg_table_fits(%s, %lld, \"%s\"));",
-                    em->api->gpu ? "CG_CU_RETURN_ON" : "CG_TRY", n, (long long)t->max, t->name);
+                    em->api->gpu ? "CG_CU_RETURN_ON" : "CG_TRY", n, (long long)t->max,
+                    t->group != NULL ? t->group : t->name);
         cg_out_open(o, "for (int %s = 0; %s < %s; %s++)", t->var, t->var, n, t->var);
-        cg_out_line(o, "%s[%s] = %s;", t->name, t->var, cg_emit_c_expr(t->value));
+        for (int c = 0; c < t->ncols; c++) {
+            cg_out_line(o, "%s[%s] = %s;", cols[c].name, t->var, cg_emit_c_expr(cols[c].value));
+        }
         cg_out_close(o);
     }
 }

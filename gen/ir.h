@@ -138,6 +138,12 @@ struct cg_table {
     struct cg_pos pos;     /* the key */
     struct cg_pos max_pos; /* the "max" value */
     struct cg_pos var_pos; /* the "var" value */
+    /* A group ("columns"): tables of one size and index filled in one loop,
+     * element i of each column in turn; tables[first .. first + ncols - 1].
+     * A plain table is a group of one. */
+    const char *group;     /* the group's label (NULL: a plain table) */
+    int first;             /* index of the group's first column */
+    int ncols;             /* columns in the group (on every column) */
 };
 
 /* The most elements of one table, and of all a schedule's tables together;

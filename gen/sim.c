@@ -730,7 +730,8 @@ static int eval_lets(struct sim *m, const struct cg_let *lets, int nlets, const 
 
 /* The tables, in order, on every rank: the length first (0..max), then
  * element i on the ranks whose table has more than i elements, each
- * reading the elements before it (env[t->slot] counts those). */
+ * reading the elements before it (env[t->slot] counts those); a group's
+ * columns take turns at each i. */
 static int eval_tables(struct sim *m)
 {
     const struct cg_schedule *s = m->s;
@@ -739,14 +740,17 @@ static int eval_tables(struct sim *m)
     if (s->ntables > 0 && (len = calloc((size_t)m->p, sizeof(int64_t))) == NULL) {
         cg_panic("out of memory");
     }
-    for (int ti = 0; ti < s->ntables && rc == 0; ti++) {
-        const struct cg_table *t = &s->tables[ti];
+    for (int g = 0; g < s->ntables && rc == 0; g += s->tables[g].ncols) {
+        const struct cg_table *cols = &s->tables[g];
+        const struct cg_table *t = cols;
         int64_t most = 0;
         m->w.table = t;
         m->w.element = -1;
         columns_reset(m);
         for (int rank = 0; rank < m->p && rc == 0; rank++) {
-            env_of(m, rank)[t->slot] = 0;
+            for (int c = 0; c < t->ncols; c++) {
+                env_of(m, rank)[cols[c].slot] = 0;
+            }
             if (eval(m, rank, t->size, &len[rank]) != 0) {
                 rc = -1;
             } else if (len[rank] < 0 || len[rank] > t->max) {
@@ -767,22 +771,26 @@ static int eval_tables(struct sim *m)
                     m->ranks[n++] = rank;
                 }
             }
-            if (spend(m, n + 10, t->pos) != 0) {
-                rc = -1;
-                break;
-            }
-            columns_reset(m);
-            column(m, t->value, m->ranks, n);
-            for (int k = 0; k < n && rc == 0; k++) {
-                int64_t *env = env_of(m, m->ranks[k]);
-                if (eval(m, m->ranks[k], t->value, &env[t->base + i]) != 0) {
+            for (int c = 0; c < t->ncols && rc == 0; c++) {
+                const struct cg_table *col = &cols[c];
+                m->w.table = col;
+                if (spend(m, n + 10, col->pos) != 0) {
                     rc = -1;
+                    break;
                 }
-            }
-            /* Why after the loop: every rank's element i reads elements
-             * before i only, so the column above saw the lengths as i. */
-            for (int k = 0; k < n; k++) {
-                env_of(m, m->ranks[k])[t->slot] = i + 1;
+                columns_reset(m);
+                column(m, col->value, m->ranks, n);
+                for (int k = 0; k < n && rc == 0; k++) {
+                    int64_t *env = env_of(m, m->ranks[k]);
+                    if (eval(m, m->ranks[k], col->value, &env[col->base + i]) != 0) {
+                        rc = -1;
+                    }
+                }
+                /* Why after the loop: every rank's element i reads elements
+                 * before i only, so the column above saw the lengths as i. */
+                for (int k = 0; k < n; k++) {
+                    env_of(m, m->ranks[k])[col->slot] = i + 1;
+                }
             }
         }
     }
