@@ -437,6 +437,23 @@ static const struct cg_algo algo_bcast_chain = {
     .nparams = 1,
 };
 
+static const struct cg_param_info params_bcast_circulant[] = {
+    { "n", 4, 1, 6 },
+};
+
+static const struct cg_algo algo_bcast_circulant = {
+    .name = "bcast_circulant",
+    .coll = CG_COLL_BCAST,
+    .summary = "Circulant graph (Traff): n blocks in n - 1 + ceil(log2 p) rounds, round-optimal, any p; per-rank receive and send schedules computed by tables.",
+    .file = "schedules/bcast/circulant.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(bcast_circulant),
+    .tag_count = CG_TAG_COUNT(bcast_circulant),
+    .fn = { .bcast = cg_bcast_circulant },
+    .params = params_bcast_circulant,
+    .nparams = 1,
+};
+
 static const struct cg_algo algo_bcast_hier = {
     .name = "bcast_hier",
     .coll = CG_COLL_BCAST,
@@ -945,6 +962,7 @@ const struct cg_algo *const cg_algos[] = {
     &algo_bcast_binomial_doubling,
     &algo_bcast_binomial_halving,
     &algo_bcast_chain,
+    &algo_bcast_circulant,
     &algo_bcast_hier,
     &algo_bcast_knomial,
     &algo_bcast_lane,

@@ -475,7 +475,16 @@ static void emit_tables(struct cg_emitter *em)
         if (!em->used[t->slot]) {
             continue;
         }
-        const char *n = cg_emit_c_expr(t->size);
+        /* Why the parentheses: the size is printed after "<" in the loop;
+         * only operands binding tighter than "<" may stand bare. */
+        const struct cg_expr *z = t->size;
+        int bare = z->kind == CG_E_NUM || z->kind == CG_E_NAME || z->kind == CG_E_CALL ||
+                   z->kind == CG_E_INDEX ||
+                   (z->kind == CG_E_BINARY &&
+                    (z->op == CG_OP_ADD || z->op == CG_OP_SUB || z->op == CG_OP_MUL ||
+                     z->op == CG_OP_DIV || z->op == CG_OP_MOD));
+        char n[1040];
+        snprintf(n, sizeof(n), bare ? "%s" : "(%s)", cg_emit_c_expr(z));
         if (t->group != NULL) {
             cg_out_line(o, "/* %s:%d tables %s: %s elements each */", em->base, t->pos.line,
                         t->group, cg_emit_src_expr(t->size));

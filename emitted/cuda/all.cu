@@ -27,6 +27,7 @@
 #include "bcast_binomial_doubling.cu"
 #include "bcast_binomial_halving.cu"
 #include "bcast_chain.cu"
+#include "bcast_circulant.cu"
 #include "bcast_knomial.cu"
 #include "bcast_pipeline.cu"
 #include "bcast_scatter_allgather.cu"
@@ -423,6 +424,26 @@ static const struct cg_cu_algo algo_bcast_chain = {
     1 /* nparams */
 };
 
+static const struct cg_param_info params_bcast_circulant[] = {
+    { "n", 4, 1, 6 },
+};
+
+static const struct cg_cu_algo algo_bcast_circulant = {
+    "bcast_circulant", /* name */
+    CG_COLL_BCAST, /* coll */
+    "Circulant graph (Traff): n blocks in n - 1 + ceil(log2 p) rounds, round-optimal, any p; per-rank receive and send schedules computed by tables.", /* summary */
+    "schedules/bcast/circulant.json", /* file */
+    CG_TAG_BASE(bcast_circulant), /* tag_first */
+    CG_TAG_COUNT(bcast_circulant), /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    cgcu_bcast_circulant, /* bcast */
+    NULL, /* alltoall */
+    params_bcast_circulant, /* params */
+    1 /* nparams */
+};
+
 static const struct cg_param_info params_bcast_knomial[] = {
     { "radix", 4, 2, 8 },
 };
@@ -568,6 +589,7 @@ const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_bcast_binomial_doubling,
     &algo_bcast_binomial_halving,
     &algo_bcast_chain,
+    &algo_bcast_circulant,
     &algo_bcast_knomial,
     &algo_bcast_pipeline,
     &algo_bcast_scatter_allgather,

@@ -40,6 +40,7 @@ int cgcu_bcast_bine(CG_CU_BCAST_ARGS); /* schedules/bcast/bine.json */
 int cgcu_bcast_binomial_doubling(CG_CU_BCAST_ARGS); /* schedules/bcast/binomial_doubling.json */
 int cgcu_bcast_binomial_halving(CG_CU_BCAST_ARGS); /* schedules/bcast/binomial_halving.json */
 int cgcu_bcast_chain(CG_CU_BCAST_ARGS); /* schedules/bcast/chain.json */
+int cgcu_bcast_circulant(CG_CU_BCAST_ARGS); /* schedules/bcast/circulant.json */
 int cgcu_bcast_knomial(CG_CU_BCAST_ARGS); /* schedules/bcast/knomial.json */
 int cgcu_bcast_pipeline(CG_CU_BCAST_ARGS); /* schedules/bcast/pipeline.json */
 int cgcu_bcast_scatter_allgather(CG_CU_BCAST_ARGS); /* schedules/bcast/scatter_allgather.json */

@@ -40,6 +40,7 @@
 #include "bcast_binomial_doubling.c"
 #include "bcast_binomial_halving.c"
 #include "bcast_chain.c"
+#include "bcast_circulant.c"
 #include "bcast_hier.c"
 #include "bcast_knomial.c"
 #include "bcast_lane.c"

@@ -47,6 +47,7 @@ int cg_bcast_bine(CG_BCAST_ARGS); /* schedules/bcast/bine.json */
 int cg_bcast_binomial_doubling(CG_BCAST_ARGS); /* schedules/bcast/binomial_doubling.json */
 int cg_bcast_binomial_halving(CG_BCAST_ARGS); /* schedules/bcast/binomial_halving.json */
 int cg_bcast_chain(CG_BCAST_ARGS); /* schedules/bcast/chain.json */
+int cg_bcast_circulant(CG_BCAST_ARGS); /* schedules/bcast/circulant.json */
 int cg_bcast_hier(CG_BCAST_ARGS); /* schedules/bcast/hier.json */
 int cg_bcast_knomial(CG_BCAST_ARGS); /* schedules/bcast/knomial.json */
 int cg_bcast_lane(CG_BCAST_ARGS); /* schedules/bcast/lane.json */
@@ -131,6 +132,7 @@ struct cg_tag_layout {
     char bcast_binomial_doubling[4];
     char bcast_binomial_halving[4];
     char bcast_chain[4];
+    char bcast_circulant[4];
     char bcast_hier[5];
     char bcast_knomial[4];
     char bcast_lane[7];
@@ -605,6 +607,13 @@ enum { /* schedules/bcast/chain.json */
     CG_TAG_BCAST_CHAIN__PIPELINE,
     CG_TAG_BCAST_CHAIN__PIPELINE__ROUND,
     CG_TAG_BCAST_CHAIN__PIPELINE__EXCHANGE,
+};
+
+enum { /* schedules/bcast/circulant.json */
+    CG_TAG_BCAST_CIRCULANT = CG_TAG_BASE(bcast_circulant),
+    CG_TAG_BCAST_CIRCULANT__CIRCULANT,
+    CG_TAG_BCAST_CIRCULANT__CIRCULANT__ROUND,
+    CG_TAG_BCAST_CIRCULANT__CIRCULANT__EXCHANGE,
 };
 
 enum { /* schedules/bcast/hier.json */
