@@ -141,9 +141,11 @@ int cg_mutate(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s, F
         t->value = bin(arena, CG_OP_ADD, value, num(arena, 1, value->pos));
         try_mutant(&r, value->pos, "table element off by one");
         t->value = value;
-        t->size = bin(arena, CG_OP_SUB, size, num(arena, 1, size->pos));
-        try_mutant(&r, size->pos, "table one element short");
-        t->size = size;
+        if (t->first == ti) { /* a group's size is its first column's */
+            t->size = bin(arena, CG_OP_SUB, size, num(arena, 1, size->pos));
+            try_mutant(&r, size->pos, "table one element short");
+            t->size = size;
+        }
     }
     for (int pi = 0; pi < s->nphases; pi++) {
         struct cg_phase *ph = &s->phases[pi];
