@@ -47,6 +47,17 @@ static const struct cg_algo algo_allgather_bruck = {
     .fn = { .allgather = cg_allgather_bruck },
 };
 
+static const struct cg_algo algo_allgather_circulant = {
+    .name = "allgather_circulant",
+    .coll = CG_COLL_ALLGATHER,
+    .summary = "Circulant graph (Traff): ceil(log2 p) rounds over skips halved from p (rounded up), one wrapping span a round; round-optimal, any p.",
+    .file = "schedules/allgather/circulant.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(allgather_circulant),
+    .tag_count = CG_TAG_COUNT(allgather_circulant),
+    .fn = { .allgather = cg_allgather_circulant },
+};
+
 static const struct cg_algo algo_allgather_gather_bcast = {
     .name = "allgather_gather_bcast",
     .coll = CG_COLL_ALLGATHER,
@@ -451,6 +462,23 @@ static const struct cg_algo algo_bcast_chain = {
     .tag_count = CG_TAG_COUNT(bcast_chain),
     .fn = { .bcast = cg_bcast_chain },
     .params = params_bcast_chain,
+    .nparams = 1,
+};
+
+static const struct cg_param_info params_bcast_circulant[] = {
+    { "n", 4, 1, 6 },
+};
+
+static const struct cg_algo algo_bcast_circulant = {
+    .name = "bcast_circulant",
+    .coll = CG_COLL_BCAST,
+    .summary = "Circulant graph (Traff): n blocks in n - 1 + ceil(log2 p) rounds, round-optimal, any p; per-rank receive and send schedules computed by tables.",
+    .file = "schedules/bcast/circulant.json",
+    .commutative_only = 0,
+    .tag_first = CG_TAG_BASE(bcast_circulant),
+    .tag_count = CG_TAG_COUNT(bcast_circulant),
+    .fn = { .bcast = cg_bcast_circulant },
+    .params = params_bcast_circulant,
     .nparams = 1,
 };
 
@@ -1000,6 +1028,7 @@ const struct cg_algo *const cg_algos[] = {
     &algo_allgather_alltoall,
     &algo_allgather_bine,
     &algo_allgather_bruck,
+    &algo_allgather_circulant,
     &algo_allgather_gather_bcast,
     &algo_allgather_hier,
     &algo_allgather_lane,
@@ -1035,6 +1064,7 @@ const struct cg_algo *const cg_algos[] = {
     &algo_bcast_binomial_doubling,
     &algo_bcast_binomial_halving,
     &algo_bcast_chain,
+    &algo_bcast_circulant,
     &algo_bcast_hier,
     &algo_bcast_knomial,
     &algo_bcast_lane,

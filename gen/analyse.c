@@ -344,7 +344,7 @@ int cg_analyse(struct cg_gen *g, const struct cg_schedule *s, int p, int root, s
     t.step_in = mem + 4 * p;
     struct cg_sim_consumer c = { .arg = &t, .start = on_start, .exchange = on_exchange,
                                   .local = on_local };
-    struct cg_sim_cfg cfg = { p, root, cg_analyse_ppn(g, s, p), NULL, 0, NULL, 0, 0 };
+    struct cg_sim_cfg cfg = { p, root, cg_analyse_ppn(g, s, p), NULL, 0, NULL, 0, 0, NULL };
     cfg.run_max = g->opt != NULL ? g->opt->sim_max_work : 0;
     int rc = cg_sim_run_cfg(g, s, &cfg, &c);
     for (int r = 0; r < p; r++) {
@@ -400,7 +400,7 @@ int cg_tag_counts(struct cg_gen *g, const struct cg_schedule *s, int p, int root
     }
     struct cg_sim_consumer c = { .arg = &t, .phase_ranks = on_phase_ranks,
                                  .round_ranks = on_round_ranks, .step_ranks = on_step_ranks };
-    struct cg_sim_cfg cfg = { p, root, cg_analyse_ppn(g, s, p), NULL, 0, NULL, 0, 0 };
+    struct cg_sim_cfg cfg = { p, root, cg_analyse_ppn(g, s, p), NULL, 0, NULL, 0, 0, NULL };
     int rc = cg_sim_run_cfg(g, s, &cfg, &c);
     const char **paths = calloc((size_t)s->ntags, sizeof(char *));
     char **owned = calloc((size_t)s->ntags, sizeof(char *));

@@ -51,6 +51,7 @@ struct scope_entry {
     int slot;          /* its slot */
     struct cg_pos pos; /* where declared (0 for builtins) */
     int *used;         /* set to 1 when an expression mentions it (may be NULL) */
+    const struct cg_table *table; /* a table's name: read only as name[i] */
 };
 
 struct checker {
@@ -62,6 +63,7 @@ struct checker {
     const char *slot_names[256]; /* by slot */
     unsigned char slot_wide[256];/* by slot: a let bound to a 64-bit value */
     const char *context;         /* what the current expression is, for messages */
+    int table_slots;             /* elements of all tables (slots from CG_TABLE_SLOT0) */
 };
 
 static void err(struct checker *ck, struct cg_pos pos, const char *fmt, ...)
@@ -142,7 +144,7 @@ static int declare(struct checker *ck, const char *name, struct cg_pos pos, cons
     }
     int slot = ck->nslots++;
     ck->slot_names[slot] = name;
-    ck->vars[ck->nvars++] = (struct scope_entry){ name, slot, pos, used };
+    ck->vars[ck->nvars++] = (struct scope_entry){ name, slot, pos, used, NULL };
     return slot;
 }
 
@@ -151,6 +153,21 @@ static void bind_one(struct cg_expr *e, void *arg)
     struct checker *ck = arg;
     for (int i = ck->nvars - 1; i >= 0; i--) {
         if (strcmp(ck->vars[i].name, e->name) == 0) {
+            const struct cg_table *t = ck->vars[i].table;
+            if (e->kind == CG_E_INDEX && t == NULL) {
+                err(ck, e->pos, "'%s' in %s is not a table (only a table's name takes "
+                    "[index])", e->name, ck->context);
+                return;
+            }
+            if (e->kind == CG_E_NAME && t != NULL) {
+                err(ck, e->pos, "'%s' in %s is a table: read one element, %s[i]", e->name,
+                    ck->context, e->name);
+                return;
+            }
+            if (t != NULL) {
+                e->tbase = t->base;
+                e->tmax = (int)t->max;
+            }
             e->slot = ck->vars[i].slot;
             if (ck->vars[i].used) {
                 *ck->vars[i].used = 1;
@@ -164,6 +181,9 @@ static void bind_one(struct cg_expr *e, void *arg)
                                     strcmp(e->name, "node") == 0 || strcmp(e->name, "local") == 0)) {
         err(ck, e->pos, "'%s' in %s: node and lane names need \"topology\": {\"fallback\": ...} "
             "in the schedule", e->name, ck->context);
+    } else if (e->kind == CG_E_INDEX) {
+        err(ck, e->pos, "unknown table '%s' in %s%s", e->name, ck->context,
+            ck->s->ntables > 0 ? "" : " (a schedule's \"tables\" declares them)");
     } else if (strcmp(e->name, "count") == 0) {
         err(ck, e->pos, "'count' in %s: schedules are verified for every count, so peers and "
             "blocks may not depend on it", ck->context);
@@ -311,6 +331,52 @@ static void lets(struct checker *ck, struct cg_let *l, int n)
     }
 }
 
+/* "tables": each table's name is visible in its own "value" (elements
+ * computed before) and everywhere after it; its index only in "value". A
+ * group's columns are all visible in each other's values (the loop fills
+ * element i of each in turn). Elements get slots from CG_TABLE_SLOT0 on,
+ * past every named slot. */
+static void tables(struct checker *ck)
+{
+    struct cg_schedule *s = ck->s;
+    int64_t next = CG_TABLE_SLOT0;
+    for (int g = 0; g < s->ntables; g += s->tables[g].ncols > 0 ? s->tables[g].ncols : 1) {
+        struct cg_table *cols = &s->tables[g];
+        int n = cols[0].ncols > 0 ? cols[0].ncols : 1;
+        if (cols[0].group != NULL) {
+            ident_ok(ck, cols[0].group, cols[0].pos, "table group name");
+        }
+        bind(ck, cols[0].size, "a table's \"size\"");
+        for (int c = 0; c < n; c++) {
+            struct cg_table *t = &cols[c];
+            t->slot = declare(ck, t->name, t->pos, "table name", &t->used);
+            if (t->slot < 0) {
+                continue;
+            }
+            ck->vars[ck->nvars - 1].table = t;
+            if (t->max > 0 && next + t->max > CG_TABLE_SLOT0 + CG_TABLES_TOTAL_MAX) {
+                err(ck, t->max_pos, "table '%s': the tables' \"max\" add up to more than %d "
+                    "elements", t->name, CG_TABLES_TOTAL_MAX);
+            } else {
+                t->base = (int)next;
+                next += t->max;
+            }
+        }
+        int var_slot = -1;
+        if (cols[0].var != NULL) {
+            var_slot = declare(ck, cols[0].var, cols[0].var_pos, "table index name", NULL);
+        }
+        for (int c = 0; c < n; c++) {
+            cols[c].var_slot = var_slot;
+            bind(ck, cols[c].value, "a table's \"value\"");
+        }
+        if (var_slot >= 0) {
+            ck->nvars--; /* the index is visible in "value" only */
+        }
+    }
+    ck->table_slots = (int)(next - CG_TABLE_SLOT0);
+}
+
 static const char *step_default_name(const struct cg_phase *ph, int i, struct cg_arena *a)
 {
     const char *base = cg_op_names[ph->steps[i].kind];
@@ -342,8 +408,8 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
     ck->s = s;
     int before = g->diag.errors;
     struct cg_pos none = { 0, 0 };
-    ck->vars[0] = (struct scope_entry){ "p", CG_SLOT_P, none, NULL };
-    ck->vars[1] = (struct scope_entry){ "rank", CG_SLOT_RANK, none, NULL };
+    ck->vars[0] = (struct scope_entry){ "p", CG_SLOT_P, none, NULL, NULL };
+    ck->vars[1] = (struct scope_entry){ "rank", CG_SLOT_RANK, none, NULL, NULL };
     ck->slot_names[0] = "p";
     ck->slot_names[1] = "rank";
     ck->slot_names[2] = "root";
@@ -353,13 +419,13 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
     ck->slot_names[CG_SLOT_LOCAL] = "local";
     ck->nvars = 2;
     if (cg_colls[s->coll].rooted) {
-        ck->vars[ck->nvars++] = (struct scope_entry){ "root", CG_SLOT_ROOT, none, NULL };
+        ck->vars[ck->nvars++] = (struct scope_entry){ "root", CG_SLOT_ROOT, none, NULL, NULL };
     }
     if (s->topology) {
-        ck->vars[ck->nvars++] = (struct scope_entry){ "ppn", CG_SLOT_PPN, none, NULL };
-        ck->vars[ck->nvars++] = (struct scope_entry){ "nnodes", CG_SLOT_NNODES, none, NULL };
-        ck->vars[ck->nvars++] = (struct scope_entry){ "node", CG_SLOT_NODE, none, NULL };
-        ck->vars[ck->nvars++] = (struct scope_entry){ "local", CG_SLOT_LOCAL, none, NULL };
+        ck->vars[ck->nvars++] = (struct scope_entry){ "ppn", CG_SLOT_PPN, none, NULL, NULL };
+        ck->vars[ck->nvars++] = (struct scope_entry){ "nnodes", CG_SLOT_NNODES, none, NULL, NULL };
+        ck->vars[ck->nvars++] = (struct scope_entry){ "node", CG_SLOT_NODE, none, NULL, NULL };
+        ck->vars[ck->nvars++] = (struct scope_entry){ "local", CG_SLOT_LOCAL, none, NULL, NULL };
         if (s->fallback != NULL) {
             ident_ok(ck, s->fallback, s->fallback_pos, "fallback schedule name");
         }
@@ -435,6 +501,7 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
     bind(ck, s->scratch, "\"scratch\"");
     int param_vars = ck->nvars;
     lets(ck, s->lets, s->nlets);
+    tables(ck);
     int global_vars = ck->nvars;
 
     int step_index = 1, tag = 1;
@@ -550,8 +617,16 @@ int cg_check(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s)
     }
     s->ntags = tag;
     s->nslots = ck->nslots;
-    s->slot_names = cg_arena_alloc(arena, sizeof(char *) * (size_t)ck->nslots);
+    if (s->ntables > 0) {
+        s->nslots = CG_TABLE_SLOT0 + ck->table_slots;
+    }
+    s->slot_names = cg_arena_alloc(arena, sizeof(char *) * (size_t)s->nslots);
     memcpy(s->slot_names, ck->slot_names, sizeof(char *) * (size_t)ck->nslots);
+    for (int i = 0; i < s->ntables; i++) {
+        for (int64_t k = 0; s->tables[i].base > 0 && k < s->tables[i].max; k++) {
+            s->slot_names[s->tables[i].base + k] = s->tables[i].name;
+        }
+    }
     if (g->diag.errors > before) {
         return -1;
     }

@@ -73,6 +73,18 @@ static void mark_schedule(struct cg_emitter *em)
             }
         }
     }
+    /* Tables come after the lets and may read them and earlier tables. */
+    for (int i = s->ntables - 1; i >= 0; i--) {
+        const struct cg_table *t = &s->tables[i];
+        if (t->slot >= 0 && em->used[t->slot]) {
+            /* A group is filled by one loop: all its columns or none. */
+            for (int c = t->first; c < t->first + t->ncols; c++) {
+                em->used[s->tables[c].slot] = 1;
+                mark_expr(em, s->tables[c].size);
+                mark_expr(em, s->tables[c].value);
+            }
+        }
+    }
     for (int i = s->nlets - 1; i >= 0; i--) {
         if (em->used[s->lets[i].slot]) {
             mark_expr(em, s->lets[i].expr);
@@ -566,6 +578,49 @@ static void emit_lets(struct cg_emitter *em, const struct cg_let *l, int n)
     }
 }
 
+/* A table: an array of its "max", its length checked, a loop filling it
+ * in order (element k may read elements before k); a group's columns are
+ * filled by one loop, one statement each. */
+static void emit_tables(struct cg_emitter *em)
+{
+    const struct cg_schedule *s = em->s;
+    struct cg_out *o = em->o;
+    for (int g = 0; g < s->ntables; g += s->tables[g].ncols) {
+        const struct cg_table *cols = &s->tables[g], *t = cols;
+        if (!em->used[t->slot]) {
+            continue;
+        }
+        /* Why the parentheses: the size is printed after "<" in the loop;
+         * only operands binding tighter than "<" may stand bare. */
+        const struct cg_expr *z = t->size;
+        int bare = z->kind == CG_E_NUM || z->kind == CG_E_NAME || z->kind == CG_E_CALL ||
+                   z->kind == CG_E_INDEX ||
+                   (z->kind == CG_E_BINARY &&
+                    (z->op == CG_OP_ADD || z->op == CG_OP_SUB || z->op == CG_OP_MUL ||
+                     z->op == CG_OP_DIV || z->op == CG_OP_MOD));
+        char n[1040];
+        snprintf(n, sizeof(n), bare ? "%s" : "(%s)", cg_emit_c_expr(z));
+        if (t->group != NULL) {
+            cg_out_line(o, "/* %s:%d tables %s: %s elements each */", em->base, t->pos.line,
+                        t->group, cg_emit_src_expr(t->size));
+        } else {
+            cg_out_line(o, "/* %s:%d table %s: %s elements */", em->base, t->pos.line, t->name,
+                        cg_emit_src_expr(t->size));
+        }
+        for (int c = 0; c < t->ncols; c++) {
+            cg_out_line(o, "int %s[%lld];", cols[c].name, (long long)t->max);
+        }
+        cg_out_line(o, "%s(cg_table_fits(%s, %lld, \"%s\"));",
+                    em->api->gpu ? "CG_CU_RETURN_ON" : "CG_TRY", n, (long long)t->max,
+                    t->group != NULL ? t->group : t->name);
+        cg_out_open(o, "for (int %s = 0; %s < %s; %s++)", t->var, t->var, n, t->var);
+        for (int c = 0; c < t->ncols; c++) {
+            cg_out_line(o, "%s[%s] = %s;", cols[c].name, t->var, cg_emit_c_expr(cols[c].value));
+        }
+        cg_out_close(o);
+    }
+}
+
 static void emit_phase(struct cg_emitter *em, const struct cg_phase *ph)
 {
     struct cg_out *o = em->o;
@@ -850,6 +905,7 @@ static void prologue(struct cg_emitter *em)
         }
     }
     emit_lets(em, s->lets, s->nlets);
+    emit_tables(em);
     cg_emit_tag_name(em, tag, sizeof(tag), NULL, NULL);
     cg_out_line(o, "%s(%s);", api->tag_begin, tag);
     cg_out_line(o, "CG_TRY(%s(&c, %s, %s, &out, %s, %s));", api->buffers,

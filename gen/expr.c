@@ -35,7 +35,8 @@ enum prec {
 enum tok_kind {
     T_END, T_INT, T_NAME, T_LPAREN, T_RPAREN, T_COMMA, T_QUEST, T_COLON,
     T_OROR, T_ANDAND, T_BOR, T_BXOR, T_BAND, T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE,
-    T_SHL, T_SHR, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT, T_NOT, T_TILDE
+    T_SHL, T_SHR, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT, T_NOT, T_TILDE,
+    T_LBRACK, T_RBRACK
 };
 
 struct tok {
@@ -196,6 +197,8 @@ static int lex(struct parser *p)
     case '(': p->tok.kind = T_LPAREN; return 0;
     case ')': p->tok.kind = T_RPAREN; return 0;
     case ',': p->tok.kind = T_COMMA; return 0;
+    case '[': p->tok.kind = T_LBRACK; return 0;
+    case ']': p->tok.kind = T_RBRACK; return 0;
     case '?': p->tok.kind = T_QUEST; return 0;
     case ':': p->tok.kind = T_COLON; return 0;
     case '^': p->tok.kind = T_BXOR; return 0;
@@ -393,6 +396,35 @@ static struct cg_expr *parse_call(struct parser *p, size_t name_off, size_t name
     return e;
 }
 
+/* NAME '[' cond ']': a table's element (the table is bound by check). */
+static struct cg_expr *parse_index(struct parser *p, size_t name_off, size_t name_len)
+{
+    size_t lbrack = p->tok.off;
+    if (enter(p) != 0 || lex(p) != 0) {
+        return NULL;
+    }
+    struct cg_expr *i = parse_cond(p);
+    p->depth--;
+    if (i == NULL) {
+        return NULL;
+    }
+    if (p->tok.kind != T_RBRACK) {
+        char tt[64];
+        parse_error(p, p->tok.off, "expected ']' to close '[' at column %d, found %s",
+                    column_of(p, lbrack), tok_text(p, tt, sizeof(tt)));
+        return NULL;
+    }
+    if (lex(p) != 0) {
+        return NULL;
+    }
+    struct cg_expr *e = new_node(p, CG_E_INDEX, name_off);
+    char *name = cg_arena_alloc(p->arena, name_len + 1);
+    memcpy(name, p->text + name_off, name_len);
+    e->name = name;
+    e->a = i;
+    return e;
+}
+
 static struct cg_expr *parse_primary(struct parser *p)
 {
     size_t off = p->tok.off;
@@ -409,6 +441,9 @@ static struct cg_expr *parse_primary(struct parser *p)
         }
         if (p->tok.kind == T_LPAREN) {
             return parse_call(p, off, len);
+        }
+        if (p->tok.kind == T_LBRACK) {
+            return parse_index(p, off, len);
         }
         struct cg_expr *e = new_node(p, CG_E_NAME, off);
         char *name = cg_arena_alloc(p->arena, len + 1);
@@ -819,6 +854,43 @@ static int eval_binary(struct eval *ev, const struct cg_expr *e, int64_t *out)
     return why != NULL ? fail(ev, e, why) : 0;
 }
 
+/* Why a thread-local message: the index and the table's length say more
+ * than "out of range", and cg_expr_eval's callers print `why` at once. */
+static _Thread_local char index_why[160];
+
+/* Element i of the table (env[slot] elements computed so far, at most
+ * tmax), or NULL with the message. */
+static const char *table_element(const struct cg_expr *e, const int64_t *env, int64_t i,
+                                 int64_t *out)
+{
+    if (e->slot < 0 || e->tbase <= 0 || env == NULL) {
+        return "unbound table";
+    }
+    int64_t n = env[e->slot];
+    if (i < 0 || i >= n || i >= e->tmax) {
+        if (n <= 0) {
+            snprintf(index_why, sizeof(index_why), "index %" PRId64 " of %s, which has no "
+                     "element (yet)", i, e->name != NULL ? e->name : "?");
+        } else {
+            snprintf(index_why, sizeof(index_why), "index %" PRId64 " outside %s[0..%" PRId64
+                     "]", i, e->name != NULL ? e->name : "?", n - 1);
+        }
+        return index_why;
+    }
+    *out = env[e->tbase + i];
+    return NULL;
+}
+
+static int eval_index(struct eval *ev, const struct cg_expr *e, int64_t *out)
+{
+    int64_t i;
+    if (eval(ev, e->a, &i) != 0) {
+        return -1;
+    }
+    const char *why = table_element(e, ev->env, i, out);
+    return why != NULL ? fail(ev, e, why) : 0;
+}
+
 static int eval_node(struct eval *ev, const struct cg_expr *e, int64_t *out)
 {
     int64_t v;
@@ -851,6 +923,8 @@ static int eval_node(struct eval *ev, const struct cg_expr *e, int64_t *out)
         return eval(ev, v != 0 ? e->b : e->c, out);
     case CG_E_CALL:
         return eval_call(ev, e, out);
+    case CG_E_INDEX:
+        return eval_index(ev, e, out);
     }
     return fail(ev, e, "bad expression kind");
 }
@@ -909,7 +983,8 @@ enum vop {
     V_AND,    /* r && r+1 */
     V_OR,     /* r || r+1 */
     V_COND,   /* r ? r+1 : r+2 */
-    V_CALL    /* fn(r) or fn(r, r+1) */
+    V_CALL,   /* fn(r) or fn(r, r+1) */
+    V_INDEX   /* table element r (sub: the table's length slot, k: its first element's) */
 };
 
 struct vinsn {
@@ -917,7 +992,8 @@ struct vinsn {
     int r;        /* its register, and its first operand's */
     int w64;      /* its value may use 64 bits (fits_node) */
     int sub;      /* V_UNARY, V_BINARY: enum cg_expr_op; V_CALL: enum cg_expr_fn; V_SLOT: slot */
-    int64_t k;    /* V_CONST: the value */
+    int64_t k;    /* V_CONST: the value; V_INDEX: the slot of element 0 */
+    int tmax;     /* V_INDEX: the table's capacity */
 };
 
 struct cg_expr_prog {
@@ -951,7 +1027,7 @@ static int count_nodes(const struct cg_expr *e)
 
 static void emit_insn(struct cg_expr_prog *pr, enum vop op, int r, int sub, int64_t k)
 {
-    pr->insn[pr->n++] = (struct vinsn){op, r, 0, sub, k};
+    pr->insn[pr->n++] = (struct vinsn){op, r, 0, sub, k, 0};
     if (r + 3 > pr->nregs) {
         pr->nregs = r + 3;
     }
@@ -1004,6 +1080,11 @@ static void compile_node(struct cg_expr_prog *pr, const struct cg_expr *e, int r
             compile(pr, e->args[i], r + i);
         }
         emit_insn(pr, V_CALL, r, e->fn, 0);
+        return;
+    case CG_E_INDEX:
+        compile(pr, e->a, r);
+        emit_insn(pr, e->slot < 0 ? V_FAIL : V_INDEX, r, e->slot, e->tbase);
+        pr->insn[pr->n - 1].tmax = e->tmax;
         return;
     }
     emit_insn(pr, V_FAIL, r, 0, 0);
@@ -1132,6 +1213,9 @@ void cg_expr_run(const struct cg_expr_prog *pr, const int64_t *env, size_t strid
         case V_SLOT:
             mask = same != NULL && same[in->sub] ? 0 : SIZE_MAX;
             break;
+        case V_INDEX:
+            mask = SIZE_MAX; /* tables may differ between ranks */
+            break;
         case V_UNARY:
             mask = a.mask;
             break;
@@ -1203,6 +1287,22 @@ void cg_expr_run(const struct cg_expr_prog *pr, const int64_t *env, size_t strid
                 x[i] = v;
             }
             break;
+        case V_INDEX: {
+            struct cg_expr t = {0};
+            t.slot = in->sub;
+            t.tbase = (int)in->k;
+            t.tmax = in->tmax;
+            for (int i = 0; i < n; i++) {
+                size_t ia = (size_t)i & a.mask;
+                int64_t v = 0;
+                /* A failed index is never read: its lane fails. */
+                int bad = a.f[ia] || table_element(&t, env + (size_t)idx[i] * stride, a.v[ia],
+                                                   &v) != NULL;
+                fx[i] = (unsigned char)bad;
+                x[i] = v;
+            }
+            break;
+        }
         case V_CALL: {
             int two = fn_arity((enum cg_expr_fn)in->sub) == 2;
             for (int i = 0; i < m; i++) {
@@ -1311,7 +1411,7 @@ static int node_prec(const struct out *o, const struct cg_expr *e)
 {
     switch (e->kind) {
     case CG_E_NUM: return (e->num < 0 && e->num != INT64_MIN) ? P_UNARY : P_PRIMARY;
-    case CG_E_NAME: case CG_E_CALL: return P_PRIMARY;
+    case CG_E_NAME: case CG_E_CALL: case CG_E_INDEX: return P_PRIMARY;
     case CG_E_UNARY: return P_UNARY;
     case CG_E_BINARY: return is_c_call(o, e) ? P_PRIMARY : op_prec(e->op);
     case CG_E_COND: return P_COND;
@@ -1370,6 +1470,7 @@ static int c_fold(const struct cg_expr *e, int64_t *v)
     switch (e->kind) {
     case CG_E_NAME:
     case CG_E_CALL:
+    case CG_E_INDEX:
         return 0;
     case CG_E_BINARY:
         if (e->op == CG_OP_DIV || e->op == CG_OP_MOD || !c_fold(e->b, v)) {
@@ -1596,6 +1697,12 @@ static void print_node(struct out *o, const struct cg_expr *e)
     case CG_E_CALL:
         print_call(o, fn_name(e->fn), (const struct cg_expr *const *)e->args, e->nargs);
         return;
+    case CG_E_INDEX:
+        put(o, e->name != NULL ? e->name : "?");
+        put(o, "[");
+        print_node(o, view_c(o, e->a, 0, &va));
+        put(o, "]");
+        return;
     }
     put(o, "?");
 }
@@ -1663,7 +1770,8 @@ int cg_expr_widen(struct cg_expr *e, const unsigned char *slot_wide)
         w = b || c;
         break;
     case CG_E_CALL:
-        w = 0;
+    case CG_E_INDEX:
+        w = 0; /* functions and table elements are int */
         break;
     }
     e->wide = (unsigned char)w;
@@ -1681,6 +1789,9 @@ void cg_expr_walk_names(struct cg_expr *e, void (*fn)(struct cg_expr *name, void
         fn(e, arg);
         return;
     }
+    if (e->kind == CG_E_INDEX) {
+        fn(e, arg);
+    }
     cg_expr_walk_names(e->a, fn, arg);
     cg_expr_walk_names(e->b, fn, arg);
     cg_expr_walk_names(e->c, fn, arg);
@@ -1694,7 +1805,7 @@ int cg_expr_is_const(const struct cg_expr *e)
     if (e == NULL) {
         return 1;
     }
-    if (e->kind == CG_E_NAME) {
+    if (e->kind == CG_E_NAME || e->kind == CG_E_INDEX) {
         return 0;
     }
     if (!cg_expr_is_const(e->a) || !cg_expr_is_const(e->b) || !cg_expr_is_const(e->c)) {

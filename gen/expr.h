@@ -13,7 +13,8 @@
  *   add    := mul ( ( '+' | '-' ) mul )*
  *   mul    := unary ( ( '*' | '/' | '%' ) unary )*
  *   unary  := ( '-' | '!' | '~' | '+' ) unary | primary
- *   primary:= INT | NAME | NAME '(' cond ( ',' cond )* ')' | '(' cond ')'
+ *   primary:= INT | NAME | NAME '(' cond ( ',' cond )* ')' | NAME '[' cond ']'
+ *            | '(' cond ')'
  *
  * Semantics: values are those of C's int, since the emitted code computes in
  * int: every node's value must fit in 32 bits (evaluation works in 64 bits
@@ -34,6 +35,9 @@
  * from_negabinary(n) (n >= 0, its inverse), bit_reverse(x, n) (the n low
  * bits of x reversed; 0 <= n <= 62, 0 <= x < 2^n), ctz(x) (trailing zero
  * bits, x >= 1), popcount(x) (one bits, x >= 0).
+ * NAME '[' i ']' reads element i of a table (the schedule's "tables", ir.h):
+ * an int; i outside the elements computed so far is an error that says the
+ * index and the range ("index 5 outside skip[0..4]").
  * Errors at evaluation: division or modulo by zero or negative divisor, shift
  * count outside 0..62, log2/ceil_log2/pof2 of x < 1, pow with e < 0, overflow.
  */
@@ -48,7 +52,8 @@ enum cg_expr_kind {
     CG_E_UNARY, /* op a */
     CG_E_BINARY,/* a op b */
     CG_E_COND,  /* a ? b : c */
-    CG_E_CALL   /* fn(args[0..nargs-1]) */
+    CG_E_CALL,  /* fn(args[0..nargs-1]) */
+    CG_E_INDEX  /* name[a]: a table's element; slot: the table's length, tbase: its elements */
 };
 
 enum cg_expr_op {
@@ -81,6 +86,8 @@ struct cg_expr {
     unsigned char wide;     /* C computes this node in int64_t (cg_expr_widen) */
     unsigned char narrow;   /* its value must fit in int all the same (a root used as int) */
     struct cg_pos pos;      /* where this node starts in the schedule file */
+    int tbase;              /* INDEX: environment slot of element 0 (bound by check) */
+    int tmax;               /* INDEX: the table's capacity (its "max") */
 };
 
 /* Parses text (the contents of a JSON string whose first character is at
@@ -144,7 +151,8 @@ size_t cg_expr_print(const struct cg_expr *e, char *buf, size_t cap);
  * once the names are bound. */
 int cg_expr_widen(struct cg_expr *e, const unsigned char *slot_wide);
 
-/* Calls fn on every NAME node (for binding names in the check pass). */
+/* Calls fn on every NAME and INDEX node (for binding names in the check
+ * pass; an INDEX node's index is walked after it). */
 void cg_expr_walk_names(struct cg_expr *e, void (*fn)(struct cg_expr *name, void *arg), void *arg);
 
 /* 1 when e mentions no NAME (a constant). */

@@ -188,7 +188,7 @@ int cg_goal(struct cg_gen *g, const struct cg_schedule *s, int p, int root, int 
     }
     struct cg_sim_consumer c = { .arg = &x, .start = on_start, .exchange = on_exchange,
                                  .local = on_local };
-    struct cg_sim_cfg cfg = { p, root, ppn, NULL, 0, NULL, 0, g->opt->sim_max_work };
+    struct cg_sim_cfg cfg = { p, root, ppn, NULL, 0, NULL, 0, g->opt->sim_max_work, NULL };
     int rc = cg_sim_run_cfg(g, s, &cfg, &c);
     char *text = NULL;
     size_t len = 0;

@@ -123,6 +123,39 @@ struct cg_let {
     struct cg_pos pos;    /* the key */
 };
 
+/* A table ("tables"): per-rank integers computed once, after the top-level
+ * lets, element by element: value (with var = 0, 1, ..., size - 1) may read
+ * the elements computed before it and earlier tables. Its elements live in
+ * environment slots base .. base + max - 1 (after every named slot), its
+ * length so far in `slot`, which an INDEX node names. */
+struct cg_table {
+    const char *name;      /* identifier */
+    struct cg_expr *size;  /* elements: 0..max */
+    int64_t max;           /* capacity: a constant 1..CG_TABLE_MAX */
+    const char *var;       /* the index's name in value */
+    struct cg_expr *value; /* element var */
+    int slot;              /* environment slot: the length computed so far */
+    int var_slot;          /* the index's slot */
+    int base;              /* slot of element 0 */
+    int used;              /* some expression reads it (check) */
+    struct cg_pos pos;     /* the key */
+    struct cg_pos max_pos; /* the "max" value */
+    struct cg_pos var_pos; /* the "var" value */
+    /* A group ("columns"): tables of one size and index filled in one loop,
+     * element i of each column in turn; tables[first .. first + ncols - 1].
+     * A plain table is a group of one. */
+    const char *group;     /* the group's label (NULL: a plain table) */
+    int first;             /* index of the group's first column */
+    int ncols;             /* columns in the group (on every column) */
+};
+
+/* The most elements of one table, and of all a schedule's tables together;
+ * element slots start at CG_TABLE_SLOT0, past every named slot (check.c
+ * hands out at most 256). */
+#define CG_TABLE_MAX 4096
+#define CG_TABLES_TOTAL_MAX 16384
+#define CG_TABLE_SLOT0 256
+
 enum cg_rounds_kind {
     CG_ROUNDS_NONE,   /* the phase runs once */
     CG_ROUNDS_COUNT,  /* var = 0 .. count - 1 */
@@ -191,9 +224,11 @@ struct cg_schedule {
     const struct cg_schedule *fallback_s; /* resolved (cg_resolve, resolve.c) */
     struct cg_let *lets;       /* evaluated once per rank, in order */
     int nlets;                 /* how many */
+    struct cg_table *tables;   /* computed once per rank after the lets, in order */
+    int ntables;               /* how many */
     struct cg_phase *phases;   /* in order */
     int nphases;               /* how many */
-    int nslots;                /* environment size */
+    int nslots;                /* environment size (with tables: CG_TABLE_SLOT0 + their elements) */
     const char **slot_names;   /* by slot (for dumps) */
     struct cg_pos pos;         /* the top-level object */
     int ntags;                 /* timing tags: call + phases + rounds + steps */

@@ -3,7 +3,8 @@
  * For a checked schedule, makes small mutants in the IR (peer off by one,
  * block off by one, a stride off by one or dropped, a dropped step, one
  * round short, reduce operands swapped, operand order flipped, a send
- * staged through out), verifies
+ * staged through out, a table's elements off by one or one element
+ * short), verifies
  * each, and counts how many the verifier rejects. A mutant it accepts computes the collective for every
  * p tried, so it is an equivalent mutant; each one is listed so that a
  * person can confirm it (tests/mutants.equivalent holds the reviewed list).
@@ -149,6 +150,19 @@ int cg_mutate(struct cg_gen *g, struct cg_arena *arena, struct cg_schedule *s, F
     cg_diag_init(&quiet.diag, null);
     quiet.diag.max_errors = 0;
     struct run r = { &quiet, s, stats, report };
+    /* Tables: every element one more, and one element fewer. */
+    for (int ti = 0; ti < s->ntables; ti++) {
+        struct cg_table *t = &s->tables[ti];
+        struct cg_expr *value = t->value, *size = t->size;
+        t->value = bin(arena, CG_OP_ADD, value, num(arena, 1, value->pos));
+        try_mutant(&r, value->pos, "table element off by one");
+        t->value = value;
+        if (t->first == ti) { /* a group's size is its first column's */
+            t->size = bin(arena, CG_OP_SUB, size, num(arena, 1, size->pos));
+            try_mutant(&r, size->pos, "table one element short");
+            t->size = size;
+        }
+    }
     for (int pi = 0; pi < s->nphases; pi++) {
         struct cg_phase *ph = &s->phases[pi];
         if (ph->rounds != CG_ROUNDS_NONE) {

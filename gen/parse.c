@@ -227,6 +227,79 @@ static void lets(struct parser *ps, const struct cg_json *v, struct cg_let **out
     }
 }
 
+/* "tables": {"name": {"size": e, "max": N, "var": "i", "value": e}, ...}, or
+ * a group {"size", "max", "var", "columns": {"name": e, ...}}: a column per
+ * table, filled in one loop. */
+static void tables(struct parser *ps, const struct cg_json *v, struct cg_schedule *s)
+{
+    if (v == NULL || !has_kind(ps, v, CG_J_OBJECT, "\"tables\"")) {
+        return;
+    }
+    int n = 0;
+    for (int i = 0; i < v->nitems; i++) {
+        const struct cg_json *cols = v->items[i]->kind == CG_J_OBJECT
+                                         ? cg_json_get(v->items[i], "columns") : NULL;
+        n += cols != NULL && cols->kind == CG_J_OBJECT ? cols->nitems : 1;
+    }
+    s->tables = cg_arena_alloc(ps->arena, sizeof(*s->tables) * (size_t)(n + 1));
+    s->ntables = 0;
+    for (int i = 0; i < v->nitems; i++) {
+        const struct cg_json *o = v->items[i];
+        struct cg_table t = { 0 };
+        t.name = o->key;
+        t.pos = o->key_pos;
+        t.slot = t.var_slot = t.base = -1;
+        const struct cg_json *cols = NULL;
+        if (has_kind(ps, o, CG_J_OBJECT, "a table")) {
+            cols = cg_json_get(o, "columns");
+            static const char *const keys[] = { "size", "max", "var", "value", "comment", NULL };
+            static const char *const gkeys[] = { "size", "max", "var", "columns", "comment",
+                                                 NULL };
+            cg_json_check_keys(&ps->g->diag, ps->file, o, cols ? "a table group" : "a table",
+                               cols ? gkeys : keys);
+            t.size = expr(ps, required(ps, o, "size", "a table"), "a table's \"size\"");
+            const struct cg_json *max = required(ps, o, "max", "a table");
+            if (max != NULL) {
+                t.max_pos = max->pos;
+                if (max->kind != CG_J_NUMBER || !max->is_int || max->ival < 1 ||
+                    max->ival > CG_TABLE_MAX) {
+                    err(ps, max->pos, "table '%s': \"max\" must be an integer in 1..%d (the "
+                        "emitted code's array)", o->key, CG_TABLE_MAX);
+                } else {
+                    t.max = max->ival;
+                }
+            }
+            const struct cg_json *var = required(ps, o, "var", "a table");
+            t.var = string(ps, var, "a table's \"var\"");
+            t.var_pos = var != NULL && var->kind == CG_J_STRING ? var->str_pos : t.pos;
+        }
+        t.first = s->ntables;
+        if (cols == NULL) {
+            if (o->kind == CG_J_OBJECT) {
+                t.value = expr(ps, required(ps, o, "value", "a table"), "a table's \"value\"");
+            }
+            t.ncols = 1;
+            s->tables[s->ntables++] = t;
+            continue;
+        }
+        if (!has_kind(ps, cols, CG_J_OBJECT, "\"columns\"") || cols->nitems == 0) {
+            if (cols->kind == CG_J_OBJECT) {
+                err(ps, cols->pos, "table group '%s' has no columns", o->key);
+            }
+            continue;
+        }
+        t.group = o->key;
+        t.ncols = cols->nitems;
+        for (int c = 0; c < cols->nitems; c++) {
+            struct cg_table col = t;
+            col.name = cols->items[c]->key;
+            col.pos = cols->items[c]->key_pos;
+            col.value = expr(ps, cols->items[c], "a table's \"value\"");
+            s->tables[s->ntables++] = col;
+        }
+    }
+}
+
 static void step(struct parser *ps, const struct cg_json *o, struct cg_step *st)
 {
     st->pos = o->pos;
@@ -460,7 +533,7 @@ int cg_parse_text(struct cg_gen *g, struct cg_arena *arena, const char *path, co
     }
     static const char *const keys[] = { "schedule", "collective", "summary", "comment",
                                         "requires", "blocks", "scratch", "params",
-                                        "let", "phases", "topology", NULL };
+                                        "let", "tables", "phases", "topology", NULL };
     cg_json_check_keys(&g->diag, path, top, "a schedule", keys);
     s->name = string(&ps, required(&ps, top, "schedule", "a schedule"), "\"schedule\"");
     const struct cg_json *coll = required(&ps, top, "collective", "a schedule");
@@ -554,6 +627,7 @@ int cg_parse_text(struct cg_gen *g, struct cg_arena *arena, const char *path, co
         }
     }
     lets(&ps, cg_json_get(top, "let"), &s->lets, &s->nlets);
+    tables(&ps, cg_json_get(top, "tables"), s);
     const struct cg_json *phases = required(&ps, top, "phases", "a schedule");
     if (phases != NULL && has_kind(&ps, phases, CG_J_ARRAY, "\"phases\"")) {
         s->nphases = phases->nitems;

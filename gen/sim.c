@@ -112,6 +112,13 @@ void cg_sim_error(struct cg_gen *g, const struct cg_schedule *s, const struct cg
                                   (long long)w->round);
         }
     }
+    if (w->table != NULL && n < sizeof(where)) {
+        n += (size_t)snprintf(where + n, sizeof(where) - n, ", table '%s'", w->table->name);
+        if (w->element >= 0 && n < sizeof(where)) {
+            n += (size_t)snprintf(where + n, sizeof(where) - n, " %s=%lld",
+                                  w->table->var ? w->table->var : "?", (long long)w->element);
+        }
+    }
     if (w->step != NULL && n < sizeof(where)) {
         snprintf(where + n, sizeof(where) - n, ", step '%s'", w->step->name);
     }
@@ -144,6 +151,9 @@ static int varies(const struct cg_expr *e, const unsigned char *same)
     }
     if (e->kind == CG_E_NAME) {
         return e->slot >= 0 && !same[e->slot];
+    }
+    if (e->kind == CG_E_INDEX) {
+        return 1; /* a table may differ between ranks (compiled as such, expr.c) */
     }
     int v = varies(e->a, same) || varies(e->b, same) || varies(e->c, same);
     for (int i = 0; i < e->nargs && !v; i++) {
@@ -956,6 +966,294 @@ static int eval_lets(struct sim *m, const struct cg_let *lets, int nlets, const 
     return 0;
 }
 
+/* ---- the table memo (sim.h) ------------------------------------------- */
+
+#define CG_TABLE_MEMO_BYTES ((size_t)64 << 20)
+
+struct memo_entry {
+    uint64_t hash;  /* of key; 0: free */
+    int64_t *key;   /* the values of the memo's key slots */
+    int32_t *vals;  /* per table: its length, then its elements */
+};
+
+struct cg_table_memo {
+    const struct cg_schedule *s; /* whose tables */
+    int p;                       /* at which p */
+    int keys[256];               /* the named slots the tables read */
+    int nkeys;                   /* how many */
+    struct memo_entry *tab;      /* open addressing */
+    size_t cap, n;               /* entries, used */
+    size_t bytes;                /* memory held */
+};
+
+struct cg_table_memo *cg_table_memo_new(void)
+{
+    struct cg_table_memo *memo = calloc(1, sizeof(*memo));
+    if (memo == NULL) {
+        cg_panic("out of memory");
+    }
+    return memo;
+}
+
+static void memo_clear(struct cg_table_memo *memo)
+{
+    for (size_t i = 0; i < memo->cap; i++) {
+        free(memo->tab[i].key);
+        free(memo->tab[i].vals);
+    }
+    free(memo->tab);
+    memo->tab = NULL;
+    memo->cap = memo->n = memo->bytes = 0;
+}
+
+void cg_table_memo_free(struct cg_table_memo *memo)
+{
+    if (memo != NULL) {
+        memo_clear(memo);
+        free(memo);
+    }
+}
+
+struct key_walk {
+    unsigned char *read;  /* by slot */
+};
+
+static void key_slot(struct cg_expr *e, void *arg)
+{
+    struct key_walk *kw = arg;
+    if (e->kind == CG_E_NAME && e->slot >= 0 && e->slot < 256) {
+        kw->read[e->slot] = 1;
+    }
+}
+
+/* The key: every named slot a table's size or value reads, but the
+ * indices (set by the loop) and the tables' own lengths (INDEX nodes). */
+static void memo_keys(struct cg_table_memo *memo, const struct cg_schedule *s)
+{
+    unsigned char read[256] = { 0 };
+    struct key_walk kw = { read };
+    for (int i = 0; i < s->ntables; i++) {
+        cg_expr_walk_names(s->tables[i].size, key_slot, &kw);
+        cg_expr_walk_names(s->tables[i].value, key_slot, &kw);
+    }
+    for (int i = 0; i < s->ntables; i++) {
+        if (s->tables[i].var_slot >= 0 && s->tables[i].var_slot < 256) {
+            read[s->tables[i].var_slot] = 0;
+        }
+    }
+    memo->nkeys = 0;
+    for (int k = 0; k < 256; k++) {
+        if (read[k]) {
+            memo->keys[memo->nkeys++] = k;
+        }
+    }
+}
+
+static uint64_t memo_hash(const struct cg_table_memo *memo, const int64_t *env)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int k = 0; k < memo->nkeys; k++) {
+        h = (h ^ (uint64_t)env[memo->keys[k]]) * 1099511628211ull;
+    }
+    return h ? h : 1;
+}
+
+static struct memo_entry *memo_find(struct cg_table_memo *memo, const int64_t *env, uint64_t h)
+{
+    if (memo->cap == 0) {
+        return NULL;
+    }
+    for (size_t i = h & (memo->cap - 1);; i = (i + 1) & (memo->cap - 1)) {
+        struct memo_entry *en = &memo->tab[i];
+        if (en->hash == 0) {
+            return en;
+        }
+        int same = en->hash == h;
+        for (int k = 0; k < memo->nkeys && same; k++) {
+            same = en->key[k] == env[memo->keys[k]];
+        }
+        if (same) {
+            return en;
+        }
+    }
+}
+
+/* Copies a hit into env; 0 when there is none. */
+static int memo_load(struct cg_table_memo *memo, const struct cg_schedule *s, int64_t *env)
+{
+    struct memo_entry *en = memo_find(memo, env, memo_hash(memo, env));
+    if (en == NULL || en->hash == 0) {
+        return 0;
+    }
+    const int32_t *v = en->vals;
+    for (int i = 0; i < s->ntables; i++) {
+        int32_t n = *v++;
+        env[s->tables[i].slot] = n;
+        for (int32_t k = 0; k < n; k++) {
+            env[s->tables[i].base + k] = *v++;
+        }
+    }
+    return 1;
+}
+
+static void memo_store(struct cg_table_memo *memo, const struct cg_schedule *s,
+                       const int64_t *env)
+{
+    size_t nv = (size_t)s->ntables;
+    for (int i = 0; i < s->ntables; i++) {
+        nv += (size_t)env[s->tables[i].slot];
+    }
+    size_t bytes = nv * sizeof(int32_t) + (size_t)memo->nkeys * sizeof(int64_t);
+    if (memo->bytes + bytes > CG_TABLE_MEMO_BYTES) {
+        return;
+    }
+    if (2 * (memo->n + 1) > memo->cap) {
+        struct memo_entry *old = memo->tab;
+        size_t ocap = memo->cap;
+        memo->cap = ocap ? 2 * ocap : 256;
+        memo->tab = calloc(memo->cap, sizeof(*memo->tab));
+        if (memo->tab == NULL) {
+            cg_panic("out of memory");
+        }
+        for (size_t i = 0; i < ocap; i++) {
+            if (old[i].hash != 0) {
+                size_t j = old[i].hash & (memo->cap - 1);
+                while (memo->tab[j].hash != 0) {
+                    j = (j + 1) & (memo->cap - 1);
+                }
+                memo->tab[j] = old[i];
+            }
+        }
+        free(old);
+    }
+    uint64_t h = memo_hash(memo, env);
+    struct memo_entry *en = memo_find(memo, env, h);
+    if (en->hash != 0) {
+        return; /* another rank of this run had the same inputs */
+    }
+    en->key = malloc(sizeof(int64_t) * (size_t)(memo->nkeys > 0 ? memo->nkeys : 1));
+    en->vals = malloc(sizeof(int32_t) * nv);
+    if (en->key == NULL || en->vals == NULL) {
+        cg_panic("out of memory");
+    }
+    en->hash = h;
+    for (int k = 0; k < memo->nkeys; k++) {
+        en->key[k] = env[memo->keys[k]];
+    }
+    int32_t *v = en->vals;
+    for (int i = 0; i < s->ntables; i++) {
+        int64_t n = env[s->tables[i].slot];
+        *v++ = (int32_t)n;
+        for (int64_t k = 0; k < n; k++) {
+            *v++ = (int32_t)env[s->tables[i].base + k];
+        }
+    }
+    memo->n++;
+    memo->bytes += bytes;
+}
+
+/* The tables, in order, on every rank: the length first (0..max), then
+ * element i on the ranks whose table has more than i elements, each
+ * reading the elements before it (env[t->slot] counts those); a group's
+ * columns take turns at each i. Ranks whose inputs the memo knows copy
+ * them instead. */
+static int eval_tables(struct sim *m, struct cg_table_memo *memo)
+{
+    const struct cg_schedule *s = m->s;
+    int64_t *len = NULL;
+    unsigned char *todo = NULL;
+    int rc = 0;
+    if (s->ntables == 0) {
+        return 0;
+    }
+    if ((len = calloc((size_t)m->p, sizeof(int64_t))) == NULL ||
+        (todo = malloc((size_t)m->p)) == NULL) {
+        cg_panic("out of memory");
+    }
+    if (memo != NULL && (memo->s != s || memo->p != m->p)) {
+        memo_clear(memo);
+        if (memo->s != s) {
+            memo_keys(memo, s);
+        }
+        memo->s = s;
+        memo->p = m->p;
+    }
+    for (int rank = 0; rank < m->p; rank++) {
+        todo[rank] = memo == NULL || !memo_load(memo, s, env_of(m, rank));
+    }
+    for (int g = 0; g < s->ntables && rc == 0; g += s->tables[g].ncols) {
+        const struct cg_table *cols = &s->tables[g];
+        const struct cg_table *t = cols;
+        int64_t most = 0;
+        m->w.table = t;
+        m->w.element = -1;
+        columns_reset(m);
+        for (int rank = 0; rank < m->p && rc == 0; rank++) {
+            len[rank] = 0;
+            if (!todo[rank]) {
+                continue;
+            }
+            for (int c = 0; c < t->ncols; c++) {
+                env_of(m, rank)[cols[c].slot] = 0;
+            }
+            if (eval(m, rank, t->size, &len[rank]) != 0) {
+                rc = -1;
+            } else if (len[rank] < 0 || len[rank] > t->max) {
+                cg_sim_error(m->g, s, &m->w, rank, t->size->pos, "\"size\" is %lld, outside "
+                             "0..%lld (the table's \"max\")", (long long)len[rank],
+                             (long long)t->max);
+                rc = -1;
+            } else if (len[rank] > most) {
+                most = len[rank];
+            }
+        }
+        for (int64_t i = 0; i < most && rc == 0; i++) {
+            int n = 0;
+            m->w.element = i;
+            for (int rank = 0; rank < m->p; rank++) {
+                if (len[rank] > i) {
+                    env_of(m, rank)[t->var_slot] = i;
+                    m->ranks[n++] = rank;
+                }
+            }
+            for (int c = 0; c < t->ncols && rc == 0; c++) {
+                const struct cg_table *col = &cols[c];
+                m->w.table = col;
+                if (spend(m, n + 10, col->pos) != 0) {
+                    rc = -1;
+                    break;
+                }
+                columns_reset(m);
+                column(m, col->value, m->ranks, n);
+                for (int k = 0; k < n && rc == 0; k++) {
+                    int64_t *env = env_of(m, m->ranks[k]);
+                    if (eval(m, m->ranks[k], col->value, &env[col->base + i]) != 0) {
+                        rc = -1;
+                    }
+                }
+                /* Why after the loop: every rank's element i reads elements
+                 * before i only, so the column above saw the lengths as i. */
+                for (int k = 0; k < n; k++) {
+                    env_of(m, m->ranks[k])[col->slot] = i + 1;
+                }
+            }
+        }
+    }
+    for (int rank = 0; rank < m->p && rc == 0 && memo != NULL; rank++) {
+        if (todo[rank]) {
+            memo_store(memo, s, env_of(m, rank));
+        }
+    }
+    free(len);
+    free(todo);
+    columns_reset(m);
+    for (int rank = 0; rank < m->p; rank++) {
+        m->ranks[rank] = rank;
+    }
+    m->w.table = NULL;
+    return rc;
+}
+
 static int run_phase(struct sim *m, const struct cg_sim_consumer *c, const struct cg_phase *ph,
                      unsigned char *active, int64_t *lo, int64_t *hi, unsigned char *in_round)
 {
@@ -1103,7 +1401,7 @@ int cg_sim_default_ppn(int p)
 int cg_sim_run(struct cg_gen *g, const struct cg_schedule *s, int p, int root,
                const struct cg_sim_consumer *c)
 {
-    struct cg_sim_cfg cfg = { p, root, 0, NULL, 0, NULL, 0, 0 };
+    struct cg_sim_cfg cfg = { p, root, 0, NULL, 0, NULL, 0, 0, NULL };
     return cg_sim_run_cfg(g, s, &cfg, c);
 }
 
@@ -1176,7 +1474,7 @@ int cg_sim_run_cfg(struct cg_gen *g, const struct cg_schedule *s, const struct c
         m.ranks[rank] = rank;
         active[rank] = 1;
     }
-    if (eval_lets(&m, s->lets, s->nlets, active, p) != 0) {
+    if (eval_lets(&m, s->lets, s->nlets, active, p) != 0 || eval_tables(&m, cfg->memo) != 0) {
         goto out;
     }
     long scratch = 0;

@@ -55,6 +55,8 @@ struct cg_sim_where {
     int has_round;                /* the phase has rounds */
     int64_t round;                /* round variable's value */
     const struct cg_step *step;   /* NULL outside a step */
+    const struct cg_table *table; /* the table being computed (before the phases), or NULL */
+    int64_t element;              /* and the element */
 };
 
 struct cg_sim_consumer {
@@ -95,7 +97,18 @@ struct cg_sim_cfg {
     int64_t work_max;      /* with work */
     int64_t run_max;       /* this run's limit; 0: CG_SIM_MAX_WORK (traffic, simulate and goal
                             * raise it: they run one configuration at large p on purpose) */
+    struct cg_table_memo *memo; /* NULL, or tables computed by earlier runs of this schedule */
 };
+
+/* Tables ("tables") are a pure function of the named values they read (p,
+ * lets, params, ...), so runs of one schedule at one p share them: a rank
+ * whose inputs some earlier run had copies its tables instead of computing
+ * them. Why: Traff's circulant bcast computes about 3,000 table elements per
+ * rank at p = 64, for every root; the relative rank they read takes only p
+ * values. Bounded (CG_TABLE_MEMO_BYTES); cleared when p changes. */
+struct cg_table_memo;
+struct cg_table_memo *cg_table_memo_new(void);
+void cg_table_memo_free(struct cg_table_memo *memo);
 
 /* The most work one simulation run may do, and cg_verify's runs of every
  * configuration of one schedule (times roots at the largest p / 4 with

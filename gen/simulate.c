@@ -417,7 +417,7 @@ int cg_simulate(struct cg_gen *g, const struct cg_schedule *s, const struct cg_t
     x.end = x.clock + 2 * p;
     struct cg_sim_consumer c = { .arg = &x, .start = on_start, .exchange = on_exchange,
                                  .local = on_local };
-    struct cg_sim_cfg cfg = { p, root, ppn, NULL, 0, NULL, 0, g->opt->sim_max_work };
+    struct cg_sim_cfg cfg = { p, root, ppn, NULL, 0, NULL, 0, g->opt->sim_max_work, NULL };
     int rc = cg_sim_run_cfg(g, s, &cfg, &c);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc == 0) {

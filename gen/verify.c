@@ -1429,7 +1429,7 @@ static int verify_modes(struct cg_gen *g, const struct cg_schedule *s, struct cg
 
 int cg_verify_one(struct cg_gen *g, const struct cg_schedule *s, int p, int root)
 {
-    struct cg_sim_cfg cfg = { p, root, 0, NULL, 0, NULL, 0, 0 };
+    struct cg_sim_cfg cfg = { p, root, 0, NULL, 0, NULL, 0, 0, NULL };
     long runs = 0;
     int64_t work = 0;
     return verify_modes(g, s, cfg, &runs, &work, CG_VERIFY_MAX_WORK);
@@ -1442,7 +1442,7 @@ int cg_verify_one(struct cg_gen *g, const struct cg_schedule *s, int p, int root
  * rounds per value; the small p exercise every value's boundary cases);
  * roots other than 0, 1, p/2 and p-1 with the defaults only. */
 static int verify_shapes(struct cg_gen *g, const struct cg_schedule *s, int p, int root,
-                         long *runs, int64_t *work, int64_t budget)
+                         long *runs, int64_t *work, int64_t budget, struct cg_table_memo *memo)
 {
     int64_t pv[16];
     int every = p <= g->opt->all_roots_max_p;
@@ -1462,7 +1462,7 @@ static int verify_shapes(struct cg_gen *g, const struct cg_schedule *s, int p, i
                 ppn != cg_sim_default_ppn(p)) {
                 continue;
             }
-            struct cg_sim_cfg cfg = { p, root, s->topology ? ppn : 0, pv, 0, NULL, 0, 0 };
+            struct cg_sim_cfg cfg = { p, root, s->topology ? ppn : 0, pv, 0, NULL, 0, 0, memo };
             if (verify_modes(g, s, cfg, runs, work, budget) != 0) {
                 return -1;
             }
@@ -1517,6 +1517,7 @@ int cg_verify(struct cg_gen *g, const struct cg_schedule *s, struct cg_verify_st
     }
     int rc = 0;
     int64_t work = 0; /* all configurations together: budget */
+    struct cg_table_memo *memo = s->ntables > 0 ? cg_table_memo_new() : NULL;
     int64_t budget = opt->max_work > 0 ? opt->max_work : CG_VERIFY_MAX_WORK;
     if (opt->np > 0 && cg_colls[s->coll].rooted) {
         /* --all-roots asks for every root at every p: p / 4 times the default. */
@@ -1532,12 +1533,13 @@ int cg_verify(struct cg_gen *g, const struct cg_schedule *s, struct cg_verify_st
         }
         for (int r = 0; r < nroots && rc == 0; r++) {
             long runs = 0;
-            rc = verify_shapes(g, s, p, roots[r], &runs, &work, budget);
+            rc = verify_shapes(g, s, p, roots[r], &runs, &work, budget, memo);
             if (stats) {
                 stats->runs += runs;
             }
         }
     }
     free(roots);
+    cg_table_memo_free(memo);
     return rc;
 }

@@ -478,6 +478,18 @@ int cg_param_set(const char *schedule, const char *name, int value);
 const char *cg_last_error(void);
 void cg_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A schedule's table ("tables", schedules/README.md) has n elements in an
+ * array of max: MPI_SUCCESS, or MPI_ERR_INTERN with the reason recorded
+ * where n is outside 0..max (a process count the verifier did not run). */
+static inline int cg_table_fits(long n, long max, const char *table)
+{
+    if (n >= 0 && n <= max) {
+        return MPI_SUCCESS;
+    }
+    cg_set_error("table '%s' needs %ld elements; the schedule's \"max\" is %ld", table, n, max);
+    return MPI_ERR_INTERN;
+}
+
 /* Returns from the enclosing emitted function's error path. */
 #define CG_TRY(expr)                         \
     do {                                     \

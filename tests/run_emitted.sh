@@ -98,7 +98,7 @@ done
 
 # Ranged params at values other than the default (CG_PARAM_<schedule>_<name>,
 # runtime/param.c): schedule:param:value@p, including the range's ends.
-params=${PARAMS:-bcast_knomial:radix:2@7 bcast_knomial:radix:3@8 bcast_knomial:radix:8@5 bcast_chain:segments:1@4 bcast_chain:segments:32@5 bcast_chain:segments:3@3 allreduce_ring:segments:16@4}
+params=${PARAMS:-bcast_knomial:radix:2@7 bcast_knomial:radix:3@8 bcast_knomial:radix:8@5 bcast_chain:segments:1@4 bcast_chain:segments:32@5 bcast_chain:segments:3@3 allreduce_ring:segments:16@4 bcast_circulant:n:1@5 bcast_circulant:n:6@7}
 for flavour in $flavours; do
     prog=$build/$flavour/emitted_check
     [ -x "$prog" ] || continue

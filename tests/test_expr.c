@@ -120,6 +120,8 @@ static int same_tree(const struct cg_expr *a, const struct cg_expr *b)
         return a->op == b->op && same_tree(a->a, b->a) && same_tree(a->b, b->b);
     case CG_E_COND:
         return same_tree(a->a, b->a) && same_tree(a->b, b->b) && same_tree(a->c, b->c);
+    case CG_E_INDEX:
+        return strcmp(a->name, b->name) == 0 && same_tree(a->a, b->a);
     case CG_E_CALL:
         if (a->fn != b->fn || a->nargs != b->nargs) {
             return 0;
@@ -778,6 +780,72 @@ static void expr_should_reparse_printed_random_trees_to_the_same_tree_and_values
 /* Compiled programs run many environments at once and must agree with the
  * tree evaluator in every one: the same value, or a failure exactly where it
  * fails (the simulator asks the tree evaluator why). */
+/* Tables: name[i] reads env[tbase + i] where i < env[slot] (the length so
+ * far); the tree evaluator and the compiled program agree element by
+ * element, and an index outside says which and the range. */
+static struct cg_expr *parse_index_case(void)
+{
+    struct cg_expr *e = parse("t[2]");
+    e->slot = 3;
+    e->tbase = 10;
+    e->tmax = 4;
+    return e;
+}
+
+static void expr_should_index_tables_and_report_indices_outside(void)
+{
+    struct cg_expr *e = parse("t[r * 2 - 1] + t[0]");
+    CHECK(e != NULL && e->kind == CG_E_BINARY && e->a->kind == CG_E_INDEX);
+    CHECK(strcmp(print_src("t[r * 2 - 1] + t[0]"), "t[r * 2 - 1] + t[0]") == 0);
+    CHECK(strcmp(print_c("t[r % 2]"), "t[cg_mod(r, 2)]") == 0);
+    CHECK(!cg_expr_is_const(parse("t[0]")));
+    if (e == NULL) {
+        return;
+    }
+    /* Bind t by hand as check.c does: length in slot 3, elements from 10. */
+    struct cg_expr *ix[2] = {e->a, e->b};
+    for (int k = 0; k < 2; k++) {
+        ix[k]->slot = 3;
+        ix[k]->tbase = 10;
+        ix[k]->tmax = 4;
+    }
+    /* Four environments (stride 16): r = 0..3, t = {5, 6, 7, 8}, length 4. */
+    int64_t env[4 * 16] = {0};
+    for (int l = 0; l < 4; l++) {
+        env[l * 16 + 2] = l;
+        env[l * 16 + 3] = 4;
+        for (int i = 0; i < 4; i++) {
+            env[l * 16 + 10 + i] = 5 + i;
+        }
+    }
+    const struct cg_expr *bad = NULL;
+    const char *why = NULL;
+    int64_t v = 0;
+    CHECK(cg_expr_eval(e, env + 1 * 16, &v, &bad, &why) == 0 && v == 6 + 5);
+    CHECK(cg_expr_eval(e, env + 2 * 16, &v, &bad, &why) == 0 && v == 8 + 5);
+    /* r = 0: index -1; r = 3: index 5, beyond the length (and the max). */
+    CHECK(cg_expr_eval(e, env + 0 * 16, &v, &bad, &why) != 0 && bad == e->a &&
+          strcmp(why, "index -1 outside t[0..3]") == 0);
+    CHECK(cg_expr_eval(e, env + 3 * 16, &v, &bad, &why) != 0 &&
+          strcmp(why, "index 5 outside t[0..3]") == 0);
+    env[3 * 16 + 3] = 2; /* two computed so far: t[1] is there, t[2] not */
+    CHECK(cg_expr_eval(parse_index_case(), env + 3 * 16, &v, &bad, &why) != 0 &&
+          strcmp(why, "index 2 outside t[0..1]") == 0);
+    env[3 * 16 + 3] = 4;
+    env[1 * 16 + 3] = 0; /* nothing computed yet */
+    CHECK(cg_expr_eval(e, env + 1 * 16, &v, &bad, &why) != 0 &&
+          strcmp(why, "index 1 of t, which has no element (yet)") == 0);
+    struct cg_expr_prog *pr = cg_expr_compile(e);
+    struct cg_expr_work w = {0};
+    int idx[4] = {3, 2, 1, 0};
+    int64_t out[4];
+    unsigned char failed[4];
+    cg_expr_run(pr, env, 16, NULL, idx, 4, out, failed, &w);
+    CHECK(failed[0] && !failed[1] && out[1] == 13 && failed[2] && failed[3]);
+    cg_expr_prog_free(pr);
+    cg_expr_work_free(&w);
+}
+
 static void expr_should_compile_to_programs_that_agree_with_the_tree_evaluator(void)
 {
     struct cg_expr_work w = {0};
@@ -1244,6 +1312,7 @@ int main(void)
     RUN(expr_should_truncate_printing_and_return_the_full_length);
     RUN(expr_should_reparse_printed_random_trees_to_the_same_tree_and_values);
     RUN(expr_should_compile_to_programs_that_agree_with_the_tree_evaluator);
+    RUN(expr_should_index_tables_and_report_indices_outside);
     if (system("command -v mpicc.openmpi > /dev/null 2>&1") != 0) {
         printf("SKIP expr_should_print_c_that_compiles_cleanly_and_computes_the_same: "
                "mpicc.openmpi is not on PATH\n");

@@ -1008,7 +1008,7 @@ static void sim_should_stop_where_the_work_of_several_runs_passes_their_budget(v
     if (l.rc == 0) {
         struct cg_sim_consumer none = { 0 };
         int64_t work = 0;
-        struct cg_sim_cfg cfg = { 8, 0, 0, NULL, 0, &work, 0, 0 };
+        struct cg_sim_cfg cfg = { 8, 0, 0, NULL, 0, &work, 0, 0, NULL };
         CHECK(cg_sim_run_cfg(&l.g, &l.s, &cfg, &none) == 0);
         /* 7 rounds and 7 step instances at p = 8, each 10 + 8, and 16
          * blocks moved per step (8 sends, 8 receives of one block). */

@@ -5,6 +5,7 @@
  * (runtime/cuda/cg_cuda_algo.h). Each file also compiles alone. */
 #include "allgather_bine.cu"
 #include "allgather_bruck.cu"
+#include "allgather_circulant.cu"
 #include "allgather_neighbor.cu"
 #include "allgather_pat.cu"
 #include "allgather_recursive_doubling.cu"
@@ -28,6 +29,7 @@
 #include "bcast_binomial_doubling.cu"
 #include "bcast_binomial_halving.cu"
 #include "bcast_chain.cu"
+#include "bcast_circulant.cu"
 #include "bcast_knomial.cu"
 #include "bcast_pipeline.cu"
 #include "bcast_scatter_allgather.cu"
@@ -67,6 +69,22 @@ static const struct cg_cu_algo algo_allgather_bruck = {
     CG_TAG_COUNT(allgather_bruck), /* tag_count */
     NULL, /* allreduce */
     cgcu_allgather_bruck, /* allgather */
+    NULL, /* reduce_scatter_block */
+    NULL, /* bcast */
+    NULL, /* alltoall */
+    NULL, /* params */
+    0 /* nparams */
+};
+
+static const struct cg_cu_algo algo_allgather_circulant = {
+    "allgather_circulant", /* name */
+    CG_COLL_ALLGATHER, /* coll */
+    "Circulant graph (Traff): ceil(log2 p) rounds over skips halved from p (rounded up), one wrapping span a round; round-optimal, any p.", /* summary */
+    "schedules/allgather/circulant.json", /* file */
+    CG_TAG_BASE(allgather_circulant), /* tag_first */
+    CG_TAG_COUNT(allgather_circulant), /* tag_count */
+    NULL, /* allreduce */
+    cgcu_allgather_circulant, /* allgather */
     NULL, /* reduce_scatter_block */
     NULL, /* bcast */
     NULL, /* alltoall */
@@ -450,6 +468,26 @@ static const struct cg_cu_algo algo_bcast_chain = {
     1 /* nparams */
 };
 
+static const struct cg_param_info params_bcast_circulant[] = {
+    { "n", 4, 1, 6 },
+};
+
+static const struct cg_cu_algo algo_bcast_circulant = {
+    "bcast_circulant", /* name */
+    CG_COLL_BCAST, /* coll */
+    "Circulant graph (Traff): n blocks in n - 1 + ceil(log2 p) rounds, round-optimal, any p; per-rank receive and send schedules computed by tables.", /* summary */
+    "schedules/bcast/circulant.json", /* file */
+    CG_TAG_BASE(bcast_circulant), /* tag_first */
+    CG_TAG_COUNT(bcast_circulant), /* tag_count */
+    NULL, /* allreduce */
+    NULL, /* allgather */
+    NULL, /* reduce_scatter_block */
+    cgcu_bcast_circulant, /* bcast */
+    NULL, /* alltoall */
+    params_bcast_circulant, /* params */
+    1 /* nparams */
+};
+
 static const struct cg_param_info params_bcast_knomial[] = {
     { "radix", 4, 2, 8 },
 };
@@ -673,6 +711,7 @@ static const struct cg_cu_algo algo_reduce_scatter_block_two_level_ring = {
 const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_allgather_bine,
     &algo_allgather_bruck,
+    &algo_allgather_circulant,
     &algo_allgather_neighbor,
     &algo_allgather_pat,
     &algo_allgather_recursive_doubling,
@@ -696,6 +735,7 @@ const struct cg_cu_algo *const cg_cu_algos[] = {
     &algo_bcast_binomial_doubling,
     &algo_bcast_binomial_halving,
     &algo_bcast_chain,
+    &algo_bcast_circulant,
     &algo_bcast_knomial,
     &algo_bcast_pipeline,
     &algo_bcast_scatter_allgather,

@@ -18,6 +18,7 @@ extern "C" {
 
 int cgcu_allgather_bine(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/bine.json */
 int cgcu_allgather_bruck(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/bruck.json */
+int cgcu_allgather_circulant(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/circulant.json */
 int cgcu_allgather_neighbor(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/neighbor.json */
 int cgcu_allgather_pat(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/pat.json */
 int cgcu_allgather_recursive_doubling(CG_CU_ALLGATHER_ARGS); /* schedules/allgather/recursive_doubling.json */
@@ -41,6 +42,7 @@ int cgcu_bcast_bine(CG_CU_BCAST_ARGS); /* schedules/bcast/bine.json */
 int cgcu_bcast_binomial_doubling(CG_CU_BCAST_ARGS); /* schedules/bcast/binomial_doubling.json */
 int cgcu_bcast_binomial_halving(CG_CU_BCAST_ARGS); /* schedules/bcast/binomial_halving.json */
 int cgcu_bcast_chain(CG_CU_BCAST_ARGS); /* schedules/bcast/chain.json */
+int cgcu_bcast_circulant(CG_CU_BCAST_ARGS); /* schedules/bcast/circulant.json */
 int cgcu_bcast_knomial(CG_CU_BCAST_ARGS); /* schedules/bcast/knomial.json */
 int cgcu_bcast_pipeline(CG_CU_BCAST_ARGS); /* schedules/bcast/pipeline.json */
 int cgcu_bcast_scatter_allgather(CG_CU_BCAST_ARGS); /* schedules/bcast/scatter_allgather.json */

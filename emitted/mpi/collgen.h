@@ -13,6 +13,7 @@ int cg_allgather_allreduce(CG_ALLGATHER_ARGS); /* schedules/allgather/allreduce.
 int cg_allgather_alltoall(CG_ALLGATHER_ARGS); /* schedules/allgather/alltoall.json */
 int cg_allgather_bine(CG_ALLGATHER_ARGS); /* schedules/allgather/bine.json */
 int cg_allgather_bruck(CG_ALLGATHER_ARGS); /* schedules/allgather/bruck.json */
+int cg_allgather_circulant(CG_ALLGATHER_ARGS); /* schedules/allgather/circulant.json */
 int cg_allgather_gather_bcast(CG_ALLGATHER_ARGS); /* schedules/allgather/gather_bcast.json */
 int cg_allgather_hier(CG_ALLGATHER_ARGS); /* schedules/allgather/hier.json */
 int cg_allgather_lane(CG_ALLGATHER_ARGS); /* schedules/allgather/lane.json */
@@ -48,6 +49,7 @@ int cg_bcast_bine(CG_BCAST_ARGS); /* schedules/bcast/bine.json */
 int cg_bcast_binomial_doubling(CG_BCAST_ARGS); /* schedules/bcast/binomial_doubling.json */
 int cg_bcast_binomial_halving(CG_BCAST_ARGS); /* schedules/bcast/binomial_halving.json */
 int cg_bcast_chain(CG_BCAST_ARGS); /* schedules/bcast/chain.json */
+int cg_bcast_circulant(CG_BCAST_ARGS); /* schedules/bcast/circulant.json */
 int cg_bcast_hier(CG_BCAST_ARGS); /* schedules/bcast/hier.json */
 int cg_bcast_knomial(CG_BCAST_ARGS); /* schedules/bcast/knomial.json */
 int cg_bcast_lane(CG_BCAST_ARGS); /* schedules/bcast/lane.json */
@@ -104,6 +106,7 @@ struct cg_tag_layout {
     char allgather_alltoall[6];
     char allgather_bine[10];
     char allgather_bruck[4];
+    char allgather_circulant[4];
     char allgather_gather_bcast[5];
     char allgather_hier[7];
     char allgather_lane[8];
@@ -139,6 +142,7 @@ struct cg_tag_layout {
     char bcast_binomial_doubling[4];
     char bcast_binomial_halving[4];
     char bcast_chain[4];
+    char bcast_circulant[4];
     char bcast_hier[5];
     char bcast_knomial[4];
     char bcast_lane[7];
@@ -225,6 +229,13 @@ enum { /* schedules/allgather/bruck.json */
     CG_TAG_ALLGATHER_BRUCK__DISSEMINATION,
     CG_TAG_ALLGATHER_BRUCK__DISSEMINATION__ROUND,
     CG_TAG_ALLGATHER_BRUCK__DISSEMINATION__EXCHANGE,
+};
+
+enum { /* schedules/allgather/circulant.json */
+    CG_TAG_ALLGATHER_CIRCULANT = CG_TAG_BASE(allgather_circulant),
+    CG_TAG_ALLGATHER_CIRCULANT__CIRCULANT,
+    CG_TAG_ALLGATHER_CIRCULANT__CIRCULANT__ROUND,
+    CG_TAG_ALLGATHER_CIRCULANT__CIRCULANT__EXCHANGE,
 };
 
 enum { /* schedules/allgather/gather_bcast.json */
@@ -630,6 +641,13 @@ enum { /* schedules/bcast/chain.json */
     CG_TAG_BCAST_CHAIN__PIPELINE,
     CG_TAG_BCAST_CHAIN__PIPELINE__ROUND,
     CG_TAG_BCAST_CHAIN__PIPELINE__EXCHANGE,
+};
+
+enum { /* schedules/bcast/circulant.json */
+    CG_TAG_BCAST_CIRCULANT = CG_TAG_BASE(bcast_circulant),
+    CG_TAG_BCAST_CIRCULANT__CIRCULANT,
+    CG_TAG_BCAST_CIRCULANT__CIRCULANT__ROUND,
+    CG_TAG_BCAST_CIRCULANT__CIRCULANT__EXCHANGE,
 };
 
 enum { /* schedules/bcast/hier.json */
