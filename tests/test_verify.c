@@ -361,7 +361,7 @@ static void parse_should_reject_an_unknown_key_in_a_step_at_the_key(void)
     load_ring(&l, r);
     CHECK(l.rc != 0 && l.g.diag.errors == 1);
     CHECKF(reported_at(&l, "10:11: error: unknown key 'recf' in an exchange step; expected one "
-                           "of: step, name, when, comment, send, recv\n"),
+                           "of: step, name, when, comment, send, recv, segments\n"),
            "%s", reported(&l));
     finish(&l);
 }
@@ -474,7 +474,8 @@ static void verify_should_accept_ring_allreduce_for_p_1_to_64(void)
         }
         set_p_range(&l.opt, 1, 64);
         struct cg_verify_stats st = { 0 };
-        CHECK(cg_verify(&l.g, &l.s, &st) == 0 && st.runs == 64);
+        /* Every value of the ring's ranged param segments (1..16) is a run. */
+        CHECK(cg_verify(&l.g, &l.s, &st) == 0 && st.runs == 64 * 16);
     }
     CHECK(l.g.diag.errors == 0 && l.diag_len == 0);
     finish(&l);
@@ -910,7 +911,7 @@ static void verify_should_prove_scatter_in_both_modes_and_other_collectives_once
     const char *files[] = { "schedules/scatter/linear.json", "schedules/scatter/binomial.json",
                             "schedules/gather/linear.json", "schedules/allgather/ring.json",
                             RING };
-    const long want[] = { 2, 2, 1, 1, 1 };
+    const long want[] = { 2, 2, 1, 1, 16 }; /* the ring: its param segments, 1..16 */
     for (int k = 0; k < 5; k++) {
         struct loaded l;
         load_file(&l, files[k]);
