@@ -1234,7 +1234,8 @@ if [ "$rc" -eq 0 ] && "$py" - "$tmp/pjob/points.jsonl" <<'EOF2'; then
 import json, sys
 r = {x["point_id"]: x for x in map(json.loads, open(sys.argv[1]))}
 ok = r["a"]["status"] == "error" and 'schedule allreduce_ring has no tunable parameter "radix"' in r["a"]["reason"]
-ok = ok and r["a"]["name"] == "allreduce_ring(radix=4)" and r["a"]["requested"]["params"] == {"radix": 4}
+# requested params: the ones asked for over the schedule's defaults (segments=1)
+ok = ok and r["a"]["name"] == "allreduce_ring(radix=4)" and r["a"]["requested"]["params"] == {"radix": 4, "segments": 1}
 ok = ok and r["b"]["status"] == "error" and "takes 3 ranks of each node, and the nodes hold 2" in r["b"]["reason"]
 ok = ok and r["c"]["status"] == "ok" and r["c"]["effective"]["node_shape"] == "real"
 sys.exit(0 if ok else 1)
