@@ -348,6 +348,7 @@ int cg_xchg_wait_reduce(struct cg_call *c, const struct cg_buf *into, long ifirs
     const struct cg_xrecv *x = NULL;
     struct cg_seg seg[2];
     int nseg = 0;
+    struct cg_buf view; /* `from` may point here (cg_lazy_read) until the end */
 
     if ((order != CG_INTO_FROM) && (order != CG_FROM_INTO)) {
         cg_set_error("collgen: cg_xchg_wait_reduce order %d is neither CG_INTO_FROM nor "
@@ -378,7 +379,6 @@ int cg_xchg_wait_reduce(struct cg_call *c, const struct cg_buf *into, long ifirs
      * in its place, `into`'s pending blocks are settled now. No message in
      * flight touches either (gen/sim.c proved it). */
     if (cg_lazy_on(c)) {
-        struct cg_buf view;
         CG_CHECK(cg_lazy_read(c, from, ffirst, n, &view, &from));
         CG_CHECK(cg_lazy_into(c, into, ifirst, n, &from_in));
     }
