@@ -182,7 +182,9 @@ for cu in emitted/cuda/*.cu; do
     c=emitted/mpi/$name.c
     body "$cu" | sed 's/CG_CU_TAG_/CG_TAG_/g; s/cg_cu_xchg_/cg_xchg_/g;
         s/cg_cu_send(/cg_send(/g; s/cg_cu_recv(/cg_recv(/g; s/cg_cu_reduce_blocks(/cg_reduce(/g;
-        s/cg_cu_copy_blocks(/cg_copy(/g' >"$log.cu"
+        s/cg_cu_copy_blocks(/cg_copy(/g;
+        s/cg_cu_send_strided(/cg_send_strided(/g; s/cg_cu_recv_strided(/cg_recv_strided(/g;
+        s/cg_cu_reduce_blocks_strided(/cg_reduce_strided(/g; s/cg_cu_copy_blocks_strided(/cg_copy_strided(/g' >"$log.cu"
     if [ ! -f "$c" ] || [ ! -s "$log.cu" ] || ! body "$c" | diff - "$log.cu" >"$log" 2>&1; then
         bodies_ok=0
         echo "# the body of $cu is not that of $c:"
