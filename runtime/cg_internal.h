@@ -194,6 +194,23 @@ static inline int cg_range_segs(const struct cg_buf *b, long first, long n, stru
  * cut at max_elems as every exchange is (xchg.c); strided.c's ranges. */
 int cg_xchg_segs(struct cg_call *c, int peer, const struct cg_buf *b, const struct cg_seg *seg,
                  int nseg, int is_recv);
+/* Strided ranges (strided.c, cuda/xchg.c): block i of blocks first + i *
+ * stride, as an index of b, and the check that the range fits b. */
+static inline long cg_strided_blk(const struct cg_buf *b, long first, long stride, long i)
+{
+    return cg_mod(first + (i * stride), b->nblocks);
+}
+
+static inline int cg_strided_check(const struct cg_buf *b, long n, long stride)
+{
+    if ((b->nblocks < 1) || (n < 0) || (n > b->nblocks) || (stride < 1)) {
+        cg_set_error("collgen: a strided range of %ld blocks, stride %ld, does not fit a "
+                     "%ld-block buffer", n, stride, b->nblocks);
+        return MPI_ERR_ARG;
+    }
+    return MPI_SUCCESS;
+}
+
 /* Keeps the part of a list of runs that is elements [lo, hi) of its
  * stream. */
 static inline void cg_segs_window(struct cg_seg *seg, int *nseg, size_t lo, size_t hi)

@@ -14,22 +14,6 @@
 
 #include <stdlib.h>
 
-/* Block i of the range, as an index of b. */
-static long cg_strided_blk(const struct cg_buf *b, long first, long stride, long i)
-{
-    return cg_mod(first + (i * stride), b->nblocks);
-}
-
-static int cg_strided_check(const struct cg_buf *b, long n, long stride)
-{
-    if ((b->nblocks < 1) || (n < 0) || (n > b->nblocks) || (stride < 1)) {
-        cg_set_error("collgen: a strided range of %ld blocks, stride %ld, does not fit a "
-                     "%ld-block buffer", n, stride, b->nblocks);
-        return MPI_ERR_ARG;
-    }
-    return MPI_SUCCESS;
-}
-
 /* The element runs of the range in stream order (empty blocks left out,
  * neighbours in memory merged), posted as messages. */
 static int cg_strided_xchg(struct cg_call *c, int peer, const struct cg_buf *b, long first,

@@ -222,29 +222,14 @@ out:
  * in order on both sides, so n posts of one block each move the same data;
  * under NCCL they go in the step's one group. */
 
-static long cg_cu_strided_blk(const struct cg_buf *b, long first, long stride, long i)
-{
-    return cg_mod(first + (i * stride), b->nblocks);
-}
-
-static int cg_cu_strided_check(const struct cg_buf *b, long n, long stride)
-{
-    if ((b->nblocks < 1) || (n < 0) || (n > b->nblocks) || (stride < 1)) {
-        cg_set_error("collgen: a strided range of %ld blocks, stride %ld, does not fit a "
-                     "%ld-block buffer", n, stride, b->nblocks);
-        return MPI_ERR_ARG;
-    }
-    return MPI_SUCCESS;
-}
-
 int cg_cu_send_strided(struct cg_cu_call *c, int to, const struct cg_buf *b, long first, long n,
                        long stride)
 {
     int rc = MPI_SUCCESS;
 
-    CG_CHECK(cg_cu_strided_check(b, n, stride));
+    CG_CHECK(cg_strided_check(b, n, stride));
     for (long i = 0; i < n; i++) {
-        CG_CHECK(cg_cu_xchg_post(c, to, b, cg_cu_strided_blk(b, first, stride, i), 1, 0));
+        CG_CHECK(cg_cu_xchg_post(c, to, b, cg_strided_blk(b, first, stride, i), 1, 0));
     }
 out:
     return rc;
@@ -255,9 +240,9 @@ int cg_cu_recv_strided(struct cg_cu_call *c, int from, const struct cg_buf *b, l
 {
     int rc = MPI_SUCCESS;
 
-    CG_CHECK(cg_cu_strided_check(b, n, stride));
+    CG_CHECK(cg_strided_check(b, n, stride));
     for (long i = 0; i < n; i++) {
-        CG_CHECK(cg_cu_xchg_post(c, from, b, cg_cu_strided_blk(b, first, stride, i), 1, 1));
+        CG_CHECK(cg_cu_xchg_post(c, from, b, cg_strided_blk(b, first, stride, i), 1, 1));
     }
 out:
     return rc;
@@ -269,11 +254,11 @@ int cg_cu_reduce_blocks_strided(struct cg_cu_call *c, const struct cg_buf *into,
 {
     int rc = MPI_SUCCESS;
 
-    CG_CHECK(cg_cu_strided_check(into, n, istride));
-    CG_CHECK(cg_cu_strided_check(from, n, fstride));
+    CG_CHECK(cg_strided_check(into, n, istride));
+    CG_CHECK(cg_strided_check(from, n, fstride));
     for (long i = 0; i < n; i++) {
-        CG_CHECK(cg_cu_reduce_blocks(c, into, cg_cu_strided_blk(into, ifirst, istride, i), from,
-                                     cg_cu_strided_blk(from, ffirst, fstride, i), 1, order));
+        CG_CHECK(cg_cu_reduce_blocks(c, into, cg_strided_blk(into, ifirst, istride, i), from,
+                                     cg_strided_blk(from, ffirst, fstride, i), 1, order));
     }
 out:
     return rc;
@@ -285,11 +270,11 @@ int cg_cu_copy_blocks_strided(struct cg_cu_call *c, const struct cg_buf *to, lon
 {
     int rc = MPI_SUCCESS;
 
-    CG_CHECK(cg_cu_strided_check(to, n, tstride));
-    CG_CHECK(cg_cu_strided_check(from, n, fstride));
+    CG_CHECK(cg_strided_check(to, n, tstride));
+    CG_CHECK(cg_strided_check(from, n, fstride));
     for (long i = 0; i < n; i++) {
-        CG_CHECK(cg_cu_copy_blocks(c, to, cg_cu_strided_blk(to, tfirst, tstride, i), from,
-                                   cg_cu_strided_blk(from, ffirst, fstride, i), 1));
+        CG_CHECK(cg_cu_copy_blocks(c, to, cg_strided_blk(to, tfirst, tstride, i), from,
+                                   cg_strided_blk(from, ffirst, fstride, i), 1));
     }
 out:
     return rc;
