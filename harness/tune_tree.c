@@ -625,6 +625,26 @@ static int build_groups(struct cg_tune *t, const struct cg_rep_record **v, size_
     return 0;
 }
 
+/* Frees what a group owns (build_groups zeroes a group first, so a group
+ * dropped before its split, tree and predictions frees only what it has). */
+static void group_free(struct cg_tune_group *g)
+{
+    for (size_t k = 0; k < g->ncls; k++) {
+        free(g->classes[k].key);
+        free(g->classes[k].impl);
+        free(g->classes[k].params);
+    }
+    free(g->classes);
+    for (size_t k = 0; k < g->ncells; k++) {
+        free(g->cells[k].cands);
+    }
+    free(g->cells);
+    free(g->nodes);
+    free(g->rules);
+    free(g->pred_model);
+    free(g->pred_nearest);
+}
+
 int cg_tune_build(struct cg_tune *t, const struct cg_rep_campaign *c,
                   const struct cg_tune_opts *o, FILE *err)
 {
@@ -654,14 +674,7 @@ int cg_tune_build(struct cg_tune *t, const struct cg_rep_campaign *c,
         if (t->groups[i].ncells > 0) {
             t->groups[kept++] = t->groups[i];
         } else {
-            struct cg_tune_group *g = &t->groups[i];
-            for (size_t k = 0; k < g->ncls; k++) {
-                free(g->classes[k].key);
-                free(g->classes[k].impl);
-                free(g->classes[k].params);
-            }
-            free(g->classes);
-            free(g->cells);
+            group_free(&t->groups[i]);
         }
     }
     t->ngroups = kept;
@@ -712,21 +725,7 @@ int cg_tune_build(struct cg_tune *t, const struct cg_rep_campaign *c,
 void cg_tune_fini(struct cg_tune *t)
 {
     for (size_t i = 0; i < t->ngroups; i++) {
-        struct cg_tune_group *g = &t->groups[i];
-        for (size_t k = 0; k < g->ncls; k++) {
-            free(g->classes[k].key);
-            free(g->classes[k].impl);
-            free(g->classes[k].params);
-        }
-        free(g->classes);
-        for (size_t k = 0; k < g->ncells; k++) {
-            free(g->cells[k].cands);
-        }
-        free(g->cells);
-        free(g->nodes);
-        free(g->rules);
-        free(g->pred_model);
-        free(g->pred_nearest);
+        group_free(&t->groups[i]);
     }
     free(t->groups);
     memset(t, 0, sizeof *t);
