@@ -572,13 +572,20 @@ static void tune_init(void)
         fclose(msgs);
     }
     if (strict && (errors > 0)) {
-        /* Why the barrier: rank 0's messages are out before any rank's
-         * abort can kill it. */
+        /* Why the barrier and one aborting rank: rank 0's messages are out
+         * before anything is killed, and no other rank's abort can make the
+         * launcher kill rank 0 while its last lines are still in the pipe
+         * (seen once under MPICH's hydra). The other ranks wait to be
+         * killed by rank 0's abort. */
         if (world_rank == 0) {
             fprintf(stderr, "libcgtune: CG_TUNE_STRICT=1: aborting\n");
             fflush(stderr);
         }
         (void)PMPI_Barrier(MPI_COMM_WORLD);
+        if (world_rank == 0) {
+            (void)PMPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        (void)PMPI_Barrier(MPI_COMM_WORLD); /* never completes: rank 0 aborted */
         (void)PMPI_Abort(MPI_COMM_WORLD, 3);
     }
     active = 1;
