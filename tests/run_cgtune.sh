@@ -198,7 +198,7 @@ bad_case() {
     CG_PRELOAD=$PWD/build/$f/libcgtune.so CG_TUNE=$sel CG_TUNE_STRICT=1 \
         tests/mpirun.sh "$f" 2 "build/$f/tune_check" "strict_$name" >"$d/sout" 2>"$d/serr"
     rc=$?
-    if [ $rc -ne 0 ] && grep -qF -- "$want" "$d/serr" && grep -q 'CG_TUNE_STRICT=1: aborting' "$d/serr" &&
+    if [ $rc -eq 3 ] && grep -qF -- "$want" "$d/serr" && grep -q 'CG_TUNE_STRICT=1: aborting (exit status 3)' "$d/serr" &&
         ! grep -q '^PASS ' "$d/sout"; then
         pass "tune_bad_${name}_strict_aborts_$f"
     else

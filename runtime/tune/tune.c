@@ -542,11 +542,18 @@ static void tune_init(void)
     }
     unsigned long long h[2] = { sel.hash, ~sel.hash }, m[2] = { 0, 0 };
     (void)PMPI_Allreduce(h, m, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-    int same = (m[0] == h[0]) && (m[1] == h[1]), all_same = 0;
-    (void)PMPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    if (!all_same && (errors == 0)) {
+    /* [0]: the hashes agree, [1]: this rank found no error; one LAND makes
+     * both collective, so every rank passes through, or stops, together. */
+    int mine[2] = { (m[0] == h[0]) && (m[1] == h[1]), errors == 0 }, all[2] = { 0, 0 };
+    (void)PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (!all[0] && (errors == 0)) {
         fprintf(msgs, "libcgtune: error: %s: the ranks read different files (hashes differ): "
                 "every collective passes to the MPI library\n", path);
+        errors++;
+    }
+    if (!all[1] && (errors == 0)) {
+        fprintf(msgs, "libcgtune: error: another rank found an error in its environment or "
+                "selection: every collective passes to the MPI library\n");
         errors++;
     }
     if (errors > 0) {
@@ -572,21 +579,20 @@ static void tune_init(void)
         fclose(msgs);
     }
     if (strict && (errors > 0)) {
-        /* Why the barrier and one aborting rank: rank 0's messages are out
-         * before anything is killed, and no other rank's abort can make the
-         * launcher kill rank 0 while its last lines are still in the pipe
-         * (seen once under MPICH's hydra). The other ranks wait to be
-         * killed by rank 0's abort. */
+        /* Why finalize and exit instead of MPI_Abort: an abort makes the
+         * launcher kill the job, and a killed rank's last stderr lines can
+         * still be in the pipe (seen under MPICH's hydra in a fresh-clone
+         * run, once with the other ranks aborting too, once with rank 0
+         * alone). A normal exit lets the launcher drain every pipe, and both
+         * launchers report a rank's non-zero status as theirs. Every rank
+         * sees errors > 0 here (the check above is collective), so every
+         * rank finalizes. */
         if (world_rank == 0) {
-            fprintf(stderr, "libcgtune: CG_TUNE_STRICT=1: aborting\n");
+            fprintf(stderr, "libcgtune: CG_TUNE_STRICT=1: aborting (exit status 3)\n");
             fflush(stderr);
         }
-        (void)PMPI_Barrier(MPI_COMM_WORLD);
-        if (world_rank == 0) {
-            (void)PMPI_Abort(MPI_COMM_WORLD, 3);
-        }
-        (void)PMPI_Barrier(MPI_COMM_WORLD); /* never completes: rank 0 aborted */
-        (void)PMPI_Abort(MPI_COMM_WORLD, 3);
+        (void)PMPI_Finalize();
+        exit(3);
     }
     active = 1;
 }
