@@ -91,8 +91,9 @@ struct point_run {
     const char *stop;     /* "rse" | "budget" | "max_reps", NULL when not timed */
     uint64_t *times;      /* rank 0: slowest rank's time per repetition, ns */
     uint64_t *all_times;  /* rank 0, verbosity full: n x p times */
-    uint64_t *tag_times;  /* rank 0: n x ntags, slowest rank per tag */
+    uint64_t *tag_times;  /* rank 0: tag_n x ntags, slowest rank per tag */
     int ntags;            /* tags of the schedule (0 for native) */
+    long tag_n;           /* repetitions of the tag pass (tag_point) */
     char said[BENCH_REASON_LEN]; /* rank 0, forced MPICH algorithm: what the library wrote
                            * on stderr about not using it at the checked call ("" none) */
     const struct bench_ctx *dctx; /* where the implementation runs: ctx, or for
@@ -770,7 +771,7 @@ static int check_point(const struct bench_ctx *ctx, const struct bench_point *pt
 }
 
 /* What each rank adds to a repetition, max over the ranks at rank 0. */
-enum { V_OWN, V_END, V_NBEGIN, V_LATE, V_SLACK, V_FAIL, V_TAGS };
+enum { V_OWN, V_END, V_NBEGIN, V_LATE, V_SLACK, V_FAIL, V_N };
 /* Global times travel as u64 ns with this added (a rank's clock may read
  * a little before the epoch), and the earliest start as NBEGIN_BASE less
  * it, so that one max finds both the latest end and the earliest start. */
@@ -793,6 +794,85 @@ static uint64_t global_u64(const struct bench_ctx *ctx, int64_t local)
     double g = bench_clock_global(ctx, local) + GLOBAL_BIAS;
 
     return (g > 0.0) ? (uint64_t)llround(g) : 0;
+}
+
+/* The tags of a tagged point (generated, baseline), in repetitions of
+ * their own after the timed ones, which ran with the tags off. Why apart:
+ * a region costs two clock reads (22 ns with the TSC, runtime/README.md
+ * "Timing tags"), and a schedule's five to twenty regions are a tenth or
+ * more of a call that takes half a microsecond at 2 ranks (measured:
+ * recursive doubling 8 B, tags on 0.56 us, off 0.49, native 0.46;
+ * harness/measurements/2026-12-06-speed-quiet.md); timed with them on, the
+ * generated code lost to native by its own instruments. min(n,
+ * BENCH_TAG_REPS) repetitions after the job's sync, each tag's slowest rank
+ * into run->tag_times; the timeline (verbosity trace) records these. 0, or
+ * -1 with the point's error recorded. */
+#define BENCH_TAG_REPS 30
+static int tag_point(const struct bench_ctx *ctx, const struct bench_point *pt,
+                     struct point_bufs *b, struct point_run *run, struct bench_trace *trace,
+                     int refresh)
+{
+    long reps = (run->n < BENCH_TAG_REPS) ? run->n : BENCH_TAG_REPS;
+    int ntags = run->ntags;
+    int nval = 1 + ntags; /* max over the ranks: a failure flag, then each tag */
+    size_t size = bench_dtype_size(pt->dtype);
+    uint64_t *local = calloc((size_t)nval, sizeof(uint64_t));
+    uint64_t *global = calloc((size_t)nval, sizeof(uint64_t));
+    char reason[BENCH_REASON_LEN] = "";
+    int bad = (local == NULL || global == NULL);
+
+    run->tag_n = 0;
+    if (ctx->rank == 0 && reps > 0) {
+        run->tag_times = calloc((size_t)reps * (size_t)ntags, sizeof(uint64_t));
+        bad = bad || run->tag_times == NULL;
+    }
+    if (agree(ctx, bad, "out of memory for the tags", run->reason)) {
+        run->status = "error";
+        free(local);
+        free(global);
+        return -1;
+    }
+    for (long t = 0; t < reps; t++) {
+        if (refresh) {
+            memcpy(b->out, b->send, b->in_elems * size);
+        }
+        cg_tag_reset();
+        int src = bench_sync(ctx);
+        int64_t t0 = bench_clock_now();
+        bench_trace_rep_begin(trace, t);
+        int rc = run_impl(ctx, pt, run, b->send, b->out);
+        int64_t t1 = bench_clock_now();
+        bench_trace_rep_end(trace, t0, t1);
+        local[0] = (rc != MPI_SUCCESS || src != MPI_SUCCESS);
+        for (int k = 0; k < ntags; k++) {
+            uint64_t calls = 0;
+            cg_tag_read(run->algo->tag_first + k, &local[1 + k], &calls);
+        }
+        memcpy(global, local, (size_t)nval * sizeof(uint64_t));
+        if (hx_allreduce(ctx, global, nval, HX_U64, HX_MAX) != MPI_SUCCESS) {
+            run->status = "error";
+            snprintf(run->reason, sizeof(run->reason), "the harness's own allreduce failed");
+            break;
+        }
+        if (global[0] != 0) {
+            if (src != MPI_SUCCESS) {
+                describe_rc(src, "the synchronisation", ctx->rank, 0, reason, sizeof(reason));
+            } else if (rc != MPI_SUCCESS) {
+                describe_rc(rc, pt->impl, ctx->rank, 1, reason, sizeof(reason));
+            }
+            agree(ctx, local[0] != 0, reason, run->reason);
+            run->status = "error";
+            break;
+        }
+        if (ctx->rank == 0) {
+            memcpy(run->tag_times + ((size_t)t * (size_t)ntags), global + 1,
+                   (size_t)ntags * sizeof(uint64_t));
+        }
+        run->tag_n = t + 1;
+    }
+    free(local);
+    free(global);
+    return (strcmp(run->status, "ok") == 0) ? 0 : -1;
 }
 
 /* Step 2 and 3: warm-up and the timed repetitions, each started as the
@@ -822,7 +902,7 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
     const struct bench_timing *tm = &ctx->job->timing;
     size_t size = bench_dtype_size(pt->dtype);
     int ntags = (run->algo != NULL) ? run->algo->tag_count : 0;
-    int nval = V_TAGS + ntags;
+    int nval = V_N;
     int window = (tm->sync == BENCH_SYNC_WINDOW);
     /* The span needs every rank's clock on one time line. */
     int spans = !window && ctx->clock.synced;
@@ -861,14 +941,13 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
         run->times = calloc((size_t)cap, sizeof(uint64_t));
         scratch = calloc((size_t)cap, sizeof(uint64_t));
         online.sorted = scratch;
-        run->tag_times = calloc((size_t)cap * (size_t)(ntags > 0 ? ntags : 1), sizeof(uint64_t));
         if (ctx->job->verbosity_full) {
             run->all_times = calloc((size_t)cap * (size_t)ctx->p, sizeof(uint64_t));
         }
         if (spans) {
             run->span_times = calloc((size_t)cap, sizeof(uint64_t));
         }
-        bad = run->times == NULL || scratch == NULL || run->tag_times == NULL ||
+        bad = run->times == NULL || scratch == NULL ||
               (ctx->job->verbosity_full && run->all_times == NULL) ||
               (spans && run->span_times == NULL);
     }
@@ -927,6 +1006,9 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
         fprintf(stderr, "bench: rank %d: no memory for the trace of %s; it is not written\n",
                 ctx->rank, pt->id);
     }
+    /* The timed repetitions run with the tags off; a tagged point's tags,
+     * and its timeline, come from tag_point's repetitions after them. */
+    cg_tag_enable(0);
     start = MPI_Wtime();
     run->n = 0;
     run->invalid = 0;
@@ -938,9 +1020,6 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
         int late = 0;
         if (refresh) {
             memcpy(b->out, b->send, b->in_elems * size);
-        }
-        if (ntags > 0) {
-            cg_tag_reset();
         }
         if (window) {
             t0 = bench_clock_local_at(ctx, ann.start);
@@ -960,10 +1039,14 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
             src = bench_sync(ctx);
             t0 = bench_clock_now();
         }
-        bench_trace_rep_begin(&trace, attempt);
+        if (ntags == 0) {
+            bench_trace_rep_begin(&trace, attempt);
+        }
         rc = run_impl(ctx, pt, run, b->send, b->out);
         t1 = bench_clock_now();
-        bench_trace_rep_end(&trace, t0, t1);
+        if (ntags == 0) {
+            bench_trace_rep_end(&trace, t0, t1);
+        }
         local[V_OWN] = (t1 > t0) ? (uint64_t)(t1 - t0) : 0;
         local[V_END] = ctx->clock.synced ? global_u64(ctx, t1) : 0;
         local[V_NBEGIN] = ctx->clock.synced ? NBEGIN_BASE - global_u64(ctx, t0) : 0;
@@ -974,12 +1057,6 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
         /* The slack as NBEGIN_BASE less it, so that the max is the least. */
         local[V_SLACK] = window ? (uint64_t)((int64_t)NBEGIN_BASE - (t0 - arrived)) : 0;
         local[V_FAIL] = (rc != MPI_SUCCESS || src != MPI_SUCCESS);
-        for (int k = 0; k < ntags; k++) {
-            uint64_t ns = 0;
-            uint64_t calls = 0;
-            cg_tag_read(run->algo->tag_first + k, &ns, &calls);
-            local[V_TAGS + k] = ns;
-        }
         memcpy(global, local, (size_t)nval * sizeof(uint64_t));
         if (hx_reduce(ctx, global, nval, HX_U64, HX_MAX) != MPI_SUCCESS ||
             (ctx->job->verbosity_full &&
@@ -1033,10 +1110,6 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
                         run->span_times[run->n] =
                             (global[V_END] > first) ? global[V_END] - first : 0;
                     }
-                    for (int k = 0; k < ntags; k++) {
-                        run->tag_times[((size_t)run->n * (size_t)ntags) + (size_t)k] =
-                            global[V_TAGS + k];
-                    }
                     run->n++;
                     bench_online_add(&online, fig);
                 }
@@ -1085,7 +1158,9 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
             break;
         }
         arrived = bench_clock_now();
-        bench_trace_rep_valid(&trace, attempt, ann.valid);
+        if (ntags == 0) {
+            bench_trace_rep_valid(&trace, attempt, ann.valid);
+        }
         if (ann.decision == -1) {
             if (src != MPI_SUCCESS) {
                 describe_rc(src, "the synchronisation", ctx->rank, 0, reason, sizeof(reason));
@@ -1114,10 +1189,12 @@ static int time_point(const struct bench_ctx *ctx, const struct bench_point *pt,
         run->window_ns = win;
         run->clock_age_s = ctx->clock.synced ? MPI_Wtime() - ctx->clock.synced_at : NAN;
     }
+    cg_tag_enable(1);
     free(local);
     free(global);
     free(scratch);
-    if (strcmp(run->status, "ok") != 0) {
+    if (strcmp(run->status, "ok") != 0 ||
+        (ntags > 0 && run->mode != LOOP_T1 && tag_point(ctx, pt, b, run, &trace, refresh) != 0)) {
         bench_trace_free(&trace);
         return -1;
     }
@@ -1408,7 +1485,8 @@ static int write_record(const struct bench_ctx *ctx, const struct bench_point *p
     r.tag_first = (run->algo != NULL) ? run->algo->tag_first : 0;
     r.ntags = run->ntags;
     r.tag_infos = (pt->baseline && run->algo != NULL) ? bench_baseline_tag_infos(run->algo) : NULL;
-    r.tag_n = run->n; /* the timed repetitions carry the tags */
+    r.tag_n = run->tag_n; /* tag_point's repetitions carry the tags */
+    r.share_of_call_tag = 1; /* their call tag ran with the tags on, timing's without */
     r.tag_times = run->tag_times;
     r.window = (ctx->job->timing.sync == BENCH_SYNC_WINDOW);
     r.span_times = run->span_times;

@@ -203,7 +203,16 @@ int bench_roof_measure(const struct bench_ctx *ctx, const struct bench_point *pt
         free(b);
         return MPI_ERR_NO_MEM;
     }
-    /* Values the reduce may combine without overflow traps or NaNs: zeros. */
+    /* Values the reduce may combine without overflow traps or NaNs: zeros.
+     * Why written, not left to calloc: a calloc'd page never written maps
+     * the kernel's one shared zero page, so reading it always hits the
+     * cache; the limit then read 32 MiB of `a` from one 4 KiB page and put
+     * the reduce of a 64 MiB allreduce at 1.5 ms, where the runtime's kernel
+     * over real memory takes 6.5 ms (harness/measurements/
+     * 2026-12-06-speed-quiet.md). Written, every page is the rank's own, as
+     * a collective's buffers are. */
+    memset(a, 0, room > 0 ? room : 1);
+    memset(b, 0, room > 0 ? room : 1);
     double t[3] = { 0.0, 0.0, 0.0 };
     size_t bytes[3] = { recv_B, reduce_B, copy_B };
     for (int part = 0; part < 3 && rc == MPI_SUCCESS; part++) {

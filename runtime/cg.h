@@ -560,18 +560,31 @@ static inline uint64_t cg_tag_ticks(void)
 }
 #endif
 
+/* Code built with tags records them unless switched off (cg_tag_enable;
+ * on by default, process-wide): off, a region costs one load and a branch.
+ * Why a switch: bench times a generated point with the tags off and reads
+ * them in repetitions of its own (harness/FORMATS.md, "tags"), since a
+ * region's two clock reads are a tenth of a small call's time. Switch only
+ * between calls, never with a region open. */
+extern int cg_tag_off;
+void cg_tag_enable(int on);
+
 #ifdef CG_TAGS
-#define CG_TAG_BEGIN(id)                                                              \
-    (cg_tag_accs[(id)].t0 = cg_tag_ticks(),                                           \
-     __builtin_expect(cg_tag_tracing, 0) ? cg_tag_trace_event((id), 0, cg_tag_now()) \
-                                         : (void)0)
+#define CG_TAG_BEGIN(id)                                                                 \
+    (__builtin_expect(cg_tag_off, 0)                                                     \
+         ? (void)0                                                                       \
+         : (cg_tag_accs[(id)].t0 = cg_tag_ticks(),                                       \
+            __builtin_expect(cg_tag_tracing, 0) ? cg_tag_trace_event((id), 0, cg_tag_now()) \
+                                                : (void)0))
 #define CG_TAG_END(id)                                                \
     do {                                                              \
-        struct cg_tag_acc *cg_a_ = &cg_tag_accs[(id)];                \
-        cg_a_->ns += cg_tag_ticks() - cg_a_->t0;                      \
-        cg_a_->calls++;                                               \
-        if (__builtin_expect(cg_tag_tracing, 0)) {                    \
-            cg_tag_trace_event((id), 1, cg_tag_now());                \
+        if (!__builtin_expect(cg_tag_off, 0)) {                       \
+            struct cg_tag_acc *cg_a_ = &cg_tag_accs[(id)];            \
+            cg_a_->ns += cg_tag_ticks() - cg_a_->t0;                  \
+            cg_a_->calls++;                                           \
+            if (__builtin_expect(cg_tag_tracing, 0)) {                \
+                cg_tag_trace_event((id), 1, cg_tag_now());            \
+            }                                                         \
         }                                                             \
     } while (0)
 #else

@@ -14,6 +14,12 @@
 #endif
 
 struct cg_tag_acc cg_tag_accs[CG_TAG_CAPACITY];
+int cg_tag_off;
+
+void cg_tag_enable(int on)
+{
+    cg_tag_off = !on;
+}
 
 /* Why process-wide: the tags are (cg_tag_accs); the clock is chosen once,
  * at the first reset, and its unit with it. */
