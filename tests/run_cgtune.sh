@@ -355,3 +355,37 @@ EOF
         fail "tune_ppn_rule_holds_no_irregular_call_$f" "exit $rc; allreduce made $ar_made (inter $ar_inter): rule $ar_rule, no rule $ar_norule; bcast made $bc_made: rule $bc_rule"
     fi
 done
+
+# ---- the demo applications, unmodified, with and without the preload ------------------
+# harness/apps/: the same binary's stdout byte for byte with and without
+# libcgtune.so, and the footer shows that the selection's generated schedules
+# served the app's calls (every allreduce and allgather, none passed through).
+# cg_app at p = 2 (two addends: any order gives the same doubles), deposit_app
+# at p = 3 (whole-number sums: exact in any order).
+for f in openmpi mpich; do
+    d=$tmp/apps-$f
+    mkdir -p "$d"
+    cat >"$d/sel.json" <<EOF
+{ "schema": 1, "kind": "collgen-selection", "library": "$f", "rules": [
+  { "collective": "allreduce", "bytes": [0, 1099511627776], "implementation": "generated:allreduce_ring" },
+  { "collective": "allgather", "bytes": [0, 1099511627776], "implementation": "generated:allgather_ring" } ] }
+EOF
+    for app in "cg_app 2 32 60" "deposit_app 3 5000 3000 12"; do
+        set -- $app
+        name=$1 np=$2
+        shift 2
+        tests/mpirun.sh "$f" "$np" "build/$f/$name" "$@" >"$d/$name.plain" 2>"$d/$name.plain.err"
+        rc1=$?
+        CG_PRELOAD=$PWD/build/$f/libcgtune.so CG_TUNE=$d/sel.json CG_TUNE_LOG="$d/$name.footer" \
+            tests/mpirun.sh "$f" "$np" "build/$f/$name" "$@" >"$d/$name.tuned" 2>"$d/$name.tuned.err"
+        rc2=$?
+        gen=$(awk '!/^#/ && $5 ~ /^generated:/ { s += $6 } END { print s + 0 }' "$d/$name.footer" 2>/dev/null)
+        other=$(awk '!/^#/ && ($1 == "allreduce" || $1 == "allgather") && $5 !~ /^generated:/ { s += $6 } END { print s + 0 }' "$d/$name.footer" 2>/dev/null)
+        if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ -s "$d/$name.plain" ] && cmp -s "$d/$name.plain" "$d/$name.tuned" &&
+            [ "${gen:-0}" -gt 0 ] && [ "${other:-1}" -eq 0 ]; then
+            pass "tune_app_${name}_identical_through_the_preload_$f ($gen calls generated)"
+        else
+            fail "tune_app_${name}_identical_through_the_preload_$f" "exit $rc1/$rc2, generated $gen, other $other, $(cmp "$d/$name.plain" "$d/$name.tuned" 2>&1 | head -1)"
+        fi
+    done
+done
