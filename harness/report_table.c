@@ -174,6 +174,12 @@ static const struct equivalence {
     /* The baselines' names (harness/baselines/baselines.h). */
     {"allreduce", "reduce_scatter_allgather", {"rabenseifner", "reduce_scatter_allgather", NULL}},
     {"allgather", "neighbor_exchange", {"neighbor", NULL}},
+    /* Why no native: Open MPI's chain is coll_base's chain of fanout
+     * coll_tuned_bcast_algorithm_chain_fanout (4 by default: a flat tree up
+     * to 5 ranks) sending the whole message (segment size 0); bcast_chain is
+     * one chain of 8 segments. Its fanout-1 twin is bcast_pipeline, which
+     * pairs with Open MPI's pipeline by name. MPICH has no chain. */
+    {"bcast", "chain", {NULL}},
     {"bcast", "binomial_doubling", {"binomial", NULL}},
     {"bcast", "binomial_halving", {"binomial", NULL}},
     /* Why: Open MPI's scatter_allgather gathers by recursive doubling; the
