@@ -155,6 +155,8 @@ struct cg_call {
     MPI_Datatype dtype;    /* element datatype (moving collectives: the basic type of the
                             * caller's signature, cg_sig) */
     MPI_Aint extent;       /* extent of dtype in bytes */
+    MPI_Aint true_lb;      /* dtype's true lower bound and extent (cg_buf_bytes) */
+    MPI_Aint true_extent;
     MPI_Op op;             /* reduction op (MPI_OP_NULL when none) */
     int kernel;            /* typed kernel index, or -1: MPI_Reduce_local */
     struct cg_comm *cc;    /* cached context (scratch, duplicate comm) */

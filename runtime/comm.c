@@ -78,6 +78,9 @@ static int cg_comm_create(MPI_Comm comm, struct cg_comm **out_cc)
         goto out;
     }
     cc->comm = MPI_COMM_NULL;
+    for (int i = 0; i < CG_NTYPEINFO; i++) {
+        cc->typeinfo[i].type = MPI_DATATYPE_NULL; /* free slot */
+    }
     CG_CHECK_MPI(MPI_Comm_dup(comm, &cc->comm));
     CG_CHECK_MPI(MPI_Comm_set_errhandler(cc->comm, MPI_ERRORS_RETURN));
     CG_CHECK_MPI(MPI_Comm_rank(cc->comm, &cc->rank));
@@ -95,14 +98,15 @@ out:
     return rc;
 }
 
-/* Looks up the context cached on `comm`, creating it (and the keyval) on the
- * first call. */
-static int cg_comm_get(MPI_Comm comm, struct cg_comm **out_cc)
+/* The context cached on `comm`, or NULL when it has none yet (the keyval
+ * created on the first call). */
+static int cg_comm_find(MPI_Comm comm, struct cg_comm **out_cc)
 {
     int rc = MPI_SUCCESS;
     int found = 0;
     void *attr = NULL;
 
+    *out_cc = NULL;
     if (cg_comm_keyval == MPI_KEYVAL_INVALID) {
         CG_CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cg_comm_delete,
                                             &cg_comm_keyval, NULL));
@@ -110,18 +114,69 @@ static int cg_comm_get(MPI_Comm comm, struct cg_comm **out_cc)
     CG_CHECK_MPI(MPI_Comm_get_attr(comm, cg_comm_keyval, &attr, &found));
     if (found) {
         *out_cc = attr;
-    } else {
-        CG_CHECK(cg_comm_create(comm, out_cc));
     }
 out:
     return rc;
 }
 
+/* What cg_call_begin needs of datatype t: from cc's memory of it (cc may
+ * be NULL: the communicator has no context yet), else from MPI; *seen is
+ * the slot that remembers t, NULL when t is new to cc.
+ *
+ * Why only named datatypes are remembered: a named (predefined) datatype is
+ * never freed, so its handle means the same type for the whole run. A
+ * derived one may be freed by the caller between two calls and its handle
+ * given to a new type with other extents, which a memory keyed by handle
+ * could not see; so a derived type is asked every call, as before. Its slot
+ * says only "not named", which stays true when the handle is reused: a
+ * reused handle was freed, and named handles never are, so it is a derived
+ * type's again (tests/test_runtime.c frees and re-creates one between
+ * calls). */
+static int type_info(struct cg_comm *cc, MPI_Datatype t, struct cg_type_info *ti,
+                     struct cg_type_info **seen)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Aint lb = 0;
+
+    *seen = NULL;
+    if (cc != NULL) {
+        for (int i = 0; i < CG_NTYPEINFO; i++) {
+            if (cc->typeinfo[i].type == t) {
+                *seen = &cc->typeinfo[i];
+                break;
+            }
+        }
+    }
+    if ((*seen != NULL) && (*seen)->named) {
+        *ti = **seen;
+        goto out;
+    }
+    ti->type = t;
+    ti->named = 0;
+    CG_CHECK_MPI(MPI_Type_get_extent(t, &lb, &ti->extent));
+    CG_CHECK_MPI(MPI_Type_get_true_extent(t, &ti->true_lb, &ti->true_extent));
+    CG_CHECK(cg_type_is_contiguous(t, &ti->contiguous));
+    if (*seen == NULL) {
+        int ni = 0, na = 0, nd = 0, comb = MPI_COMBINER_NAMED;
+        CG_CHECK_MPI(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+        ti->named = (comb == MPI_COMBINER_NAMED);
+    }
+out:
+    return rc;
+}
+
+/* Remembers t's answers in cc (round robin over the slots). */
+static void type_remember(struct cg_comm *cc, const struct cg_type_info *ti)
+{
+    cc->typeinfo[cc->typeinfo_next] = *ti;
+    cc->typeinfo_next = (cc->typeinfo_next + 1) % CG_NTYPEINFO;
+}
+
 int cg_call_begin(struct cg_call *c, MPI_Comm comm, MPI_Datatype dtype, MPI_Op op, int flags)
 {
     int rc = MPI_SUCCESS;
-    MPI_Aint lb = 0, true_lb = 0, true_extent = 0;
     struct cg_comm *cc = NULL;
+    struct cg_type_info ti, *seen = NULL;
 
     memset(c, 0, sizeof(*c));
     c->comm = MPI_COMM_NULL;
@@ -139,18 +194,27 @@ int cg_call_begin(struct cg_call *c, MPI_Comm comm, MPI_Datatype dtype, MPI_Op o
         rc = MPI_ERR_TYPE;
         goto out;
     }
-    CG_CHECK_MPI(MPI_Type_get_extent(dtype, &lb, &c->extent));
-    CG_CHECK_MPI(MPI_Type_get_true_extent(dtype, &true_lb, &true_extent));
+    /* Why the context is looked up first but created last: the datatype's
+     * answers may be remembered there, and a call that fails on its
+     * datatype or op must not create it (a collective MPI_Comm_dup). */
+    CG_CHECK(cg_comm_find(comm, &cc));
+    CG_CHECK(type_info(cc, dtype, &ti, &seen));
+    c->extent = ti.extent;
+    c->true_lb = ti.true_lb;
+    c->true_extent = ti.true_extent;
+    c->contiguous = ti.contiguous;
     /* Why: scratch buffers are sized and addressed from their first byte
      * (cg_buf_bytes); data before an element's address would fall outside. */
-    if ((c->extent <= 0) || (true_lb < 0)) {
+    if ((c->extent <= 0) || (c->true_lb < 0)) {
         cg_set_error("collgen: datatypes with a non-positive extent or data below their "
                      "address are not supported");
         rc = MPI_ERR_TYPE;
         goto out;
     }
-    CG_CHECK(cg_type_is_contiguous(dtype, &c->contiguous));
-    if (((flags & CG_NEEDS_COMMUTATIVE) != 0) && (op != MPI_OP_NULL)) {
+    /* Why no MPI_Op_commutative for the ops with a typed kernel: they are
+     * predefined (MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX), which commute. */
+    if (((flags & CG_NEEDS_COMMUTATIVE) != 0) && (op != MPI_OP_NULL) &&
+        !cg_reduce_op_commutes(op)) {
         int commute = 0;
         CG_CHECK_MPI(MPI_Op_commutative(op, &commute));
         if (!commute) {
@@ -163,7 +227,12 @@ int cg_call_begin(struct cg_call *c, MPI_Comm comm, MPI_Datatype dtype, MPI_Op o
     if (op != MPI_OP_NULL) {
         c->kernel = cg_reduce_kernel_index(dtype, op);
     }
-    CG_CHECK(cg_comm_get(comm, &cc));
+    if (cc == NULL) {
+        CG_CHECK(cg_comm_create(comm, &cc));
+    }
+    if (seen == NULL) {
+        type_remember(cc, &ti);
+    }
     c->cc = cc;
     c->comm = cc->comm;
     c->rank = cc->rank;
@@ -254,12 +323,13 @@ size_t cg_buf_bytes(const struct cg_call *c, const struct cg_geom *g, long nbloc
 {
     size_t elems = (nblocks > 0) ? cg_geom_off(g, nblocks) : 0;
     size_t bytes = elems * (size_t)c->extent;
-    MPI_Aint true_lb = 0, true_extent = 0;
 
     /* A type whose data reaches past its extent (resized smaller) needs the
-     * last element's overhang; cg_call_begin already validated the type. */
-    if ((elems > 0) && (MPI_Type_get_true_extent(c->dtype, &true_lb, &true_extent) == MPI_SUCCESS)) {
-        size_t reach = (elems - 1) * (size_t)c->extent + (size_t)true_lb + (size_t)true_extent;
+     * last element's overhang; cg_call_begin already validated the type and
+     * read its true extent. */
+    if (elems > 0) {
+        size_t reach = (elems - 1) * (size_t)c->extent + (size_t)c->true_lb +
+                       (size_t)c->true_extent;
         if (reach > bytes) {
             bytes = reach;
         }
