@@ -121,7 +121,8 @@ out:
 
 /* What cg_call_begin needs of datatype t: from cc's memory of it (cc may
  * be NULL: the communicator has no context yet), else from MPI; *seen is
- * the slot that remembers t, NULL when t is new to cc.
+ * the slot that remembers t, NULL when t is new to cc; *use the answers
+ * (that slot, or *ti filled from MPI).
  *
  * Why only named datatypes are remembered: a named (predefined) datatype is
  * never freed, so its handle means the same type for the whole run. A
@@ -133,12 +134,13 @@ out:
  * type's again (tests/test_runtime.c frees and re-creates one between
  * calls). */
 static int type_info(struct cg_comm *cc, MPI_Datatype t, struct cg_type_info *ti,
-                     struct cg_type_info **seen)
+                     struct cg_type_info **seen, const struct cg_type_info **use)
 {
     int rc = MPI_SUCCESS;
     MPI_Aint lb = 0;
 
     *seen = NULL;
+    *use = ti;
     if (cc != NULL) {
         for (int i = 0; i < CG_NTYPEINFO; i++) {
             if (cc->typeinfo[i].type == t) {
@@ -148,7 +150,7 @@ static int type_info(struct cg_comm *cc, MPI_Datatype t, struct cg_type_info *ti
         }
     }
     if ((*seen != NULL) && (*seen)->named) {
-        *ti = **seen;
+        *use = *seen; /* read in place: a copy of the struct stalled on store forwarding */
         goto out;
     }
     ti->type = t;
@@ -177,6 +179,7 @@ int cg_call_begin(struct cg_call *c, MPI_Comm comm, MPI_Datatype dtype, MPI_Op o
     int rc = MPI_SUCCESS;
     struct cg_comm *cc = NULL;
     struct cg_type_info ti, *seen = NULL;
+    const struct cg_type_info *use = NULL;
 
     memset(c, 0, sizeof(*c));
     c->comm = MPI_COMM_NULL;
@@ -198,11 +201,11 @@ int cg_call_begin(struct cg_call *c, MPI_Comm comm, MPI_Datatype dtype, MPI_Op o
      * answers may be remembered there, and a call that fails on its
      * datatype or op must not create it (a collective MPI_Comm_dup). */
     CG_CHECK(cg_comm_find(comm, &cc));
-    CG_CHECK(type_info(cc, dtype, &ti, &seen));
-    c->extent = ti.extent;
-    c->true_lb = ti.true_lb;
-    c->true_extent = ti.true_extent;
-    c->contiguous = ti.contiguous;
+    CG_CHECK(type_info(cc, dtype, &ti, &seen, &use));
+    c->extent = use->extent;
+    c->true_lb = use->true_lb;
+    c->true_extent = use->true_extent;
+    c->contiguous = use->contiguous;
     /* Why: scratch buffers are sized and addressed from their first byte
      * (cg_buf_bytes); data before an element's address would fall outside. */
     if ((c->extent <= 0) || (c->true_lb < 0)) {
