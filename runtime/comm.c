@@ -15,6 +15,7 @@
  */
 #include "cg_internal.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 /* Why: the keyval is the runtime's one piece of static state. It names the
@@ -24,6 +25,29 @@
  * threads racing on the first call (MPI_THREAD_MULTIPLE callers must make
  * one call first). */
 static int cg_comm_keyval = MPI_KEYVAL_INVALID;
+
+/* Why a one-entry memory of the last communicator looked up, besides the
+ * attribute: MPI_Comm_get_attr is a hash lookup in both libraries, the
+ * largest part of a small call's set-up that was left (perf, p = 1;
+ * harness/measurements/2026-12-06-overhead.md). Per thread, so that threads
+ * calling on different communicators do not share it. It stays right when
+ * a communicator is freed and its handle reused: every context's delete
+ * callback advances cg_comm_gen, and an entry counts only while the
+ * generation it was taken in is current; a freed handle can therefore
+ * never find the old context. */
+static _Atomic unsigned cg_comm_gen;
+static _Thread_local struct {
+    MPI_Comm comm;       /* the caller's communicator */
+    struct cg_comm *cc;  /* its context (NULL: no entry) */
+    unsigned gen;        /* cg_comm_gen when it was taken */
+} cg_comm_last;
+
+static void cg_comm_remember(MPI_Comm comm, struct cg_comm *cc, unsigned gen)
+{
+    cg_comm_last.comm = comm;
+    cg_comm_last.cc = cc;
+    cg_comm_last.gen = gen;
+}
 
 static void cg_comm_destroy(struct cg_comm *cc)
 {
@@ -48,6 +72,7 @@ static int cg_comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)comm;
     (void)keyval;
     (void)extra;
+    atomic_fetch_add_explicit(&cg_comm_gen, 1u, memory_order_release);
     for (int i = 0; i < cc->nsplits; i++) {
         CG_CHECK_MPI(MPI_Comm_free(&cc->splits[i].comm));
     }
@@ -105,8 +130,13 @@ static int cg_comm_find(MPI_Comm comm, struct cg_comm **out_cc)
     int rc = MPI_SUCCESS;
     int found = 0;
     void *attr = NULL;
+    unsigned gen = atomic_load_explicit(&cg_comm_gen, memory_order_acquire);
 
     *out_cc = NULL;
+    if ((cg_comm_last.cc != NULL) && (cg_comm_last.comm == comm) && (cg_comm_last.gen == gen)) {
+        *out_cc = cg_comm_last.cc;
+        goto out;
+    }
     if (cg_comm_keyval == MPI_KEYVAL_INVALID) {
         CG_CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cg_comm_delete,
                                             &cg_comm_keyval, NULL));
@@ -114,6 +144,7 @@ static int cg_comm_find(MPI_Comm comm, struct cg_comm **out_cc)
     CG_CHECK_MPI(MPI_Comm_get_attr(comm, cg_comm_keyval, &attr, &found));
     if (found) {
         *out_cc = attr;
+        cg_comm_remember(comm, attr, gen);
     }
 out:
     return rc;

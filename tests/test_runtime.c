@@ -718,6 +718,53 @@ static void context_should_be_cached_on_the_communicator_and_freed_with_it(void)
     MPI_Comm_free_keyval(&keyval);
 }
 
+/* cg_call_begin remembers the last communicator looked up (comm.c,
+ * cg_comm_last); freeing a communicator must make that memory useless, or a
+ * new communicator given the freed handle would run on the freed context.
+ * Both libraries hand the handle out again (checked: without it the test
+ * could not fail); the new one must get a context of its own, a duplicate
+ * of it, freed with it. A stale memory hands back the freed context, whose
+ * freed duplicate MPI_Comm_compare refuses (an abort, under the default
+ * error handler: the run fails either way). */
+static void context_should_not_outlive_a_freed_communicator_whose_handle_is_reused(void)
+{
+    MPI_Comm first, again = MPI_COMM_NULL, kept[8];
+    struct cg_call c;
+    int deletes = 0, keyval = MPI_KEYVAL_INVALID, cmp = MPI_UNEQUAL, nkept = 0;
+
+    MPI_Comm_dup(MPI_COMM_WORLD, &first);
+    CHECK(cg_call_begin(&c, first, MPI_INT, MPI_SUM, 0) == MPI_SUCCESS);
+    cg_call_end(&c);
+    CHECK(cg_call_begin(&c, first, MPI_INT, MPI_SUM, 0) == MPI_SUCCESS); /* now remembered */
+    cg_call_end(&c);
+    MPI_Comm old = first;
+    MPI_Comm_free(&first);
+    /* Duplicates until one has the freed handle (the first, in practice). */
+    while (nkept < 8) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &again);
+        if (again == old) {
+            break;
+        }
+        kept[nkept++] = again;
+        again = MPI_COMM_NULL;
+    }
+    CHECKF(again != MPI_COMM_NULL, "no communicator got the freed handle in 8 duplicates");
+    if (again != MPI_COMM_NULL) {
+        CHECK(cg_call_begin(&c, again, MPI_INT, MPI_SUM, 0) == MPI_SUCCESS);
+        MPI_Comm_compare(c.comm, again, &cmp);
+        CHECK(cmp == MPI_CONGRUENT);
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, count_deletes, &keyval, &deletes);
+        CHECK(MPI_Comm_set_attr(c.comm, keyval, NULL) == MPI_SUCCESS);
+        cg_call_end(&c);
+        MPI_Comm_free(&again);
+        CHECK(deletes == 1); /* its duplicate was freed with it */
+        MPI_Comm_free_keyval(&keyval);
+    }
+    for (int i = 0; i < nkept; i++) {
+        MPI_Comm_free(&kept[i]);
+    }
+}
+
 /* ---- an emitted-style collective --------------------------------------------- */
 
 /* The ring allreduce of cg.h's contract, as gen/ would emit it: p - 1
@@ -1992,6 +2039,7 @@ int main(int argc, char **argv)
     RUN_ALL(exchange_should_report_a_truncated_message_at_wait);
     RUN_ALL(call_should_reject_a_non_commutative_op_when_the_schedule_needs_one);
     RUN_ALL(context_should_be_cached_on_the_communicator_and_freed_with_it);
+    RUN_ALL(context_should_not_outlive_a_freed_communicator_whose_handle_is_reused);
     RUN_ALL(ring_allreduce_should_match_mpi_allreduce);
     RUN_ALL(call_should_ask_a_derived_datatype_again_when_its_handle_is_reused);
     RUN_ALL(segmented_exchange_should_reduce_each_piece_as_the_whole_exchange_does);
