@@ -24,6 +24,22 @@
 
 static int world_rank; /* rank in MPI_COMM_WORLD */
 
+/* Why: AddressSanitizer holds freed memory back before it is handed out
+ * again, so Open MPI's handles (pointers) of freed datatypes and
+ * communicators are not reused within a test; the tests that need a reused
+ * handle to see a stale memory (comm.c) cannot insist on one there, and
+ * check only what holds for any handle (tests/run_sanitize.sh). */
+#if defined(__SANITIZE_ADDRESS__)
+#define HANDLES_REUSED_LATE 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HANDLES_REUSED_LATE 1
+#endif
+#endif
+#ifndef HANDLES_REUSED_LATE
+#define HANDLES_REUSED_LATE 0
+#endif
+
 /* RUN (check.h), made collective: the failed checks of all ranks decide the
  * verdict, which rank 0 alone prints. */
 #define RUN_ALL(name)                                                                  \
@@ -748,18 +764,21 @@ static void context_should_not_outlive_a_freed_communicator_whose_handle_is_reus
         kept[nkept++] = again;
         again = MPI_COMM_NULL;
     }
+#if !HANDLES_REUSED_LATE
     CHECKF(again != MPI_COMM_NULL, "no communicator got the freed handle in 8 duplicates");
-    if (again != MPI_COMM_NULL) {
-        CHECK(cg_call_begin(&c, again, MPI_INT, MPI_SUM, 0) == MPI_SUCCESS);
-        MPI_Comm_compare(c.comm, again, &cmp);
-        CHECK(cmp == MPI_CONGRUENT);
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, count_deletes, &keyval, &deletes);
-        CHECK(MPI_Comm_set_attr(c.comm, keyval, NULL) == MPI_SUCCESS);
-        cg_call_end(&c);
-        MPI_Comm_free(&again);
-        CHECK(deletes == 1); /* its duplicate was freed with it */
-        MPI_Comm_free_keyval(&keyval);
+#endif
+    if (again == MPI_COMM_NULL) {
+        again = kept[--nkept]; /* the checks below still hold for a new handle */
     }
+    CHECK(cg_call_begin(&c, again, MPI_INT, MPI_SUM, 0) == MPI_SUCCESS);
+    MPI_Comm_compare(c.comm, again, &cmp);
+    CHECK(cmp == MPI_CONGRUENT);
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, count_deletes, &keyval, &deletes);
+    CHECK(MPI_Comm_set_attr(c.comm, keyval, NULL) == MPI_SUCCESS);
+    cg_call_end(&c);
+    MPI_Comm_free(&again);
+    CHECK(deletes == 1); /* its duplicate was freed with it */
+    MPI_Comm_free_keyval(&keyval);
     for (int i = 0; i < nkept; i++) {
         MPI_Comm_free(&kept[i]);
     }
@@ -883,7 +902,11 @@ static void call_should_ask_a_derived_datatype_again_when_its_handle_is_reused(v
         MPI_Type_free(&t);
     }
     /* Without a reused handle this test could not see a stale answer. */
+#if !HANDLES_REUSED_LATE
     CHECKF(reused > 0, "no handle went from one kind to the other in 16 re-creations");
+#else
+    (void)reused;
+#endif
 
     const MPI_Datatype named[] = { MPI_INT, MPI_DOUBLE, MPI_FLOAT, MPI_LONG_LONG, MPI_SHORT,
                                    MPI_CHAR };
