@@ -351,6 +351,9 @@ int cg_call_coll_bor_in(struct cg_call *c, MPI_Comm comm, int coll, cg_any_fn fn
     CG_CHECK(bytes_of(c, rb, &rbb));
     bc.dtype = MPI_BYTE;
     bc.extent = 1;
+    bc.true_lb = 0;
+    bc.true_extent = 1;
+    bc.contiguous = 1;
     bc.op = MPI_BOR;
     bc.kernel = -1;
     rc = cg_call_coll_in(&bc, comm, coll, fn, root, (sb != NULL) ? &sbb : NULL, sfirst, sn,

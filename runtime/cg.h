@@ -123,17 +123,33 @@ struct cg_geom {
     long nb;      /* blocks in one full vector (>= 1) */
 };
 
+/* Why the shortcuts: every exchange, copy and reduce asks these several
+ * times, and a 64-bit division costs tens of cycles; a whole-vector buffer
+ * (nb 1, most latency schedules) needs none, and a block inside the first
+ * copy of the vector needs no j / nb. The results are the general
+ * formula's. */
 static inline size_t cg_geom_off(const struct cg_geom *g, long j) /* first element of block j */
 {
-    long cyc = j / g->nb, i = j % g->nb;
+    if (g->nb == 1) {
+        return (size_t)j * g->count;
+    }
+    long cyc = 0, i = j;
+    if ((j < 0) || (j >= g->nb)) {
+        cyc = j / g->nb;
+        i = j % g->nb;
+    }
     size_t base = g->count / (size_t)g->nb, rem = g->count % (size_t)g->nb;
     return (size_t)cyc * g->count + (size_t)i * base + ((size_t)i < rem ? (size_t)i : rem);
 }
 
 static inline size_t cg_geom_len(const struct cg_geom *g, long j) /* elements in block j */
 {
+    if (g->nb == 1) {
+        return g->count;
+    }
     size_t base = g->count / (size_t)g->nb, rem = g->count % (size_t)g->nb;
-    return base + ((size_t)(j % g->nb) < rem ? 1 : 0);
+    long i = ((j >= 0) && (j < g->nb)) ? j : (j % g->nb);
+    return base + ((size_t)i < rem ? 1 : 0);
 }
 
 /* A buffer seen as blocks. Ranges of blocks wrap modulo nblocks. */
@@ -155,6 +171,8 @@ struct cg_call {
     MPI_Datatype dtype;    /* element datatype (moving collectives: the basic type of the
                             * caller's signature, cg_sig) */
     MPI_Aint extent;       /* extent of dtype in bytes */
+    MPI_Aint true_lb;      /* dtype's true lower bound and extent (cg_buf_bytes) */
+    MPI_Aint true_extent;
     MPI_Op op;             /* reduction op (MPI_OP_NULL when none) */
     int kernel;            /* typed kernel index, or -1: MPI_Reduce_local */
     struct cg_comm *cc;    /* cached context (scratch, duplicate comm) */

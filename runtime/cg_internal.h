@@ -11,6 +11,19 @@
 #include <string.h>
 
 #define CG_NSCRATCH 4 /* scratch slots per context */
+#define CG_NTYPEINFO 4 /* datatypes whose answers a context remembers (comm.c) */
+
+/* What cg_call_begin asks MPI of a datatype, remembered per communicator
+ * context for named datatypes only (comm.c, type_info, says why that is
+ * safe); a derived handle is remembered as not named, with nothing else. */
+struct cg_type_info {
+    MPI_Datatype type;    /* the handle; MPI_DATATYPE_NULL: free slot */
+    int named;            /* 1: a named datatype, the fields below are valid */
+    MPI_Aint extent;      /* MPI_Type_get_extent */
+    MPI_Aint true_lb;     /* MPI_Type_get_true_extent */
+    MPI_Aint true_extent;
+    int contiguous;       /* cg_type_is_contiguous */
+};
 
 /* Cached per communicator as an attribute (comm.c); freed with it. The
  * arrays grow on demand and never shrink, so that a call in steady state
@@ -33,6 +46,8 @@ struct cg_comm {
     int xrecv_cap;                    /* entries allocated in xrecv */
     unsigned char *lazy;              /* per block of out: 1 while it stands for sendbuf's (lazy.c) */
     long lazy_cap;                    /* entries allocated in lazy */
+    struct cg_type_info typeinfo[CG_NTYPEINFO]; /* datatypes seen (comm.c, type_info) */
+    int typeinfo_next;                /* the slot the next new datatype takes */
 };
 
 
@@ -147,6 +162,11 @@ struct cg_xrecv {
 int cg_reduce_window(struct cg_call *c, const struct cg_buf *into, long ifirst,
                      const struct cg_buf *from, long ffirst, long n, int order, int from_in,
                      size_t lo, size_t hi);
+
+/* 1 when op is one of the predefined ops with a typed kernel (MPI_SUM,
+ * MPI_PROD, MPI_MIN, MPI_MAX), all commutative, so that cg_call_begin need
+ * not ask MPI_Op_commutative (reduce.c). */
+int cg_reduce_op_commutes(MPI_Op op);
 
 /* A run of elements: where it starts in its buffer and how long it is. */
 struct cg_seg {

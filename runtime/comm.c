@@ -15,6 +15,7 @@
  */
 #include "cg_internal.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 /* Why: the keyval is the runtime's one piece of static state. It names the
@@ -24,6 +25,29 @@
  * threads racing on the first call (MPI_THREAD_MULTIPLE callers must make
  * one call first). */
 static int cg_comm_keyval = MPI_KEYVAL_INVALID;
+
+/* Why a one-entry memory of the last communicator looked up, besides the
+ * attribute: MPI_Comm_get_attr is a hash lookup in both libraries, the
+ * largest part of a small call's set-up that was left (perf, p = 1;
+ * harness/measurements/2026-12-06-overhead.md). Per thread, so that threads
+ * calling on different communicators do not share it. It stays right when
+ * a communicator is freed and its handle reused: every context's delete
+ * callback advances cg_comm_gen, and an entry counts only while the
+ * generation it was taken in is current; a freed handle can therefore
+ * never find the old context. */
+static _Atomic unsigned cg_comm_gen;
+static _Thread_local struct {
+    MPI_Comm comm;       /* the caller's communicator */
+    struct cg_comm *cc;  /* its context (NULL: no entry) */
+    unsigned gen;        /* cg_comm_gen when it was taken */
+} cg_comm_last;
+
+static void cg_comm_remember(MPI_Comm comm, struct cg_comm *cc, unsigned gen)
+{
+    cg_comm_last.comm = comm;
+    cg_comm_last.cc = cc;
+    cg_comm_last.gen = gen;
+}
 
 static void cg_comm_destroy(struct cg_comm *cc)
 {
@@ -48,6 +72,7 @@ static int cg_comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)comm;
     (void)keyval;
     (void)extra;
+    atomic_fetch_add_explicit(&cg_comm_gen, 1u, memory_order_release);
     for (int i = 0; i < cc->nsplits; i++) {
         CG_CHECK_MPI(MPI_Comm_free(&cc->splits[i].comm));
     }
@@ -78,6 +103,9 @@ static int cg_comm_create(MPI_Comm comm, struct cg_comm **out_cc)
         goto out;
     }
     cc->comm = MPI_COMM_NULL;
+    for (int i = 0; i < CG_NTYPEINFO; i++) {
+        cc->typeinfo[i].type = MPI_DATATYPE_NULL; /* free slot */
+    }
     CG_CHECK_MPI(MPI_Comm_dup(comm, &cc->comm));
     CG_CHECK_MPI(MPI_Comm_set_errhandler(cc->comm, MPI_ERRORS_RETURN));
     CG_CHECK_MPI(MPI_Comm_rank(cc->comm, &cc->rank));
@@ -95,14 +123,20 @@ out:
     return rc;
 }
 
-/* Looks up the context cached on `comm`, creating it (and the keyval) on the
- * first call. */
-static int cg_comm_get(MPI_Comm comm, struct cg_comm **out_cc)
+/* The context cached on `comm`, or NULL when it has none yet (the keyval
+ * created on the first call). */
+static int cg_comm_find(MPI_Comm comm, struct cg_comm **out_cc)
 {
     int rc = MPI_SUCCESS;
     int found = 0;
     void *attr = NULL;
+    unsigned gen = atomic_load_explicit(&cg_comm_gen, memory_order_acquire);
 
+    *out_cc = NULL;
+    if ((cg_comm_last.cc != NULL) && (cg_comm_last.comm == comm) && (cg_comm_last.gen == gen)) {
+        *out_cc = cg_comm_last.cc;
+        goto out;
+    }
     if (cg_comm_keyval == MPI_KEYVAL_INVALID) {
         CG_CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cg_comm_delete,
                                             &cg_comm_keyval, NULL));
@@ -110,18 +144,73 @@ static int cg_comm_get(MPI_Comm comm, struct cg_comm **out_cc)
     CG_CHECK_MPI(MPI_Comm_get_attr(comm, cg_comm_keyval, &attr, &found));
     if (found) {
         *out_cc = attr;
-    } else {
-        CG_CHECK(cg_comm_create(comm, out_cc));
+        cg_comm_remember(comm, attr, gen);
     }
 out:
     return rc;
 }
 
+/* What cg_call_begin needs of datatype t: from cc's memory of it (cc may
+ * be NULL: the communicator has no context yet), else from MPI; *seen is
+ * the slot that remembers t, NULL when t is new to cc; *use the answers
+ * (that slot, or *ti filled from MPI).
+ *
+ * Why only named datatypes are remembered: a named (predefined) datatype is
+ * never freed, so its handle means the same type for the whole run. A
+ * derived one may be freed by the caller between two calls and its handle
+ * given to a new type with other extents, which a memory keyed by handle
+ * could not see; so a derived type is asked every call, as before. Its slot
+ * says only "not named", which stays true when the handle is reused: a
+ * reused handle was freed, and named handles never are, so it is a derived
+ * type's again (tests/test_runtime.c frees and re-creates one between
+ * calls). */
+static int type_info(struct cg_comm *cc, MPI_Datatype t, struct cg_type_info *ti,
+                     struct cg_type_info **seen, const struct cg_type_info **use)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Aint lb = 0;
+
+    *seen = NULL;
+    *use = ti;
+    if (cc != NULL) {
+        for (int i = 0; i < CG_NTYPEINFO; i++) {
+            if (cc->typeinfo[i].type == t) {
+                *seen = &cc->typeinfo[i];
+                break;
+            }
+        }
+    }
+    if ((*seen != NULL) && (*seen)->named) {
+        *use = *seen; /* read in place: a copy of the struct stalled on store forwarding */
+        goto out;
+    }
+    ti->type = t;
+    ti->named = 0;
+    CG_CHECK_MPI(MPI_Type_get_extent(t, &lb, &ti->extent));
+    CG_CHECK_MPI(MPI_Type_get_true_extent(t, &ti->true_lb, &ti->true_extent));
+    CG_CHECK(cg_type_is_contiguous(t, &ti->contiguous));
+    if (*seen == NULL) {
+        int ni = 0, na = 0, nd = 0, comb = MPI_COMBINER_NAMED;
+        CG_CHECK_MPI(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+        ti->named = (comb == MPI_COMBINER_NAMED);
+    }
+out:
+    return rc;
+}
+
+/* Remembers t's answers in cc (round robin over the slots). */
+static void type_remember(struct cg_comm *cc, const struct cg_type_info *ti)
+{
+    cc->typeinfo[cc->typeinfo_next] = *ti;
+    cc->typeinfo_next = (cc->typeinfo_next + 1) % CG_NTYPEINFO;
+}
+
 int cg_call_begin(struct cg_call *c, MPI_Comm comm, MPI_Datatype dtype, MPI_Op op, int flags)
 {
     int rc = MPI_SUCCESS;
-    MPI_Aint lb = 0, true_lb = 0, true_extent = 0;
     struct cg_comm *cc = NULL;
+    struct cg_type_info ti, *seen = NULL;
+    const struct cg_type_info *use = NULL;
 
     memset(c, 0, sizeof(*c));
     c->comm = MPI_COMM_NULL;
@@ -139,18 +228,27 @@ int cg_call_begin(struct cg_call *c, MPI_Comm comm, MPI_Datatype dtype, MPI_Op o
         rc = MPI_ERR_TYPE;
         goto out;
     }
-    CG_CHECK_MPI(MPI_Type_get_extent(dtype, &lb, &c->extent));
-    CG_CHECK_MPI(MPI_Type_get_true_extent(dtype, &true_lb, &true_extent));
+    /* Why the context is looked up first but created last: the datatype's
+     * answers may be remembered there, and a call that fails on its
+     * datatype or op must not create it (a collective MPI_Comm_dup). */
+    CG_CHECK(cg_comm_find(comm, &cc));
+    CG_CHECK(type_info(cc, dtype, &ti, &seen, &use));
+    c->extent = use->extent;
+    c->true_lb = use->true_lb;
+    c->true_extent = use->true_extent;
+    c->contiguous = use->contiguous;
     /* Why: scratch buffers are sized and addressed from their first byte
      * (cg_buf_bytes); data before an element's address would fall outside. */
-    if ((c->extent <= 0) || (true_lb < 0)) {
+    if ((c->extent <= 0) || (c->true_lb < 0)) {
         cg_set_error("collgen: datatypes with a non-positive extent or data below their "
                      "address are not supported");
         rc = MPI_ERR_TYPE;
         goto out;
     }
-    CG_CHECK(cg_type_is_contiguous(dtype, &c->contiguous));
-    if (((flags & CG_NEEDS_COMMUTATIVE) != 0) && (op != MPI_OP_NULL)) {
+    /* Why no MPI_Op_commutative for the ops with a typed kernel: they are
+     * predefined (MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX), which commute. */
+    if (((flags & CG_NEEDS_COMMUTATIVE) != 0) && (op != MPI_OP_NULL) &&
+        !cg_reduce_op_commutes(op)) {
         int commute = 0;
         CG_CHECK_MPI(MPI_Op_commutative(op, &commute));
         if (!commute) {
@@ -163,7 +261,12 @@ int cg_call_begin(struct cg_call *c, MPI_Comm comm, MPI_Datatype dtype, MPI_Op o
     if (op != MPI_OP_NULL) {
         c->kernel = cg_reduce_kernel_index(dtype, op);
     }
-    CG_CHECK(cg_comm_get(comm, &cc));
+    if (cc == NULL) {
+        CG_CHECK(cg_comm_create(comm, &cc));
+    }
+    if (seen == NULL) {
+        type_remember(cc, &ti);
+    }
     c->cc = cc;
     c->comm = cc->comm;
     c->rank = cc->rank;
@@ -254,12 +357,13 @@ size_t cg_buf_bytes(const struct cg_call *c, const struct cg_geom *g, long nbloc
 {
     size_t elems = (nblocks > 0) ? cg_geom_off(g, nblocks) : 0;
     size_t bytes = elems * (size_t)c->extent;
-    MPI_Aint true_lb = 0, true_extent = 0;
 
     /* A type whose data reaches past its extent (resized smaller) needs the
-     * last element's overhang; cg_call_begin already validated the type. */
-    if ((elems > 0) && (MPI_Type_get_true_extent(c->dtype, &true_lb, &true_extent) == MPI_SUCCESS)) {
-        size_t reach = (elems - 1) * (size_t)c->extent + (size_t)true_lb + (size_t)true_extent;
+     * last element's overhang; cg_call_begin already validated the type and
+     * read its true extent. */
+    if (elems > 0) {
+        size_t reach = (elems - 1) * (size_t)c->extent + (size_t)c->true_lb +
+                       (size_t)c->true_extent;
         if (reach > bytes) {
             bytes = reach;
         }

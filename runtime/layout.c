@@ -24,41 +24,44 @@ int cg_layout(int coll, long p, size_t count, long nb, const void *sendbuf, void
               struct cg_geom *g)
 {
     const struct cg_coll_info *info = &cg_colls[coll];
+    /* Why a local geometry, copied out whole at the end: written through
+     * g field by field and then read back as one struct, it stalled every
+     * call on a failed store-to-load forward (perf, 7% of a p = 1 call). */
+    struct cg_geom geom = { 1, 1 };
 
-    g->count = 1;
-    g->nb = 1;
     switch (info->shape) {
     case CG_SHAPE_SPLIT:
-        g->count = count;
-        g->nb = nb;
+        geom.count = count;
+        geom.nb = nb;
         break;
     case CG_SHAPE_UNIFORM:
     case CG_SHAPE_ONE:
-        g->count = (size_t)p * count;
-        g->nb = p;
+        geom.count = (size_t)p * count;
+        geom.nb = p;
         break;
     case CG_SHAPE_TOKEN:
         break;
     }
-    if ((nb != g->nb) || (nb < 1) || (out == NULL) ||
+    *g = geom;
+    if ((nb != geom.nb) || (nb < 1) || (out == NULL) ||
         ((in == NULL) != (info->input == CG_INPUT_NONE)) || ((tmp != NULL) && (ntmp < 0))) {
         cg_set_error("collgen: the buffers of %s at p = %ld: %ld blocks, in %s, tmp of %ld blocks "
                      "do not fit", info->name, p, nb, (in != NULL) ? "given" : "NULL", ntmp);
         return MPI_ERR_INTERN;
     }
     out->base = (info->shape == CG_SHAPE_TOKEN) ? token : (char *)recvbuf;
-    out->geom = *g;
-    out->nblocks = (info->shape == CG_SHAPE_SPLIT) ? g->nb
+    out->geom = geom;
+    out->nblocks = (info->shape == CG_SHAPE_SPLIT) ? geom.nb
                    : (info->shape == CG_SHAPE_UNIFORM) ? p
                                                        : 1;
     if (in != NULL) {
         in->base = (char *)sendbuf;
-        in->geom = *g;
-        in->nblocks = (info->input == CG_INPUT_P) ? p : g->nb;
+        in->geom = geom;
+        in->nblocks = (info->input == CG_INPUT_P) ? p : geom.nb;
     }
     if (tmp != NULL) {
         tmp->base = NULL;
-        tmp->geom = *g;
+        tmp->geom = geom;
         tmp->nblocks = ntmp;
     }
     return MPI_SUCCESS;

@@ -41,22 +41,28 @@ static int begin(struct cg_call *c, const struct args *a, MPI_Comm comm, int fla
     MPI_Datatype dtype = a->dtype;
     size_t count = a->count;
 
-    memset(c, 0, sizeof(*c)); /* cg_call_finish is safe on c from here on */
     /* A collective that moves data without an op counts its blocks in the
      * basic elements of the signature (signature.c says why); one that
      * reduces has one (count, datatype) on every rank, as MPI requires. */
     if ((cg_colls[a->coll].combine == CG_COMBINE_NONE) && (a->dtype != MPI_DATATYPE_NULL)) {
         struct cg_sig sig;
-        CG_CHECK(cg_type_sig(a->dtype, &sig));
-        if ((sig.per > 0) && (a->count > SIZE_MAX / sig.per)) {
+        rc = cg_type_sig(a->dtype, &sig);
+        if ((rc == MPI_SUCCESS) && (sig.per > 0) && (a->count > SIZE_MAX / sig.per)) {
             cg_set_error("collgen: %zu elements of %zu basic elements each overflow size_t",
                          a->count, sig.per);
             rc = MPI_ERR_COUNT;
+        }
+        if (rc != MPI_SUCCESS) {
+            /* Why zeroed here and not first: cg_call_begin zeroes c anyway
+             * (one memset of c per call, not two); cg_call_finish must be
+             * safe on c after a failure before it too. */
+            memset(c, 0, sizeof(*c));
             goto out;
         }
         dtype = sig.basic;
         count = a->count * sig.per;
     }
+    /* cg_call_finish is safe on c from here on, whatever this returns. */
     CG_CHECK(cg_call_begin(c, comm, dtype, a->op, flags & CG_NEEDS_COMMUTATIVE));
     c->coll = a->coll;
     c->sendbuf = a->sendbuf;

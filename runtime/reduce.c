@@ -149,6 +149,11 @@ static int cg_reduce_op_class(MPI_Op op)
     return -1;
 }
 
+int cg_reduce_op_commutes(MPI_Op op)
+{
+    return cg_reduce_op_class(op) >= 0;
+}
+
 int cg_reduce_kernel_index(MPI_Datatype dtype, MPI_Op op)
 {
     int t = cg_reduce_type_class(dtype);

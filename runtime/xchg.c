@@ -144,6 +144,12 @@ static int cg_xchg_window(struct cg_call *c, int peer, const struct cg_buf *b,
     int s = 0;        /* run being consumed */
     size_t used = 0;  /* elements of seg[s] already in messages */
 
+    /* Why a shortcut: most messages are one run, whole, under max_elems;
+     * the cut below would post the same one piece after copying and
+     * trimming the runs. */
+    if ((nruns == 1) && (lo == 0) && (hi >= runs[0].len) && (runs[0].len <= cg_xchg_max_elems)) {
+        return (runs[0].len > 0) ? cg_xchg_post(c, peer, b, 1, runs, is_recv) : MPI_SUCCESS;
+    }
     if (nruns > 2) {
         seg = malloc(2 * (size_t)nruns * sizeof(*seg));
         if (seg == NULL) {

@@ -24,6 +24,22 @@
 
 static int world_rank; /* rank in MPI_COMM_WORLD */
 
+/* Why: AddressSanitizer holds freed memory back before it is handed out
+ * again, so Open MPI's handles (pointers) of freed datatypes and
+ * communicators are not reused within a test; the tests that need a reused
+ * handle to see a stale memory (comm.c) cannot insist on one there, and
+ * check only what holds for any handle (tests/run_sanitize.sh). */
+#if defined(__SANITIZE_ADDRESS__)
+#define HANDLES_REUSED_LATE 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HANDLES_REUSED_LATE 1
+#endif
+#endif
+#ifndef HANDLES_REUSED_LATE
+#define HANDLES_REUSED_LATE 0
+#endif
+
 /* RUN (check.h), made collective: the failed checks of all ranks decide the
  * verdict, which rank 0 alone prints. */
 #define RUN_ALL(name)                                                                  \
@@ -718,6 +734,56 @@ static void context_should_be_cached_on_the_communicator_and_freed_with_it(void)
     MPI_Comm_free_keyval(&keyval);
 }
 
+/* cg_call_begin remembers the last communicator looked up (comm.c,
+ * cg_comm_last); freeing a communicator must make that memory useless, or a
+ * new communicator given the freed handle would run on the freed context.
+ * Both libraries hand the handle out again (checked: without it the test
+ * could not fail); the new one must get a context of its own, a duplicate
+ * of it, freed with it. A stale memory hands back the freed context, whose
+ * freed duplicate MPI_Comm_compare refuses (an abort, under the default
+ * error handler: the run fails either way). */
+static void context_should_not_outlive_a_freed_communicator_whose_handle_is_reused(void)
+{
+    MPI_Comm first, again = MPI_COMM_NULL, kept[8];
+    struct cg_call c;
+    int deletes = 0, keyval = MPI_KEYVAL_INVALID, cmp = MPI_UNEQUAL, nkept = 0;
+
+    MPI_Comm_dup(MPI_COMM_WORLD, &first);
+    CHECK(cg_call_begin(&c, first, MPI_INT, MPI_SUM, 0) == MPI_SUCCESS);
+    cg_call_end(&c);
+    CHECK(cg_call_begin(&c, first, MPI_INT, MPI_SUM, 0) == MPI_SUCCESS); /* now remembered */
+    cg_call_end(&c);
+    MPI_Comm old = first;
+    MPI_Comm_free(&first);
+    /* Duplicates until one has the freed handle (the first, in practice). */
+    while (nkept < 8) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &again);
+        if (again == old) {
+            break;
+        }
+        kept[nkept++] = again;
+        again = MPI_COMM_NULL;
+    }
+#if !HANDLES_REUSED_LATE
+    CHECKF(again != MPI_COMM_NULL, "no communicator got the freed handle in 8 duplicates");
+#endif
+    if (again == MPI_COMM_NULL) {
+        again = kept[--nkept]; /* the checks below still hold for a new handle */
+    }
+    CHECK(cg_call_begin(&c, again, MPI_INT, MPI_SUM, 0) == MPI_SUCCESS);
+    MPI_Comm_compare(c.comm, again, &cmp);
+    CHECK(cmp == MPI_CONGRUENT);
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, count_deletes, &keyval, &deletes);
+    CHECK(MPI_Comm_set_attr(c.comm, keyval, NULL) == MPI_SUCCESS);
+    cg_call_end(&c);
+    MPI_Comm_free(&again);
+    CHECK(deletes == 1); /* its duplicate was freed with it */
+    MPI_Comm_free_keyval(&keyval);
+    for (int i = 0; i < nkept; i++) {
+        MPI_Comm_free(&kept[i]);
+    }
+}
+
 /* ---- an emitted-style collective --------------------------------------------- */
 
 /* The ring allreduce of cg.h's contract, as gen/ would emit it: p - 1
@@ -784,6 +850,87 @@ static void ring_allreduce_should_match_mpi_allreduce(void)
         }
     }
     cg_xchg_set_max_elems(0);
+}
+
+/* cg_call_begin remembers what it asks MPI of a named datatype per
+ * communicator context (comm.c, type_info), and asks again for every
+ * derived one: a derived type freed between two calls may give its handle
+ * to a new type with another extent or layout. Here the handles, as both
+ * libraries hand them out again, are in turn an int resized to 4 bytes
+ * (plain bytes) and an int resized to 8 (a hole after each int); a copy of
+ * two elements must move ints 0 and 1 of the first, 0 and 2 of the second,
+ * and leave every other int poisoned. Then more named types than the
+ * context remembers, cycled twice, through an allreduce (in place, counts
+ * 0 and 1) against MPI_Allreduce. */
+static void call_should_ask_a_derived_datatype_again_when_its_handle_is_reused(void)
+{
+    MPI_Comm user;
+    MPI_Datatype seen[2][16];
+    int nseen[2] = { 0, 0 };
+    int reused = 0; /* rounds whose handle was the other kind's before */
+
+    MPI_Comm_dup(MPI_COMM_WORLD, &user);
+    for (int round = 0; round < 16; round++) {
+        int gappy = round % 2;
+        MPI_Datatype t;
+        MPI_Type_create_resized(MPI_INT, 0, gappy ? 8 : 4, &t);
+        MPI_Type_commit(&t);
+        for (int i = 0; i < nseen[!gappy]; i++) {
+            reused += (seen[!gappy][i] == t);
+        }
+        seen[gappy][nseen[gappy]++] = t;
+        struct cg_call c;
+        int32_t from[8], to[8];
+        for (int i = 0; i < 8; i++) {
+            from[i] = 100 * round + i;
+            to[i] = POISON;
+        }
+        struct cg_geom g = { 2, 2 };
+        struct cg_buf bf = { (char *)from, g, 2 }, bt = { (char *)to, g, 2 };
+        CHECK(cg_call_begin(&c, user, t, MPI_OP_NULL, 0) == MPI_SUCCESS);
+        CHECKF(c.extent == (gappy ? 8 : 4), "round %d: extent %ld", round, (long)c.extent);
+        CHECKF(c.true_extent == 4, "round %d: true extent %ld", round, (long)c.true_extent);
+        CHECKF(c.contiguous == !gappy, "round %d: contiguous %d", round, c.contiguous);
+        CHECK(cg_buf_bytes(&c, &g, 2) == (gappy ? 16u : 8u));
+        CHECK(cg_copy(&c, &bt, 0, &bf, 0, 2) == MPI_SUCCESS);
+        cg_call_end(&c);
+        for (int i = 0; i < 8; i++) {
+            int moved = gappy ? ((i == 0) || (i == 2)) : (i < 2);
+            CHECKF(to[i] == (moved ? from[i] : POISON), "round %d: int %d is %d", round, i,
+                   (int)to[i]);
+        }
+        MPI_Type_free(&t);
+    }
+    /* Without a reused handle this test could not see a stale answer. */
+#if !HANDLES_REUSED_LATE
+    CHECKF(reused > 0, "no handle went from one kind to the other in 16 re-creations");
+#else
+    (void)reused;
+#endif
+
+    const MPI_Datatype named[] = { MPI_INT, MPI_DOUBLE, MPI_FLOAT, MPI_LONG_LONG, MPI_SHORT,
+                                   MPI_CHAR };
+    const size_t sizes[] = { sizeof(int), sizeof(double), sizeof(float), sizeof(long long),
+                             sizeof(short), sizeof(char) };
+    for (int k = 0; k < 12; k++) {
+        MPI_Datatype t = named[k % 6];
+        size_t sz = sizes[k % 6];
+        struct cg_call c;
+        CHECK(cg_call_begin(&c, user, t, MPI_OP_NULL, 0) == MPI_SUCCESS);
+        CHECKF((size_t)c.extent == sz, "named type %d: extent %ld", k % 6, (long)c.extent);
+        CHECK(c.contiguous == 1);
+        cg_call_end(&c);
+        for (size_t n = 0; n < 2; n++) {
+            unsigned char got[16], want[16];
+            memset(got, 0x11 * (unsigned)(world_rank + 1), sizeof(got));
+            memset(want, 0x11 * (unsigned)(world_rank + 1), sizeof(want));
+            MPI_Op op = MPI_MAX; /* defined on every one of them */
+            CHECK(ring_allreduce(MPI_IN_PLACE, got, n, t, op, user) == MPI_SUCCESS);
+            MPI_Allreduce(MPI_IN_PLACE, want, (int)n, t, op, user);
+            CHECKF(memcmp(got, want, sizeof(got)) == 0, "named type %d, count %zu", k % 6, n);
+        }
+    }
+    MPI_Comm_free(&user);
 }
 
 /* ---- segmented exchanges (xchg.c: cg_xchg_begin_seg, cg_xchg_wait_reduce) -- */
@@ -1928,7 +2075,9 @@ int main(int argc, char **argv)
     RUN_ALL(exchange_should_report_a_truncated_message_at_wait);
     RUN_ALL(call_should_reject_a_non_commutative_op_when_the_schedule_needs_one);
     RUN_ALL(context_should_be_cached_on_the_communicator_and_freed_with_it);
+    RUN_ALL(context_should_not_outlive_a_freed_communicator_whose_handle_is_reused);
     RUN_ALL(ring_allreduce_should_match_mpi_allreduce);
+    RUN_ALL(call_should_ask_a_derived_datatype_again_when_its_handle_is_reused);
     RUN_ALL(segmented_exchange_should_reduce_each_piece_as_the_whole_exchange_does);
     RUN_ALL(prologue_should_copy_the_input_into_out_unless_in_place);
     RUN_ALL(lazy_copy_should_leave_what_the_copy_first_leaves);
