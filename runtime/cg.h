@@ -209,10 +209,11 @@ struct cg_call {
     char token;            /* barrier's one-byte block */
     int contiguous;        /* dtype is plain bytes (cg_type_is_contiguous), found once per call */
     /* The input copy done on first use (lazy.c): allreduce, scan and reduce
-     * start with out = sendbuf; instead of copying it, every block of out
-     * stands for the same block of sendbuf until the schedule writes it. */
+     * start with out = sendbuf, a gather's non-root with its own block of
+     * out = sendbuf; instead of copying it, each such block of out stands
+     * for sendbuf's until the schedule writes it. */
     char *lazy_out;        /* out's base (NULL: no input copy pending) */
-    const char *lazy_in;   /* sendbuf, laid out like out */
+    const char *lazy_in;   /* sendbuf, laid out like out (shifted: its block's offset) */
     struct cg_geom lazy_geom; /* out's geometry */
     long lazy_nblocks;     /* out's blocks */
     long lazy_pending;     /* blocks of out that still stand for sendbuf's */

@@ -125,6 +125,11 @@ int cg_layout(int coll, long p, size_t count, long nb, const void *sendbuf, void
  * pending blocks are copied at the end of a successful call (out is the
  * result, not scratch). */
 int cg_lazy_start(struct cg_call *c, const struct cg_buf *out, const void *in, int flush);
+/* The same for blocks [first, first + n) of out only, which `in` holds
+ * alone (gather: a non-root's own block is its sendbuf); the other blocks
+ * are out's own from the start. */
+int cg_lazy_start_range(struct cg_call *c, const struct cg_buf *out, const void *in, long first,
+                        long n, int flush);
 /* Blocks [first, first + n) of b are about to be read: *use is a view of
  * `in` (in *view) when every one of them is pending, else b, after the
  * pending ones among them were copied. */

@@ -16,6 +16,10 @@
  *   - a range of which only some blocks are pending, a call step, and the
  *     end of the call copy the pending blocks first.
  *
+ * A gather's non-root starts the same way with one block: its own, which
+ * its sendbuf holds alone (cg_lazy_start_range), so that a leaf sends it
+ * from sendbuf instead of copying it into scratch first.
+ *
  * Why this keeps the verified semantics: every read of a block returns what
  * the eager copy would have left there (sendbuf's data until the first write,
  * since sendbuf is never written), and every block not written by the end
@@ -26,6 +30,7 @@
  */
 #include "cg_internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 /* Whether b is out as cg_lazy_start saw it. */
@@ -63,12 +68,23 @@ out:
 
 int cg_lazy_start(struct cg_call *c, const struct cg_buf *out, const void *in, int flush)
 {
+    return cg_lazy_start_range(c, out, in, 0, out->nblocks, flush);
+}
+
+int cg_lazy_start_range(struct cg_call *c, const struct cg_buf *out, const void *in, long first,
+                        long n, int flush)
+{
     struct cg_comm *cc = c->cc;
     long nb = out->nblocks;
 
     c->lazy_pending = 0;
-    if (nb < 1) {
+    if ((nb < 1) || (n < 1)) {
         return MPI_SUCCESS;
+    }
+    if ((first < 0) || (n > nb) || (first > nb - n)) {
+        cg_set_error("collgen: input blocks [%ld, %ld + %ld) outside out's %ld", first, first, n,
+                     nb);
+        return MPI_ERR_INTERN;
     }
     if (nb > cc->lazy_cap) {
         unsigned char *p = realloc(cc->lazy, (size_t)nb);
@@ -79,12 +95,21 @@ int cg_lazy_start(struct cg_call *c, const struct cg_buf *out, const void *in, i
         cc->lazy = p;
         cc->lazy_cap = nb;
     }
-    memset(cc->lazy, 1, (size_t)nb);
+    if (n < nb) {
+        memset(cc->lazy, 0, (size_t)nb);
+    }
+    memset(cc->lazy + first, 1, (size_t)n);
     c->lazy_out = out->base;
-    c->lazy_in = in;
+    /* Why an integer shift: every user of lazy_in indexes it with out's
+     * element offsets (own_block, the views of cg_lazy_read, the reduce of
+     * reduce.c), so it must be in's address less block first's offset; for
+     * first > 0 that lies before in's object, which C's pointer arithmetic
+     * may not form, and only block first onward is ever read through it. */
+    c->lazy_in = (const char *)((uintptr_t)in -
+                                (uintptr_t)(cg_geom_off(&out->geom, first) * (size_t)c->extent));
     c->lazy_geom = out->geom;
     c->lazy_nblocks = nb;
-    c->lazy_pending = nb;
+    c->lazy_pending = n;
     c->lazy_flush = flush;
     return MPI_SUCCESS;
 }

@@ -368,7 +368,17 @@ static int copies(struct cg_call *c, const struct cg_geom *g, struct cg_buf *in,
             CG_CHECK(result_of(c, recvbuf, np * c->recvcount, c->recvtype, g->count, 0, 1, out));
         }
         char *mine = out->base + cg_geom_off(g, rank) * (size_t)c->extent;
-        if (sendbuf != MPI_IN_PLACE) {
+        if ((c->coll == CG_COLL_GATHER) && (rank != root) && (c->sendtype == c->dtype) &&
+            (c->sendcount == c->count)) {
+            /* A non-root's own block, on first use (lazy.c): a leaf of a
+             * tree sends it from sendbuf, as native gathers do, instead of
+             * copying it into scratch first (MPICH binomial at p = 2,
+             * 512 KiB: 2.15x native with the copy, harness/measurements/
+             * 2026-12-06-speed-quiet.md). Only where sendbuf holds the block
+             * in the working type as it is; scratch is not the result, so
+             * nothing is copied at the end. */
+            CG_CHECK(cg_lazy_start_range(c, out, sendbuf, rank, 1, 0));
+        } else if (sendbuf != MPI_IN_PLACE) {
             CG_CHECK(cg_sig_copy((void *)sendbuf, c->sendcount, c->sendtype, mine, c->count,
                                  c->dtype, 0));
         } else if (out->base != (char *)recvbuf) {

@@ -1091,6 +1091,8 @@ static void segmented_exchange_should_reduce_each_piece_as_the_whole_exchange_do
 /* ---- the input copy on first use (lazy.c) ---------------------------------- */
 
 int cg_lazy_flush(struct cg_call *c); /* runtime/cg_internal.h */
+int cg_lazy_start_range(struct cg_call *c, const struct cg_buf *out, const void *in, long first,
+                        long n, int flush); /* runtime/cg_internal.h */
 
 /* Random block ranges of out and tmp (B blocks each, uneven) driven through
  * every lazy path, against the same steps on an eager copy. */
@@ -1233,6 +1235,98 @@ static void lazy_copy_should_leave_what_the_copy_first_leaves(void)
     MPI_Comm_free(&ecomm);
     MPI_Type_free(&gappy);
     free(send);
+    free(keep);
+    free(lz);
+    free(eg);
+    free(etmp);
+    free(init);
+}
+
+/* cg_lazy_start_range (a gather's non-root: one block of out stands for a
+ * sendbuf that holds that block alone): every block j of out in turn, the
+ * same random steps against an eager copy of the block into place; the
+ * other blocks are out's own from the start, and the block's buffer is
+ * never written. */
+static void lazy_range_should_stand_for_one_block_only(void)
+{
+    MPI_Datatype gappy; /* one int per 8 bytes: not contiguous */
+    MPI_Type_create_resized(MPI_INT, 0, 8, &gappy);
+    MPI_Type_commit(&gappy);
+    const struct lz_case cases[] = {
+        { MPI_INT, 4, 0, MPI_SUM }, { MPI_DOUBLE, 8, 3, MPI_MAX }, { MPI_INT, 4, 0, MPI_BXOR },
+        { gappy, 8, 0, MPI_OP_NULL },
+    };
+    const size_t counts[] = { 1, 5, 37 };
+    MPI_Comm ecomm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &ecomm);
+    uint32_t state = 4242u; /* the steps: the same on every rank (call steps are collective) */
+    uint32_t dstate = 2000u + (uint32_t)world_rank;
+    const size_t cap = 37 * 8 + 64;
+    char *blk = malloc(cap), *keep = malloc(cap), *lz = malloc(cap), *eg = malloc(cap);
+    char *etmp = malloc(cap), *init = malloc(cap);
+
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        const struct lz_case *cs = &cases[k];
+        int contiguous = (cs->type != gappy);
+        for (size_t ci = 0; ci < 3; ci++) {
+            for (long jb = 0; jb < LZ_B; jb++) {
+                size_t n = counts[ci], bytes = n * cs->size;
+                struct cg_call c, e;
+                struct cg_buf out, tmp, eout, etmpb;
+                fill_random(blk, cap / cs->size, cs->kind, &dstate);
+                fill_random(init, cap / cs->size, cs->kind, &dstate);
+                memcpy(keep, blk, cap);
+                memcpy(lz, init, cap);
+                memcpy(eg, init, cap);
+                /* in place: out is lz, already the input; then block jb of
+                 * it stands for blk */
+                CHECK(cg_begin_allreduce(&c, MPI_IN_PLACE, lz, n, cs->type, cs->op, MPI_COMM_WORLD,
+                                         CG_READS_PARAMS, NULL) == MPI_SUCCESS);
+                CHECK(cg_buffers(&c, LZ_B, NULL, &out, &tmp, LZ_B) == MPI_SUCCESS);
+                CHECK(c.lazy_pending == 0);
+                size_t off = cg_geom_off(&out.geom, jb), len = cg_geom_len(&out.geom, jb);
+                CHECK(cg_lazy_start_range(&c, &out, blk, jb, 1, 1) == MPI_SUCCESS);
+                CHECK(c.lazy_pending == 1);
+                CHECK(cg_copy_typed(blk, len, cs->type, eg + off * cs->size, len, cs->type) ==
+                      MPI_SUCCESS);
+                memcpy(tmp.base, init, bytes);
+                memcpy(etmp, init, bytes);
+                CHECK(cg_call_begin(&e, ecomm, cs->type, cs->op, 0) == MPI_SUCCESS);
+                eout = out;
+                eout.base = eg;
+                etmpb = tmp;
+                etmpb.base = etmp;
+                for (int st = 0; st < 12; st++) {
+                    uint32_t r = next_random(&state);
+                    int rl = lz_step(&c, MPI_COMM_WORLD, &out, &tmp, r, contiguous);
+                    int re = lz_step(&e, ecomm, &eout, &etmpb, r, contiguous);
+                    CHECKF((rl == MPI_SUCCESS) && (re == MPI_SUCCESS), "case %zu block %ld step %d: "
+                           "%d %d", k, jb, st, rl, re);
+                    CHECKF(memcmp(tmp.base, etmp, bytes) == 0, "case %zu n %zu block %ld step %d "
+                           "(%u): tmp differs", k, n, jb, st, (r >> 16) % 10);
+                }
+                CHECK(cg_call_finish(&c, MPI_SUCCESS) == MPI_SUCCESS);
+                cg_call_end(&e);
+                CHECKF(memcmp(lz, eg, cap) == 0, "case %zu n %zu block %ld: out differs", k, n, jb);
+                CHECK(memcmp(blk, keep, cap) == 0); /* the block's buffer is never written */
+            }
+        }
+    }
+    /* A range outside out is refused. */
+    {
+        struct cg_call c;
+        struct cg_buf out;
+        int v[LZ_B] = { 0 };
+        CHECK(cg_begin_allreduce(&c, MPI_IN_PLACE, v, LZ_B, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                 CG_READS_PARAMS, NULL) == MPI_SUCCESS);
+        CHECK(cg_buffers(&c, LZ_B, NULL, &out, NULL, 0) == MPI_SUCCESS);
+        CHECK(cg_lazy_start_range(&c, &out, v, LZ_B - 1, 2, 1) == MPI_ERR_INTERN);
+        CHECK(cg_lazy_start_range(&c, &out, v, -1, 1, 1) == MPI_ERR_INTERN);
+        CHECK(cg_call_finish(&c, MPI_SUCCESS) == MPI_SUCCESS);
+    }
+    MPI_Comm_free(&ecomm);
+    MPI_Type_free(&gappy);
+    free(blk);
     free(keep);
     free(lz);
     free(eg);
@@ -1396,6 +1490,9 @@ static void prologue_should_keep_partial_results_in_scratch_off_the_root(void)
     CHECK(c.dtype == MPI_INT);
     CHECK(cg_buffers(&c, p, NULL, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(out.nblocks == p && ((out.base == (char *)recv) == (rank == root)));
+    if (rank != root) { /* a non-root's own block stands for sendbuf's until used (lazy.c) */
+        CHECK(c.lazy_pending == 1 && cg_lazy_flush(&c) == MPI_SUCCESS && c.lazy_pending == 0);
+    }
     CHECK(holds_unique((const int32_t *)out.base + (size_t)rank * m, m, rank, 7));
     if (rank == root) {
         CHECK(all_poison(recv, (size_t)rank * m) && all_poison(recv + (size_t)p * m, GUARD));
@@ -1408,6 +1505,9 @@ static void prologue_should_keep_partial_results_in_scratch_off_the_root(void)
     CHECK(cg_begin_gather(&c, (rank == root) ? MPI_IN_PLACE : mine, m, MPI_INT, recv, m,
                           MPI_INT, root, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
     CHECK(cg_buffers(&c, p, NULL, &out, NULL, 0) == MPI_SUCCESS);
+    if (rank != root) { /* a non-root's own block stands for sendbuf's until used (lazy.c) */
+        CHECK(c.lazy_pending == 1 && cg_lazy_flush(&c) == MPI_SUCCESS && c.lazy_pending == 0);
+    }
     CHECK(holds_unique((const int32_t *)out.base + (size_t)rank * m, m, rank,
                        (rank == root) ? 2 : 7));
     cg_call_end(&c);
@@ -1700,6 +1800,9 @@ static void prologue_should_count_moving_blocks_in_basic_elements_and_unpack_at_
     CHECK(c.count == E * K && c.dtype == MPI_INT);
     CHECK(cg_buffers(&c, p, NULL, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(out.base != (char *)recv);
+    if (rank != root) { /* a non-root's own block stands for sendbuf's until used (lazy.c) */
+        CHECK(c.lazy_pending == 1 && cg_lazy_flush(&c) == MPI_SUCCESS && c.lazy_pending == 0);
+    }
     CHECK(memcmp(out.base + (size_t)rank * E * K * sizeof(int32_t), mine, sizeof(mine)) == 0);
     cg_call_end(&c);
 
@@ -2081,6 +2184,7 @@ int main(int argc, char **argv)
     RUN_ALL(segmented_exchange_should_reduce_each_piece_as_the_whole_exchange_does);
     RUN_ALL(prologue_should_copy_the_input_into_out_unless_in_place);
     RUN_ALL(lazy_copy_should_leave_what_the_copy_first_leaves);
+    RUN_ALL(lazy_range_should_stand_for_one_block_only);
     RUN_ALL(prologue_should_keep_partial_results_in_scratch_off_the_root);
     RUN_ALL(prologue_should_place_and_convert_blocks_of_p_equal_blocks);
     RUN_ALL(signature_should_name_the_basic_type_its_count_and_whether_it_is_dense);
