@@ -19,7 +19,9 @@
  *     of the median is under the target, the time budget is spent, or the
  *     maximum is reached (never fewer than min_reps); rank 0 decides and
  *     tells the others, so all ranks stop together;
- *  3. for generated points, the schedule's timing tags per repetition;
+ *  3. for generated points and baselines, the schedule's timing tags, in
+ *     repetitions of their own after the timed ones, which run with the
+ *     tags switched off (tag_point);
  *  4. rank 0 writes raw/<point_id>.txt, then appends one record line to
  *     points.jsonl (one write, O_APPEND, fsync).
  * Generated points with parameters (generated:bcast_knomial(radix=4)) set
