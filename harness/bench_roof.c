@@ -203,16 +203,18 @@ int bench_roof_measure(const struct bench_ctx *ctx, const struct bench_point *pt
         free(b);
         return MPI_ERR_NO_MEM;
     }
-    /* Values the reduce may combine without overflow traps or NaNs: zeros.
-     * Why written, not left to calloc: a calloc'd page never written maps
-     * the kernel's one shared zero page, so reading it always hits the
-     * cache; the limit then read 32 MiB of `a` from one 4 KiB page and put
-     * the reduce of a 64 MiB allreduce at 1.5 ms, where the runtime's kernel
-     * over real memory takes 6.5 ms (harness/measurements/
-     * 2026-12-06-speed-quiet.md). Written, every page is the rank's own, as
-     * a collective's buffers are. */
-    memset(a, 0, room > 0 ? room : 1);
-    memset(b, 0, room > 0 ? room : 1);
+    /* The collective's own input values (bench_value: this rank's, position
+     * by position), which the point's check already combines without
+     * overflow traps or NaNs, so that the kernel sees the data the
+     * collective's does. Why written at all: a calloc'd page never written
+     * maps the kernel's one shared zero page, always in cache; the limit
+     * then put a 64 MiB allreduce's reduce at 1.5 ms where the collective's
+     * kernel over its own buffers takes 6.5 ms (harness/measurements/
+     * 2026-12-06-speed-quiet.md). */
+    for (size_t i = 0; i < room / esize; i++) {
+        bench_value(pt, ctx->p, ctx->rank, i, a + (i * esize));
+        bench_value(pt, ctx->p, (ctx->rank + 1) % ctx->p, i, b + (i * esize));
+    }
     double t[3] = { 0.0, 0.0, 0.0 };
     size_t bytes[3] = { recv_B, reduce_B, copy_B };
     for (int part = 0; part < 3 && rc == MPI_SUCCESS; part++) {
