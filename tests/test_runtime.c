@@ -1154,6 +1154,26 @@ out:
     return rc;
 }
 
+/* Twelve random steps on the lazy call c (out, tmp) and the same on the
+ * eager call e (out's and tmp's shapes over eg and etmp); tmp must match
+ * after each. */
+static void lz_steps_against_eager(struct cg_call *c, struct cg_call *e, MPI_Comm ecomm,
+                                   struct cg_buf *out, struct cg_buf *tmp, char *eg, char *etmp,
+                                   size_t bytes, int contiguous, uint32_t *state, const char *what)
+{
+    struct cg_buf eout = *out, etmpb = *tmp;
+    eout.base = eg;
+    etmpb.base = etmp;
+    for (int s = 0; s < 12; s++) {
+        uint32_t r = next_random(state);
+        int rl = lz_step(c, MPI_COMM_WORLD, out, tmp, r, contiguous);
+        int re = lz_step(e, ecomm, &eout, &etmpb, r, contiguous);
+        CHECKF((rl == MPI_SUCCESS) && (re == MPI_SUCCESS), "%s step %d: %d %d", what, s, rl, re);
+        CHECKF(memcmp(tmp->base, etmp, bytes) == 0, "%s step %d (%u): tmp differs", what, s,
+               (r >> 16) % 10);
+    }
+}
+
 static void lazy_copy_should_leave_what_the_copy_first_leaves(void)
 {
     MPI_Datatype gappy; /* one int per 8 bytes: not contiguous */
@@ -1186,7 +1206,7 @@ static void lazy_copy_should_leave_what_the_copy_first_leaves(void)
                 for (int trial = 0; trial < 8; trial++) {
                     size_t n = counts[ci], bytes = n * cs->size;
                     struct cg_call c, e;
-                    struct cg_buf out, tmp, eout, etmpb;
+                    struct cg_buf out, tmp;
                     fill_random(send, cap / cs->size, cs->kind, &dstate);
                     fill_random(init, cap / cs->size, cs->kind, &dstate);
                     memcpy(keep, send, cap);
@@ -1205,19 +1225,10 @@ static void lazy_copy_should_leave_what_the_copy_first_leaves(void)
                     memcpy(tmp.base, init, bytes);
                     memcpy(etmp, init, bytes);
                     CHECK(cg_call_begin(&e, ecomm, cs->type, cs->op, 0) == MPI_SUCCESS);
-                    eout = out;
-                    eout.base = eg;
-                    etmpb = tmp;
-                    etmpb.base = etmp;
-                    for (int s = 0; s < 12; s++) {
-                        uint32_t r = next_random(&state);
-                        int rl = lz_step(&c, MPI_COMM_WORLD, &out, &tmp, r, contiguous);
-                        int re = lz_step(&e, ecomm, &eout, &etmpb, r, contiguous);
-                        CHECKF((rl == MPI_SUCCESS) && (re == MPI_SUCCESS), "case %zu step %d: %d %d",
-                               k, s, rl, re);
-                        CHECKF(memcmp(tmp.base, etmp, bytes) == 0, "case %zu n %zu step %d (%u): tmp "
-                               "differs", k, n, s, (r >> 16) % 10);
-                    }
+                    char what[64];
+                    snprintf(what, sizeof what, "case %zu n %zu", k, n);
+                    lz_steps_against_eager(&c, &e, ecomm, &out, &tmp, eg, etmp, bytes, contiguous,
+                                           &state, what);
                     CHECK(cg_call_finish(&c, MPI_SUCCESS) == MPI_SUCCESS);
                     cg_call_end(&e);
                     CHECKF(memcmp(lz, eg, cap) == 0, "case %zu n %zu in_place %d: out differs", k, n,
@@ -1272,7 +1283,7 @@ static void lazy_range_should_stand_for_one_block_only(void)
             for (long jb = 0; jb < LZ_B; jb++) {
                 size_t n = counts[ci], bytes = n * cs->size;
                 struct cg_call c, e;
-                struct cg_buf out, tmp, eout, etmpb;
+                struct cg_buf out, tmp;
                 fill_random(blk, cap / cs->size, cs->kind, &dstate);
                 fill_random(init, cap / cs->size, cs->kind, &dstate);
                 memcpy(keep, blk, cap);
@@ -1292,19 +1303,10 @@ static void lazy_range_should_stand_for_one_block_only(void)
                 memcpy(tmp.base, init, bytes);
                 memcpy(etmp, init, bytes);
                 CHECK(cg_call_begin(&e, ecomm, cs->type, cs->op, 0) == MPI_SUCCESS);
-                eout = out;
-                eout.base = eg;
-                etmpb = tmp;
-                etmpb.base = etmp;
-                for (int st = 0; st < 12; st++) {
-                    uint32_t r = next_random(&state);
-                    int rl = lz_step(&c, MPI_COMM_WORLD, &out, &tmp, r, contiguous);
-                    int re = lz_step(&e, ecomm, &eout, &etmpb, r, contiguous);
-                    CHECKF((rl == MPI_SUCCESS) && (re == MPI_SUCCESS), "case %zu block %ld step %d: "
-                           "%d %d", k, jb, st, rl, re);
-                    CHECKF(memcmp(tmp.base, etmp, bytes) == 0, "case %zu n %zu block %ld step %d "
-                           "(%u): tmp differs", k, n, jb, st, (r >> 16) % 10);
-                }
+                char what[64];
+                snprintf(what, sizeof what, "case %zu n %zu block %ld", k, n, jb);
+                lz_steps_against_eager(&c, &e, ecomm, &out, &tmp, eg, etmp, bytes, contiguous, &state,
+                                       what);
                 CHECK(cg_call_finish(&c, MPI_SUCCESS) == MPI_SUCCESS);
                 cg_call_end(&e);
                 CHECKF(memcmp(lz, eg, cap) == 0, "case %zu n %zu block %ld: out differs", k, n, jb);
