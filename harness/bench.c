@@ -805,20 +805,20 @@ static uint64_t global_u64(const struct bench_ctx *ctx, int64_t local)
  * more of a call that takes half a microsecond at 2 ranks (measured:
  * recursive doubling 8 B, tags on 0.56 us, off 0.49, native 0.46;
  * harness/measurements/2026-12-06-speed-quiet.md); timed with them on, the
- * generated code lost to native by its own instruments. Half the timed
- * count, at least 3 and at most BENCH_TAG_REPS, repetitions after the
- * job's sync, each tag's slowest rank
- * into run->tag_times; the timeline (verbosity trace) records these. 0, or
+ * generated code lost to native by its own instruments. Each of these
+ * repetitions follows the job's sync, and each tag's slowest rank goes into
+ * run->tag_times; the timeline (verbosity trace) records them. Why half the
+ * timed count (at least 3, at most BENCH_TAG_REPS): a 64 MiB point stops
+ * after 5 to 8 timed repetitions, and as many again doubled its time. 0, or
  * -1 with the point's error recorded. */
 #define BENCH_TAG_REPS 30
 static int tag_point(const struct bench_ctx *ctx, const struct bench_point *pt,
                      struct point_bufs *b, struct point_run *run, struct bench_trace *trace,
                      int refresh)
 {
-    /* Why half the timed count (at least 3): a 64 MiB point stops after 5
-     * to 8 timed repetitions, and as many again made its time double. */
-    long reps = (run->n / 2 > 3) ? run->n / 2 : (run->n < 3 ? run->n : 3);
-    reps = (reps < BENCH_TAG_REPS) ? reps : BENCH_TAG_REPS;
+    long reps = run->n / 2;
+    reps = (reps < 3) ? ((run->n < 3) ? run->n : 3) : reps;
+    reps = (reps > BENCH_TAG_REPS) ? BENCH_TAG_REPS : reps;
     int ntags = run->ntags;
     int nval = 1 + ntags; /* max over the ranks: a failure flag, then each tag */
     size_t size = bench_dtype_size(pt->dtype);
