@@ -291,6 +291,153 @@ int cg_step_fused(const struct cg_phase *ph, int si)
            ph->steps[si - 1].kind == CG_STEP_EXCHANGE && ph->steps[si - 1].segments != NULL;
 }
 
+/* ---- receives written straight into out (cg_recv_redirect) ---------------- */
+
+/* Whether a and b are the same expression (both absent, or printed alike;
+ * a text too long to print is taken as different). */
+static int expr_same(const struct cg_expr *a, const struct cg_expr *b)
+{
+    char x[1024], y[1024];
+    if (a == NULL || b == NULL) {
+        return a == b;
+    }
+    size_t nx = cg_expr_print(a, x, sizeof(x)), ny = cg_expr_print(b, y, sizeof(y));
+    return nx < sizeof(x) && ny < sizeof(y) && strcmp(x, y) == 0;
+}
+
+/* Whether two plain (unstrided) ranges of one buffer are written alike. */
+static int ref_same(const struct cg_ref *a, const struct cg_ref *b)
+{
+    if (a->buf != b->buf || a->kind != b->kind || a->stride != NULL || b->stride != NULL) {
+        return 0;
+    }
+    return a->kind == CG_RANGE_ALL ||
+           (expr_same(a->first, b->first) && (a->kind == CG_RANGE_BLOCK ||
+                                              expr_same(a->count, b->count)));
+}
+
+/* The reduce step that consumes receive k of exchange step si: the first of
+ * the reduce steps right after it whose "from" is that receive's tmp range,
+ * written alike, into a plain range of out, running exactly when the
+ * receive does (its "when", and the step's, absent or the reduce's own);
+ * -1 where there is none, or where a second reduce of the run reads the
+ * same range. */
+static int consumer_of(const struct cg_phase *ph, int si, int k)
+{
+    const struct cg_step *e = &ph->steps[si];
+    if (e->kind != CG_STEP_EXCHANGE || k < 0 || k >= e->nrecvs) {
+        return -1;
+    }
+    const struct cg_xfer *x = &e->recvs[k];
+    if (x->ref.buf != CG_BUF_TMP || x->ref.stride != NULL) {
+        return -1;
+    }
+    for (int i = 0; i < e->nrecvs; i++) {
+        if (e->recvs[i].ref.buf == CG_BUF_OUT) {
+            return -1; /* the message could land on another receive's blocks */
+        }
+    }
+    int found = -1;
+    for (int j = si + 1; j < ph->nsteps && ph->steps[j].kind == CG_STEP_REDUCE; j++) {
+        const struct cg_step *r = &ph->steps[j];
+        if (!ref_same(&r->src, &x->ref)) {
+            continue;
+        }
+        if (found >= 0) {
+            return -1; /* read twice: the first reduce would leave nothing in tmp */
+        }
+        if (r->dst.buf != CG_BUF_OUT || r->dst.stride != NULL ||
+            (x->when != NULL && !expr_same(x->when, r->when)) ||
+            (e->when != NULL && !expr_same(e->when, r->when))) {
+            return -1;
+        }
+        found = j;
+    }
+    /* A segmented exchange is completed by the reduce right after it. */
+    if (found >= 0 && e->segments != NULL && found != si + 1) {
+        return -1;
+    }
+    return found;
+}
+
+/* Whether reduce step j of ph consumes a receive of the exchange before
+ * its run of reduce steps. */
+static int is_consumer(const struct cg_phase *ph, int j)
+{
+    int e = j - 1;
+    while (e >= 0 && ph->steps[e].kind == CG_STEP_REDUCE) {
+        e--;
+    }
+    if (e < 0 || ph->steps[e].kind != CG_STEP_EXCHANGE) {
+        return 0;
+    }
+    for (int k = 0; k < ph->steps[e].nrecvs; k++) {
+        if (consumer_of(ph, e, k) == j) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether tmp is only a landing place: written by receives, read only by
+ * the reduce steps that consume them (consumer_of), and by nothing else
+ * (no send, copy, fill, call or reduce into it). Then a receive's data is
+ * never read after its consumer, so it may land elsewhere. */
+static int tmp_only_lands(const struct cg_schedule *s)
+{
+    for (int i = 0; i < s->nphases; i++) {
+        const struct cg_phase *ph = &s->phases[i];
+        for (int j = 0; j < ph->nsteps; j++) {
+            const struct cg_step *st = &ph->steps[j];
+            switch (st->kind) {
+            case CG_STEP_EXCHANGE:
+                for (int k = 0; k < st->nsends; k++) {
+                    if (st->sends[k].ref.buf == CG_BUF_TMP) {
+                        return 0;
+                    }
+                }
+                break;
+            case CG_STEP_REDUCE:
+                if (st->dst.buf == CG_BUF_TMP ||
+                    (st->src.buf == CG_BUF_TMP && !is_consumer(ph, j))) {
+                    return 0;
+                }
+                break;
+            case CG_STEP_COPY:
+            case CG_STEP_CALL:
+                if (st->src.buf == CG_BUF_TMP || st->dst.buf == CG_BUF_TMP) {
+                    return 0;
+                }
+                break;
+            case CG_STEP_FILL:
+                if (st->dst.buf == CG_BUF_TMP) {
+                    return 0;
+                }
+                break;
+            default:
+                break;
+            }
+        }
+    }
+    return 1;
+}
+
+int cg_recv_redirect(const struct cg_schedule *s, const struct cg_phase *ph, int si, int k)
+{
+    if (!cg_colls[s->coll].reduces || cg_colls[s->coll].combine == CG_COMBINE_UNION) {
+        return -1;
+    }
+    int j = consumer_of(ph, si, k);
+    return (j >= 0 && tmp_only_lands(s)) ? j : -1;
+}
+
+int cg_step_consumes(const struct cg_schedule *s, const struct cg_phase *ph, int j)
+{
+    return cg_colls[s->coll].reduces && cg_colls[s->coll].combine != CG_COMBINE_UNION &&
+           j >= 0 && j < ph->nsteps && ph->steps[j].kind == CG_STEP_REDUCE &&
+           is_consumer(ph, j) && tmp_only_lands(s);
+}
+
 int cg_has_calls(const struct cg_schedule *s)
 {
     for (int i = 0; i < s->nphases; i++) {

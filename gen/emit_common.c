@@ -383,7 +383,10 @@ static void step_comment(struct cg_emitter *em, const struct cg_phase *ph,
     comment_block(em, head, lines, st->ncomment);
 }
 
-static void emit_xfer(struct cg_emitter *em, const struct cg_xfer *x, int is_send)
+/* A send or receive; `to`: for a receive that may land in out
+ * (cg_recv_redirect), the consuming reduce's out range, else NULL. */
+static void emit_xfer(struct cg_emitter *em, const struct cg_xfer *x, int is_send,
+                      const struct cg_ref *to)
 {
     char args[1200];
     const char *fn = is_send ? em->api->send : em->api->recv;
@@ -396,6 +399,23 @@ static void emit_xfer(struct cg_emitter *em, const struct cg_xfer *x, int is_sen
         count_arg(&x->ref, count, sizeof(count));
         cg_out_line(em->o, "CG_TRY(%s_strided(&c, %s, %s, %s, %s));", fn, cg_emit_c_expr(x->peer),
                     args, count, stride);
+    } else if (to != NULL) {
+        /* Both ranges hold as many blocks (the verifier proved the reduce's
+         * equally long), so out's count is not repeated. */
+        char oargs[1200];
+        const char *ob = cg_buf_names[to->buf];
+        range_args(&x->ref, args, sizeof(args));
+        if (to->kind == CG_RANGE_ALL) {
+            snprintf(oargs, sizeof(oargs), "&%s, 0", ob);
+        } else if (to->kind == CG_RANGE_BLOCK) {
+            snprintf(oargs, sizeof(oargs), "&%s, %s", ob, cg_emit_c_expr(to->first));
+        } else {
+            snprintf(oargs, sizeof(oargs), "&%s, cg_mod(%s, %s.nblocks)", ob,
+                     cg_emit_c_expr(to->first), ob);
+        }
+        cg_out_line(em->o, "CG_TRY(%s(&c, %s, %s,", em->api->recv_to, cg_emit_c_expr(x->peer),
+                    args);
+        cg_out_line(em->o, "                  %s));", oargs);
     } else {
         range_args(&x->ref, args, sizeof(args));
         cg_out_line(em->o, "CG_TRY(%s(&c, %s, %s));", fn, cg_emit_c_expr(x->peer), args);
@@ -441,10 +461,13 @@ static void emit_step(struct cg_emitter *em, const struct cg_phase *ph, const st
             cg_out_line(o, "CG_TRY(%s(&c, %d));", em->api->xchg_begin, st->index);
         }
         for (int k = 0; k < st->nsends; k++) {
-            emit_xfer(em, &st->sends[k], 1);
+            emit_xfer(em, &st->sends[k], 1, NULL);
         }
         for (int k = 0; k < st->nrecvs; k++) {
-            emit_xfer(em, &st->recvs[k], 0);
+            int j = (em->api->recv_to != NULL)
+                        ? cg_recv_redirect(em->s, ph, (int)(st - ph->steps), k)
+                        : -1;
+            emit_xfer(em, &st->recvs[k], 0, (j >= 0) ? &ph->steps[j].dst : NULL);
         }
         if (fused(em, ph, (int)(st - ph->steps) + 1)) {
             cg_out_line(o, "/* Completed by the reduce step below (%s). */",

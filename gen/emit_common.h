@@ -24,6 +24,9 @@ struct cg_emit_api {
     const char *xchg_begin; /* "cg_xchg_begin" */
     const char *send;       /* "cg_send" */
     const char *recv;       /* "cg_recv" */
+    /* A receive whose reduce may read it from out (cg_recv_redirect);
+     * NULL where the backend has none: it emits the plain receive. */
+    const char *recv_to;    /* "cg_recv_to" */
     const char *xchg_wait;  /* "cg_xchg_wait" */
     const char *reduce;     /* "cg_reduce" */
     const char *copy;       /* "cg_copy" */

@@ -24,6 +24,7 @@ static const struct cg_emit_api mpi_api = {
     .xchg_begin = "cg_xchg_begin",
     .send = "cg_send",
     .recv = "cg_recv",
+    .recv_to = "cg_recv_to",
     .xchg_wait = "cg_xchg_wait",
     .reduce = "cg_reduce",
     .copy = "cg_copy",

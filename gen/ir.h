@@ -252,6 +252,17 @@ int cg_call_views(enum cg_coll_kind coll);
  * (sim.c, seg_check_fused). */
 int cg_step_fused(const struct cg_phase *ph, int si);
 
+/* Whether receive k of exchange step si of ph may land in out instead of
+ * tmp: the index of the reduce step that consumes it (into out, from that
+ * receive's range, written alike, right after the exchange and running
+ * exactly when the receive does), where tmp is only ever a landing place
+ * for receives that such reduces consume; -1 otherwise. The emitter then
+ * writes cg_recv_to (runtime/xchg.c), and the verifier proves that nothing
+ * reads the receive's tmp range after its consumer (verify.c). */
+int cg_recv_redirect(const struct cg_schedule *s, const struct cg_phase *ph, int si, int k);
+/* Whether reduce step j of ph consumes such a receive. */
+int cg_step_consumes(const struct cg_schedule *s, const struct cg_phase *ph, int j);
+
 /* Whether s has a call step. */
 int cg_has_calls(const struct cg_schedule *s);
 /* Whether s zero-fills (fill steps, bitwise-or calls): contiguous datatypes only. */

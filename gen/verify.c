@@ -1256,6 +1256,21 @@ static int on_local(void *arg, const struct cg_sim_where *w, const struct cg_sim
             d->pos = step->pos;
         }
     }
+    if (reduce && cg_step_consumes(s, w->phase, (int)(step - w->phase->steps))) {
+        /* Why: the receive this reduce consumes may have landed in out
+         * instead of tmp (cg_recv_to), so tmp holds nothing after it; a
+         * later read of those blocks must be refused, not proven from data
+         * that was never there (gen/check.c, cg_recv_redirect). */
+        for (int k = 0; k < nops; k++) {
+            for (long i = 0; i < ops[k].src.n; i++) {
+                struct val *f = val_at(st, ops[k].src.buf, ops[k].rank, blk(st, &ops[k].src, i));
+                set_drop(st, f->set);
+                f->set = NO_SET;
+                f->lb = -1;
+                f->pos = step->pos;
+            }
+        }
+    }
     return 0;
 }
 

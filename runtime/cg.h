@@ -218,6 +218,16 @@ struct cg_call {
     long lazy_nblocks;     /* out's blocks */
     long lazy_pending;     /* blocks of out that still stand for sendbuf's */
     int lazy_flush;        /* copy the pending blocks at the end (out is the result) */
+    /* A receive written straight into out (cg_recv_to, lazy.c): blocks
+     * [borrow_ofirst, + borrow_n) of out, still standing for sendbuf's,
+     * hold what the schedule receives into borrow_tmp's [borrow_tfirst,
+     * + borrow_n) until the reduce that consumes it. */
+    int borrow_on;         /* 1 while such a receive is recorded */
+    int borrow_waited;     /* its exchange is complete */
+    struct cg_buf borrow_tmp; /* the buffer the schedule names (tmp) */
+    long borrow_tfirst;    /* its range */
+    long borrow_ofirst;    /* where in out the data is */
+    long borrow_n;         /* blocks on both sides */
 };
 
 /* Schedule requirements, passed to cg_call_begin. */
@@ -255,6 +265,16 @@ size_t cg_buf_bytes(const struct cg_call *c, const struct cg_geom *g, long nbloc
 int cg_xchg_begin(struct cg_call *c, int tag);
 int cg_send(struct cg_call *c, int to, const struct cg_buf *b, long first, long n);
 int cg_recv(struct cg_call *c, int from, const struct cg_buf *b, long first, long n);
+/* A receive into blocks [first, first + n) of tmp that the reduce step
+ * right after the exchange reduces into blocks [ofirst, ofirst + n) of out,
+ * and that nothing else reads (the generator proved it: cg_recv_redirect,
+ * gen/check.c). Where those blocks of out still stand for sendbuf's (lazy.c)
+ * and the op has a typed kernel, the message lands in out itself and that
+ * reduce becomes out = sendbuf op out in place, as Open MPI's reduce does
+ * with its accumulation buffer: no pass over tmp, two streams instead of
+ * three. Elsewhere it is cg_recv. */
+int cg_recv_to(struct cg_call *c, int from, const struct cg_buf *tmp, long first, long n,
+               const struct cg_buf *out, long ofirst);
 int cg_xchg_wait(struct cg_call *c);
 
 /* Strided ranges (strided.c): blocks first + i * stride (mod b->nblocks),
@@ -348,6 +368,8 @@ int cg_sig_copy(void *buf, size_t n, MPI_Datatype type, void *packed, size_t nba
  * order). Returns -1 when (dtype, op) has no typed kernel. */
 int cg_reduce_kernel_index(MPI_Datatype dtype, MPI_Op op);
 void cg_reduce_kernel_run(int kernel, void *inout, const void *in, size_t n);
+/* The same with the operands' roles swapped: inout[i] = in[i] op inout[i]. */
+void cg_reduce_kernel_sw_run(int kernel, void *inout, const void *in, size_t n);
 /* The same into a third buffer: out[i] = a[i] op b[i] (a in inout's part). */
 void cg_reduce_kernel3_run(int kernel, void *out, const void *a, const void *b, size_t n);
 

@@ -144,6 +144,30 @@ int cg_lazy_into(struct cg_call *c, const struct cg_buf *b, long first, long n, 
 /* Copies every pending block (before a call step, at the end). */
 int cg_lazy_flush(struct cg_call *c);
 
+/* How a reduce reads the lazy input (lazy.c, reduce.c). */
+#define CG_LAZY_NONE 0    /* as the buffers say */
+#define CG_LAZY_INPUT 1   /* into stands for sendbuf's: into = sendbuf op from */
+#define CG_LAZY_SWAPPED 2 /* into holds from's data (cg_recv_to), from is sendbuf's view */
+
+/* cg_recv_to's choice: *borrow is 1 when blocks [ofirst, ofirst + n) of out all stand
+ * for sendbuf's, the op has a typed kernel, no other such receive is
+ * recorded and both ranges hold as many elements; it is then recorded
+ * (c->borrow_*) and the blocks stay pending, so that every read of them
+ * still finds sendbuf's data. */
+int cg_lazy_borrow(struct cg_call *c, const struct cg_buf *tmp, long tfirst, long n,
+                   const struct cg_buf *out, long ofirst, int *borrow);
+/* The reduce of n blocks of `from` (at ffirst) into `into` (at ifirst):
+ * *lazy is CG_LAZY_SWAPPED when it consumes the recorded receive (into is
+ * out's borrowed range, from the tmp range the schedule named): the blocks
+ * are out's own from now on, *view is sendbuf's view of out to reduce in
+ * from the same blocks, and the record is gone. CG_LAZY_NONE otherwise. */
+int cg_lazy_take(struct cg_call *c, const struct cg_buf *into, long ifirst,
+                 const struct cg_buf *from, long ffirst, long n, struct cg_buf *view, int *lazy);
+/* A copy between equally long ranges that bypasses the lazy state (the
+ * bytes as they are in memory; reduce.c). */
+int cg_copy_raw(struct cg_call *c, const struct cg_buf *to, long tfirst,
+                const struct cg_buf *from, long ffirst, long n);
+
 static inline int cg_lazy_on(const struct cg_call *c)
 {
     return c->lazy_pending > 0;
@@ -162,10 +186,11 @@ struct cg_xrecv {
 
 /* Reduces elements [lo, hi) of the element streams of blocks
  * [ifirst, ifirst + n) of into and [ffirst, ffirst + n) of from, as
- * cg_reduce does the whole (reduce.c); from_in: into still stands for
- * sendbuf's blocks (cg_lazy_into said so). */
+ * cg_reduce does the whole (reduce.c); lazy: CG_LAZY_INPUT where into
+ * still stands for sendbuf's blocks (cg_lazy_into said so),
+ * CG_LAZY_SWAPPED where cg_lazy_take said so. */
 int cg_reduce_window(struct cg_call *c, const struct cg_buf *into, long ifirst,
-                     const struct cg_buf *from, long ffirst, long n, int order, int from_in,
+                     const struct cg_buf *from, long ffirst, long n, int order, int lazy,
                      size_t lo, size_t hi);
 
 /* 1 when op is one of the predefined ops with a typed kernel (MPI_SUM,

@@ -40,6 +40,46 @@ static int is_out(const struct cg_call *c, const struct cg_buf *b)
            (b->geom.count == c->lazy_geom.count) && (b->geom.nb == c->lazy_geom.nb);
 }
 
+/* Out as cg_lazy_start saw it. */
+static struct cg_buf out_buf(const struct cg_call *c)
+{
+    struct cg_buf b = { c->lazy_out, c->lazy_geom, c->lazy_nblocks };
+    return b;
+}
+
+/* Whether block j of out is in the range a cg_recv_to borrowed. */
+static int borrowed(const struct cg_call *c, long j)
+{
+    if (!c->borrow_on) {
+        return 0;
+    }
+    long k = cg_mod(j - c->borrow_ofirst, c->lazy_nblocks);
+    return k < c->borrow_n;
+}
+
+/* Block j of out is about to change (copied in, written, reduced into) by
+ * anything but the reduce that consumes a borrowed receive: the received
+ * data goes where the schedule said, tmp, and the record is dropped; the
+ * blocks still stand for sendbuf's. Why an error before the exchange is
+ * complete: the message may still be landing; the generator only asks for
+ * a borrow where nothing touches either range before that reduce (gen/
+ * check.c, cg_recv_redirect), so this is a bug, not a schedule's fault. */
+static int unborrow(struct cg_call *c, long j)
+{
+    if (!borrowed(c, j)) {
+        return MPI_SUCCESS;
+    }
+    if (!c->borrow_waited) {
+        cg_set_error("collgen: block %ld of out, which holds a receive of tmp's blocks [%ld, "
+                     "%ld + %ld) still in flight, was touched before its exchange completed",
+                     j, c->borrow_tfirst, c->borrow_tfirst, c->borrow_n);
+        return MPI_ERR_INTERN;
+    }
+    c->borrow_on = 0;
+    struct cg_buf o = out_buf(c);
+    return cg_copy_raw(c, &c->borrow_tmp, c->borrow_tfirst, &o, c->borrow_ofirst, c->borrow_n);
+}
+
 /* Copies block j of in into out; it is no longer pending. */
 static int own_block(struct cg_call *c, long j)
 {
@@ -49,6 +89,7 @@ static int own_block(struct cg_call *c, long j)
     if (!pend[j]) {
         goto out;
     }
+    CG_CHECK(unborrow(c, j));
     size_t off = cg_geom_off(&c->lazy_geom, j);
     size_t len = cg_geom_len(&c->lazy_geom, j);
     if (len > 0) {
@@ -149,6 +190,7 @@ static int settle(struct cg_call *c, long first, long n, int copy)
         if (copy) {
             CG_CHECK(own_block(c, j));
         } else if (c->cc->lazy[j]) {
+            CG_CHECK(unborrow(c, j));
             c->cc->lazy[j] = 0;
             c->lazy_pending--;
         }
@@ -227,4 +269,69 @@ int cg_lazy_into(struct cg_call *c, const struct cg_buf *b, long first, long n, 
     }
 out:
     return rc;
+}
+
+/* Why a borrow keeps the blocks pending: until the reduce that consumes
+ * the receive, the schedule's out still holds sendbuf's data there, and
+ * every read of a pending block is served from sendbuf (a send of the same
+ * exchange, posted before the receive, included). The memory of a pending
+ * block is unused, so the message may land in it. */
+int cg_lazy_borrow(struct cg_call *c, const struct cg_buf *tmp, long tfirst, long n,
+                   const struct cg_buf *out, long ofirst, int *borrow)
+{
+    int rc = MPI_SUCCESS;
+    int yes = 0;
+    struct cg_seg a[2], b[2];
+    int na = 0, nb = 0;
+
+    *borrow = 0;
+    if (c->borrow_on || (c->kernel < 0) || !cg_lazy_on(c) || (n < 1) ||
+        (tmp->base == out->base)) {
+        goto out;
+    }
+    CG_CHECK(which(c, out, n, &yes));
+    if (!yes || (pending_in(c, ofirst, n) != n)) {
+        goto out;
+    }
+    CG_CHECK(cg_range_segs(tmp, tfirst, n, a, &na));
+    CG_CHECK(cg_range_segs(out, ofirst, n, b, &nb));
+    if (cg_segs_len(a, na) != cg_segs_len(b, nb)) {
+        goto out;
+    }
+    c->borrow_on = 1;
+    c->borrow_waited = 0;
+    c->borrow_tmp = *tmp;
+    c->borrow_tfirst = tfirst;
+    c->borrow_ofirst = cg_mod(ofirst, c->lazy_nblocks);
+    c->borrow_n = n;
+    *borrow = 1;
+out:
+    return rc;
+}
+
+int cg_lazy_take(struct cg_call *c, const struct cg_buf *into, long ifirst,
+                 const struct cg_buf *from, long ffirst, long n, struct cg_buf *view, int *lazy)
+{
+    *lazy = CG_LAZY_NONE;
+    if (!c->borrow_on || !is_out(c, into) || (n != c->borrow_n) ||
+        (cg_mod(ifirst, c->lazy_nblocks) != c->borrow_ofirst) ||
+        (from->base != c->borrow_tmp.base) || (from->nblocks != c->borrow_tmp.nblocks) ||
+        (from->geom.count != c->borrow_tmp.geom.count) ||
+        (from->geom.nb != c->borrow_tmp.geom.nb) ||
+        (cg_mod(ffirst, from->nblocks) != cg_mod(c->borrow_tfirst, from->nblocks))) {
+        return MPI_SUCCESS;
+    }
+    c->borrow_on = 0;
+    long f = c->borrow_ofirst;
+    for (long i = 0; i < n; i++) {
+        long j = (f + i) % c->lazy_nblocks;
+        if (c->cc->lazy[j]) {
+            c->cc->lazy[j] = 0;
+            c->lazy_pending--;
+        }
+    }
+    *view = *into;
+    view->base = (char *)c->lazy_in; /* read only */
+    *lazy = CG_LAZY_SWAPPED;
+    return MPI_SUCCESS;
 }

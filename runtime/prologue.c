@@ -96,6 +96,9 @@ int cg_call_finish(struct cg_call *c, int rc)
 {
     /* At most one of the two applies: lazy copies are the reducing
      * collectives', unpacking the others' (signature.c). */
+    /* A receive into out no reduce consumed is not needed any more
+     * (cg_recv_to): its blocks get sendbuf's data like any pending one. */
+    c->borrow_on = 0;
     if ((rc == MPI_SUCCESS) && c->lazy_flush) {
         rc = cg_lazy_flush(c);
     }

@@ -81,6 +81,10 @@
     CG_KERNEL(NAME##_prod, T, (T)((U)out[i] * (U)in[i]))                         \
     CG_KERNEL(NAME##_min, T, (out[i] < in[i]) ? out[i] : in[i])                  \
     CG_KERNEL(NAME##_max, T, (out[i] > in[i]) ? out[i] : in[i])                  \
+    CG_KERNEL(NAME##_sum_sw, T, (T)((U)in[i] + (U)out[i]))                       \
+    CG_KERNEL(NAME##_prod_sw, T, (T)((U)in[i] * (U)out[i]))                      \
+    CG_KERNEL(NAME##_min_sw, T, (in[i] < out[i]) ? in[i] : out[i])               \
+    CG_KERNEL(NAME##_max_sw, T, (in[i] > out[i]) ? in[i] : out[i])               \
     CG_KERNEL3(NAME##_sum3, T, (T)((U)a[i] + (U)in[i]))                          \
     CG_KERNEL3(NAME##_prod3, T, (T)((U)a[i] * (U)in[i]))                         \
     CG_KERNEL3(NAME##_min3, T, (a[i] < in[i]) ? a[i] : in[i])                    \
@@ -102,6 +106,18 @@ static const cg_reduce_kernel_fn cg_reduce_kernels[] = {
 };
 
 #define CG_NKERNELS ((int)(sizeof(cg_reduce_kernels) / sizeof(cg_reduce_kernels[0])))
+
+/* The same with the operands' roles swapped: out[i] = in[i] op out[i]
+ * (xchg.c, cg_recv_to: the received value already sits in out, and
+ * sendbuf's, the inout operand, comes in as `in`), written in the same
+ * operand order as the others so that every result is bit for bit the
+ * same (signed zeros in min and max included). */
+static const cg_reduce_kernel_fn cg_reduce_kernels_sw[] = {
+    cg_reduce_i32_sum_sw, cg_reduce_i32_prod_sw, cg_reduce_i32_min_sw, cg_reduce_i32_max_sw,
+    cg_reduce_i64_sum_sw, cg_reduce_i64_prod_sw, cg_reduce_i64_min_sw, cg_reduce_i64_max_sw,
+    cg_reduce_f32_sum_sw, cg_reduce_f32_prod_sw, cg_reduce_f32_min_sw, cg_reduce_f32_max_sw,
+    cg_reduce_f64_sum_sw, cg_reduce_f64_prod_sw, cg_reduce_f64_min_sw, cg_reduce_f64_max_sw,
+};
 
 typedef void (*cg_reduce_kernel3_fn)(void *restrict out, const void *restrict a,
                                      const void *restrict b, size_t n);
@@ -165,6 +181,13 @@ void cg_reduce_kernel_run(int kernel, void *inout, const void *in, size_t n)
 {
     if ((kernel >= 0) && (kernel < CG_NKERNELS)) {
         cg_reduce_kernels[kernel](inout, in, n);
+    }
+}
+
+void cg_reduce_kernel_sw_run(int kernel, void *inout, const void *in, size_t n)
+{
+    if ((kernel >= 0) && (kernel < CG_NKERNELS)) {
+        cg_reduce_kernels_sw[kernel](inout, in, n);
     }
 }
 
@@ -250,15 +273,27 @@ out:
 #define CG_REDUCE_STAGE_BYTES ((size_t)1 << 20)
 
 /* arg: the order, plus CG_FROM_INPUT when into still stands for sendbuf
- * (lazy.c): then into = sendbuf's same elements op from, typed kernels only. */
+ * (lazy.c): then into = sendbuf's same elements op from, typed kernels only;
+ * or plus CG_FROM_SWAPPED when into holds the received operand and `from`
+ * is sendbuf's view (cg_recv_to): into = from op into, typed kernels only. */
 #define CG_FROM_INPUT 2
+#define CG_FROM_SWAPPED 4
+
+/* cg_reduce_window's and cg_walk's arg for one of CG_LAZY_*. */
+static int cg_reduce_arg(int order, int lazy)
+{
+    return order | ((lazy == CG_LAZY_INPUT) ? CG_FROM_INPUT : 0) |
+           ((lazy == CG_LAZY_SWAPPED) ? CG_FROM_SWAPPED : 0);
+}
 
 static int cg_reduce_piece(struct cg_call *c, char *into, const char *from, size_t n, int arg)
 {
     int rc = MPI_SUCCESS;
-    int order = arg & ~CG_FROM_INPUT;
+    int order = arg & ~(CG_FROM_INPUT | CG_FROM_SWAPPED);
 
-    if ((arg & CG_FROM_INPUT) != 0) {
+    if ((arg & CG_FROM_SWAPPED) != 0) {
+        cg_reduce_kernel_sw_run(c->kernel, into, from, n);
+    } else if ((arg & CG_FROM_INPUT) != 0) {
         cg_reduce_kernel3_run(c->kernel, into, c->lazy_in + (into - c->lazy_out), from, n);
     } else if (c->kernel >= 0) {
         cg_reduce_kernel_run(c->kernel, into, from, n);
@@ -308,25 +343,35 @@ int cg_reduce(struct cg_call *c, const struct cg_buf *into, long ifirst,
         return MPI_ERR_ARG;
     }
     int rc = MPI_SUCCESS;
-    int from_in = 0;
+    int lazy = CG_LAZY_NONE;
     struct cg_buf view;
 
-    if (cg_lazy_on(c)) {
+    if (c->borrow_on) {
+        /* The consumer of a receive written straight into out (cg_recv_to):
+         * `from` stands in `into`, and sendbuf's view comes as `from`. */
+        CG_CHECK(cg_lazy_take(c, into, ifirst, from, ffirst, n, &view, &lazy));
+        if (lazy == CG_LAZY_SWAPPED) {
+            from = &view;
+            ffirst = ifirst;
+        }
+    }
+    if (cg_lazy_on(c) && (lazy == CG_LAZY_NONE)) {
+        int from_in = 0;
         CG_CHECK(cg_lazy_read(c, from, ffirst, n, &view, &from));
         CG_CHECK(cg_lazy_into(c, into, ifirst, n, &from_in));
+        lazy = from_in ? CG_LAZY_INPUT : CG_LAZY_NONE;
     }
-    rc = cg_walk(c, into, ifirst, from, ffirst, n, cg_reduce_piece,
-                 order | (from_in ? CG_FROM_INPUT : 0));
+    rc = cg_walk(c, into, ifirst, from, ffirst, n, cg_reduce_piece, cg_reduce_arg(order, lazy));
 out:
     return rc;
 }
 
 int cg_reduce_window(struct cg_call *c, const struct cg_buf *into, long ifirst,
-                     const struct cg_buf *from, long ffirst, long n, int order, int from_in,
+                     const struct cg_buf *from, long ffirst, long n, int order, int lazy,
                      size_t lo, size_t hi)
 {
     return cg_walk_window(c, into, ifirst, from, ffirst, n, cg_reduce_piece,
-                          order | (from_in ? CG_FROM_INPUT : 0), lo, hi);
+                          cg_reduce_arg(order, lazy), lo, hi);
 }
 
 /* ---- copies ---------------------------------------------------------------- */
@@ -358,6 +403,12 @@ int cg_copy(struct cg_call *c, const struct cg_buf *to, long tfirst,
     CG_CHECK(cg_walk(c, to, tfirst, from, ffirst, n, cg_copy_piece, c->contiguous));
 out:
     return rc;
+}
+
+int cg_copy_raw(struct cg_call *c, const struct cg_buf *to, long tfirst,
+                const struct cg_buf *from, long ffirst, long n)
+{
+    return cg_walk(c, to, tfirst, from, ffirst, n, cg_copy_piece, c->contiguous);
 }
 
 int cg_copy_typed(const void *src, size_t scount, MPI_Datatype stype, void *dst,

@@ -23,6 +23,11 @@ void cg_xchg_set_max_elems(size_t max_elems)
 
 int cg_xchg_begin(struct cg_call *c, int tag)
 {
+    /* Why dropped unread: a receive written into out (cg_recv_to) is only
+     * for the reduce steps right after its exchange; past them nothing
+     * reads its tmp range before receiving into it anew (gen/check.c,
+     * cg_recv_redirect), and the blocks of out still stand for sendbuf's. */
+    c->borrow_on = 0;
     c->nreqs = 0;
     c->ntypes = 0;
     c->tag = tag;
@@ -293,6 +298,21 @@ out:
     return rc;
 }
 
+int cg_recv_to(struct cg_call *c, int from, const struct cg_buf *tmp, long first, long n,
+               const struct cg_buf *out, long ofirst)
+{
+    int rc = MPI_SUCCESS;
+    int borrow = 0;
+
+    CG_CHECK(cg_lazy_borrow(c, tmp, first, n, out, ofirst, &borrow));
+    if (!borrow) {
+        return cg_recv(c, from, tmp, first, n);
+    }
+    rc = cg_xchg_range(c, from, out, ofirst, n, 1);
+out:
+    return rc;
+}
+
 /* Why MPI_Wait per request, not MPI_Waitall: MPICH 4.0 reports a failed
  * request in MPI_Waitall through MPI_COMM_WORLD's error handler, which
  * aborts by default, whatever the request's communicator says; MPI_Wait
@@ -324,6 +344,7 @@ int cg_xchg_wait(struct cg_call *c)
     }
     c->ntypes = 0;
     c->nxrecv = 0;
+    c->borrow_waited = c->borrow_on;
     return rc;
 }
 
@@ -350,17 +371,26 @@ int cg_xchg_wait_reduce(struct cg_call *c, const struct cg_buf *into, long ifirs
                         const struct cg_buf *from, long ffirst, long n, int order)
 {
     int rc = MPI_SUCCESS;
-    int from_in = 0;
+    int lazy = CG_LAZY_NONE;
     const struct cg_xrecv *x = NULL;
     struct cg_seg seg[2];
     int nseg = 0;
-    struct cg_buf view; /* `from` may point here (cg_lazy_read) until the end */
+    struct cg_buf view; /* `from` may point here (cg_lazy_read, cg_lazy_take) until the end */
 
     if ((order != CG_INTO_FROM) && (order != CG_FROM_INTO)) {
         cg_set_error("collgen: cg_xchg_wait_reduce order %d is neither CG_INTO_FROM nor "
                      "CG_FROM_INTO", order);
         rc = MPI_ERR_ARG;
         goto out;
+    }
+    if (c->borrow_on) {
+        /* The receive landed in `into` (cg_recv_to): it is the recorded one
+         * below, and each piece is reduced with sendbuf's as it arrives. */
+        CG_CHECK(cg_lazy_take(c, into, ifirst, from, ffirst, n, &view, &lazy));
+        if (lazy == CG_LAZY_SWAPPED) {
+            from = &view;
+            ffirst = ifirst;
+        }
     }
     CG_CHECK(cg_range_segs(from, ffirst, n, seg, &nseg));
     size_t len = cg_segs_len(seg, nseg);
@@ -384,9 +414,11 @@ int cg_xchg_wait_reduce(struct cg_call *c, const struct cg_buf *into, long ifirs
      * any more (cg_recv made it out's own); the other may: `from` is read
      * in its place, `into`'s pending blocks are settled now. No message in
      * flight touches either (gen/sim.c proved it). */
-    if (cg_lazy_on(c)) {
+    if (cg_lazy_on(c) && (lazy == CG_LAZY_NONE)) {
+        int from_in = 0;
         CG_CHECK(cg_lazy_read(c, from, ffirst, n, &view, &from));
         CG_CHECK(cg_lazy_into(c, into, ifirst, n, &from_in));
+        lazy = from_in ? CG_LAZY_INPUT : CG_LAZY_NONE;
     }
     for (int j = 0; j < c->nseg; j++) {
         int lo = (x != NULL) ? x->req[j] : 0;
@@ -400,7 +432,7 @@ int cg_xchg_wait_reduce(struct cg_call *c, const struct cg_buf *into, long ifirs
                 return wrc;
             }
         }
-        CG_CHECK(cg_reduce_window(c, into, ifirst, from, ffirst, n, order, from_in,
+        CG_CHECK(cg_reduce_window(c, into, ifirst, from, ffirst, n, order, lazy,
                                   cg_xchg_cut(len, c->nseg, j), cg_xchg_cut(len, c->nseg, j + 1)));
     }
 out:

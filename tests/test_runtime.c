@@ -235,6 +235,48 @@ static void kernels_should_match_mpi_reduce_local_on_the_same_data(void)
     free(theirs);
 }
 
+/* cg_recv_to's in-place reduce (reduce.c's swapped kernels): the received
+ * operand already in the output, sendbuf's as `in`, must give bit for bit
+ * what the plain kernel gives with the roles as the schedule states them,
+ * signed zeros and equal values in min and max included. */
+static void swapped_kernels_should_match_the_plain_ones_bit_for_bit(void)
+{
+    const MPI_Datatype types[] = { MPI_INT32_T, MPI_INT64_T, MPI_FLOAT, MPI_DOUBLE };
+    const size_t sizes[] = { 4, 8, 4, 8 };
+    const MPI_Op ops[] = { MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX };
+    const size_t n = 1003;
+    uint32_t state = 4242u;
+    char *own = malloc(n * 8), *got = malloc(n * 8), *plain = malloc(n * 8), *swapped = malloc(n * 8);
+
+    for (int t = 0; t < 4; t++) {
+        for (int o = 0; o < 4; o++) {
+            int k = cg_reduce_kernel_index(types[t], ops[o]);
+            CHECK(k >= 0);
+            fill_random(own, n, t, &state);
+            fill_random(got, n, t, &state);
+            for (size_t i = 0; i < n; i += 7) { /* equal values, and +0 against -0 */
+                memcpy(got + (i * sizes[t]), own + (i * sizes[t]), sizes[t]);
+                if (t == 2 && i + 3 < n) {
+                    ((float *)own)[i + 3] = 0.0f;
+                    ((float *)got)[i + 3] = -0.0f;
+                } else if (t == 3 && i + 3 < n) {
+                    ((double *)own)[i + 3] = -0.0;
+                    ((double *)got)[i + 3] = 0.0;
+                }
+            }
+            memcpy(plain, own, n * sizes[t]);
+            cg_reduce_kernel_run(k, plain, got, n);   /* own op got, into own */
+            memcpy(swapped, got, n * sizes[t]);
+            cg_reduce_kernel_sw_run(k, swapped, own, n); /* the same, into got's memory */
+            CHECKF(memcmp(plain, swapped, n * sizes[t]) == 0, "type %d op %d differs", t, o);
+        }
+    }
+    free(own);
+    free(got);
+    free(plain);
+    free(swapped);
+}
+
 /* ---- cg_reduce and cg_copy -------------------------------------------------- */
 
 /* 2x2 affine maps x -> a x + b as (a, b): inout = in o inout, where
@@ -1115,7 +1157,38 @@ static int lz_step(struct cg_call *c, MPI_Comm comm, struct cg_buf *out, struct 
     int rank = c->rank;
     int root = 0;
 
-    switch ((r >> 16) % 10) {
+    long z = (x == 4) ? 2 : x + 1; /* another block of x's length */
+
+    switch ((r >> 16) % 13) {
+    case 10: /* received for a reduce into out (cg_recv_to), then that reduce */
+        CG_TRY(cg_xchg_begin(c, 10));
+        CG_TRY(cg_send(c, rank, out, a, n));
+        CG_TRY(cg_recv_to(c, rank, tmp, a, n, out, a));
+        CG_TRY(cg_xchg_wait(c));
+        return (c->op == MPI_OP_NULL) ? cg_copy(c, out, a, tmp, a, n)
+                                      : cg_reduce(c, out, a, tmp, a, n, order);
+    case 11: /* the same from another block of tmp; or out touched first, which puts the
+              * message where the schedule said (tmp) */
+        CG_TRY(cg_xchg_begin(c, 11));
+        CG_TRY(cg_send(c, rank, tmp, x, 1));
+        CG_TRY(cg_recv_to(c, rank, tmp, z, 1, out, x));
+        CG_TRY(cg_xchg_wait(c));
+        if (c->op == MPI_OP_NULL) {
+            return cg_copy(c, out, x, tmp, z, 1);
+        }
+        if ((r >> 20) & 1) {
+            CG_TRY(cg_reduce(c, out, x, tmp, x, 1, order));
+        }
+        return cg_reduce(c, out, x, tmp, z, 1, order);
+    case 12: /* a segmented exchange completed by the reduce (cg_xchg_wait_reduce) */
+        CG_TRY(cg_xchg_begin_seg(c, 12, 1 + (int)((r >> 20) % 4)));
+        CG_TRY(cg_send(c, rank, out, a, n));
+        CG_TRY(cg_recv_to(c, rank, tmp, a, n, out, a));
+        if (c->op == MPI_OP_NULL) {
+            CG_TRY(cg_xchg_wait(c));
+            return cg_copy(c, out, a, tmp, a, n);
+        }
+        return cg_xchg_wait_reduce(c, out, a, tmp, a, n, order);
     case 0: /* into out: reduce from tmp */
         return (c->op == MPI_OP_NULL) ? cg_copy(c, out, a, tmp, a, n)
                                       : cg_reduce(c, out, a, tmp, a, n, order);
@@ -1169,8 +1242,20 @@ static void lz_steps_against_eager(struct cg_call *c, struct cg_call *e, MPI_Com
         int rl = lz_step(c, MPI_COMM_WORLD, out, tmp, r, contiguous);
         int re = lz_step(e, ecomm, &eout, &etmpb, r, contiguous);
         CHECKF((rl == MPI_SUCCESS) && (re == MPI_SUCCESS), "%s step %d: %d %d", what, s, rl, re);
+        /* Why tmp is taken from the eager side after a receive its reduce
+         * consumed (cases 10 to 12): the message may have landed in out, so
+         * tmp holds nothing there, which is sound because the generator asks
+         * for such a receive only where nothing reads that range of tmp again
+         * (gen/check.c, cg_recv_redirect); the random steps after it do. Where
+         * out was touched before the reduce (case 11, odd), the message must
+         * be in tmp as the schedule said, and is compared. */
+        unsigned kind = (r >> 16) % 13;
+        int touched = (kind == 11) && ((r >> 20) & 1) && (c->op != MPI_OP_NULL);
+        if (kind >= 10 && !touched) {
+            memcpy(tmp->base, etmp, bytes);
+        }
         CHECKF(memcmp(tmp->base, etmp, bytes) == 0, "%s step %d (%u): tmp differs", what, s,
-               (r >> 16) % 10);
+               kind);
     }
 }
 
@@ -1209,6 +1294,17 @@ static void lazy_copy_should_leave_what_the_copy_first_leaves(void)
                     struct cg_buf out, tmp;
                     fill_random(send, cap / cs->size, cs->kind, &dstate);
                     fill_random(init, cap / cs->size, cs->kind, &dstate);
+                    /* +0 against -0 at every third element, where min and max
+                     * answer by operand order alone (cg_recv_to swaps roles). */
+                    for (size_t i = 0; contiguous && i < cap / cs->size; i += 3) {
+                        if (cs->kind == 2) {
+                            ((float *)send)[i] = 0.0f;
+                            ((float *)init)[i] = -0.0f;
+                        } else if (cs->kind == 3 && cs->size == 8) {
+                            ((double *)send)[i] = -0.0;
+                            ((double *)init)[i] = 0.0;
+                        }
+                    }
                     memcpy(keep, send, cap);
                     memset(lz, 0x5a, cap);
                     memset(eg, 0x5a, cap);
@@ -1251,6 +1347,59 @@ static void lazy_copy_should_leave_what_the_copy_first_leaves(void)
     free(eg);
     free(etmp);
     free(init);
+}
+
+/* A receive for a reduce into out that lands in out (cg_recv_to), its
+ * reduce, and the same with the message in tmp (an eager call): min and max
+ * of +0 and -0, and every typed op, must leave the same bits in out, and
+ * sendbuf must be untouched. Each rank sends itself tmp's block 1 and
+ * reduces it into out's block 1 (blocks of 3 doubles). */
+static void receive_into_out_should_reduce_as_into_tmp(void)
+{
+    const MPI_Op ops[] = { MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX };
+    const double sv[6] = { 1.5, -2.0, 0.0, -0.0, 3.0, 0.0 };
+    const double tv[6] = { 7.0, 7.0, -0.0, 0.0, 3.0, -0.0 };
+    MPI_Comm ecomm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &ecomm);
+    for (int o = 0; o < 4; o++) {
+        for (int order = 0; order < 2; order++) {
+            double send[6], keep[6], lz[6], eg[6];
+            struct cg_call c, e;
+            struct cg_buf out, tmp;
+            memcpy(send, sv, sizeof send);
+            memcpy(keep, sv, sizeof keep);
+            memset(lz, 0x5a, sizeof lz);
+            memcpy(eg, sv, sizeof eg);
+            CHECK(cg_begin_allreduce(&c, send, lz, 6, MPI_DOUBLE, ops[o], MPI_COMM_WORLD,
+                                     CG_READS_PARAMS, NULL) == MPI_SUCCESS);
+            CHECK(cg_buffers(&c, 2, NULL, &out, &tmp, 2) == MPI_SUCCESS);
+            memcpy(tmp.base, tv, sizeof tv);
+            CHECK(cg_xchg_begin(&c, 3) == MPI_SUCCESS);
+            CHECK(cg_send(&c, c.rank, &tmp, 1, 1) == MPI_SUCCESS);
+            CHECK(cg_recv_to(&c, c.rank, &tmp, 0, 1, &out, 1) == MPI_SUCCESS);
+            CHECK(c.borrow_on == 1 && c.lazy_pending == 2); /* landed in out, still pending */
+            CHECK(cg_xchg_wait(&c) == MPI_SUCCESS);
+            CHECK(cg_reduce(&c, &out, 1, &tmp, 0, 1, order) == MPI_SUCCESS);
+            CHECK(c.borrow_on == 0 && c.lazy_pending == 1);
+            CHECK(cg_call_finish(&c, MPI_SUCCESS) == MPI_SUCCESS);
+            /* eager: the message in tmp block 0, then out block 1 op= it */
+            struct cg_buf eout = { (char *)eg, out.geom, 2 };
+            double etv[6];
+            memcpy(etv, tv, sizeof etv);
+            struct cg_buf etmp = { (char *)etv, tmp.geom, 2 };
+            CHECK(cg_call_begin(&e, ecomm, MPI_DOUBLE, ops[o], 0) == MPI_SUCCESS);
+            CHECK(cg_xchg_begin(&e, 3) == MPI_SUCCESS);
+            CHECK(cg_send(&e, e.rank, &etmp, 1, 1) == MPI_SUCCESS);
+            CHECK(cg_recv_to(&e, e.rank, &etmp, 0, 1, &eout, 1) == MPI_SUCCESS);
+            CHECK(e.borrow_on == 0); /* nothing pending: a plain receive */
+            CHECK(cg_xchg_wait(&e) == MPI_SUCCESS);
+            CHECK(cg_reduce(&e, &eout, 1, &etmp, 0, 1, order) == MPI_SUCCESS);
+            cg_call_end(&e);
+            CHECKF(memcmp(lz, eg, sizeof lz) == 0, "op %d order %d: out differs", o, order);
+            CHECK(memcmp(send, keep, sizeof send) == 0);
+        }
+    }
+    MPI_Comm_free(&ecomm);
 }
 
 /* cg_lazy_start_range (a gather's non-root: one block of out stands for a
@@ -2185,7 +2334,9 @@ int main(int argc, char **argv)
     RUN_ALL(call_should_ask_a_derived_datatype_again_when_its_handle_is_reused);
     RUN_ALL(segmented_exchange_should_reduce_each_piece_as_the_whole_exchange_does);
     RUN_ALL(prologue_should_copy_the_input_into_out_unless_in_place);
+    RUN_ALL(swapped_kernels_should_match_the_plain_ones_bit_for_bit);
     RUN_ALL(lazy_copy_should_leave_what_the_copy_first_leaves);
+    RUN_ALL(receive_into_out_should_reduce_as_into_tmp);
     RUN_ALL(lazy_range_should_stand_for_one_block_only);
     RUN_ALL(prologue_should_keep_partial_results_in_scratch_off_the_root);
     RUN_ALL(prologue_should_place_and_convert_blocks_of_p_equal_blocks);

@@ -55,7 +55,8 @@ int cg_allreduce_bine_bandwidth(CG_ALLREDUCE_ARGS)
             CG_TRY(cg_send(&c, rank + 1, &out, 0, out.nblocks));
         }
         if (cg_mod(rank, 2) == 1) {
-            CG_TRY(cg_recv(&c, rank - 1, &tmp, 0, tmp.nblocks));
+            CG_TRY(cg_recv_to(&c, rank - 1, &tmp, 0, tmp.nblocks,
+                              &out, 0));
         }
         CG_TRY(cg_xchg_wait(&c));
         CG_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__FOLD__EXCHANGE);
@@ -90,7 +91,8 @@ int cg_allreduce_bine_bandwidth(CG_ALLREDUCE_ARGS)
             CG_TAG_BEGIN(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__EXCHANGE);
             CG_TRY(cg_xchg_begin(&c, 3));
             CG_TRY(cg_send(&c, peer, &out, cg_mod(pme - cg_mod(pme, len), out.nblocks), len));
-            CG_TRY(cg_recv(&c, peer, &tmp, cg_mod(me - cg_mod(me, len), tmp.nblocks), len));
+            CG_TRY(cg_recv_to(&c, peer, &tmp, cg_mod(me - cg_mod(me, len), tmp.nblocks), len,
+                              &out, cg_mod(me - cg_mod(me, len), out.nblocks)));
             CG_TRY(cg_xchg_wait(&c));
             CG_TAG_END(CG_TAG_ALLREDUCE_BINE_BANDWIDTH__REDUCE_SCATTER__EXCHANGE);
 

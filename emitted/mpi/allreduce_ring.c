@@ -60,7 +60,8 @@ int cg_allreduce_ring(CG_ALLREDUCE_ARGS)
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__EXCHANGE);
         CG_TRY(cg_xchg_begin_seg(&c, 1, segments));
         CG_TRY(cg_send(&c, cg_mod(rank + 1, p), &out, cg_mod(rank - r, p), 1));
-        CG_TRY(cg_recv(&c, cg_mod(rank - 1, p), &tmp, cg_mod(rank - r - 1, p), 1));
+        CG_TRY(cg_recv_to(&c, cg_mod(rank - 1, p), &tmp, cg_mod(rank - r - 1, p), 1,
+                          &out, cg_mod(rank - r - 1, p)));
         /* Completed by the reduce step below (cg_xchg_wait_reduce). */
         CG_TAG_END(CG_TAG_ALLREDUCE_RING__REDUCE_SCATTER__EXCHANGE);
 

@@ -50,7 +50,8 @@ int cg_allreduce_swing_latency(CG_ALLREDUCE_ARGS)
             CG_TRY(cg_send(&c, rank + 1, &out, 0, out.nblocks));
         }
         if (cg_mod(rank, 2) == 1) {
-            CG_TRY(cg_recv(&c, rank - 1, &tmp, 0, tmp.nblocks));
+            CG_TRY(cg_recv_to(&c, rank - 1, &tmp, 0, tmp.nblocks,
+                              &out, 0));
         }
         CG_TRY(cg_xchg_wait(&c));
         CG_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__FOLD__EXCHANGE);
@@ -82,7 +83,8 @@ int cg_allreduce_swing_latency(CG_ALLREDUCE_ARGS)
             CG_TAG_BEGIN(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__EXCHANGE);
             CG_TRY(cg_xchg_begin(&c, 3));
             CG_TRY(cg_send(&c, peer, &out, 0, out.nblocks));
-            CG_TRY(cg_recv(&c, peer, &tmp, 0, tmp.nblocks));
+            CG_TRY(cg_recv_to(&c, peer, &tmp, 0, tmp.nblocks,
+                              &out, 0));
             CG_TRY(cg_xchg_wait(&c));
             CG_TAG_END(CG_TAG_ALLREDUCE_SWING_LATENCY__SWING__EXCHANGE);
 

@@ -53,7 +53,8 @@ int cg_allreduce_two_level_halving(CG_ALLREDUCE_ARGS)
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_HALVING__INTRA_RS__EXCHANGE);
         CG_TRY(cg_xchg_begin(&c, 1));
         CG_TRY(cg_send(&c, node * ppn + cg_mod(local + 1, ppn), &out, cg_mod(cg_mod(local - r - 1, ppn) * nnodes, out.nblocks), nnodes));
-        CG_TRY(cg_recv(&c, node * ppn + cg_mod(local - 1, ppn), &tmp, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, tmp.nblocks), nnodes));
+        CG_TRY(cg_recv_to(&c, node * ppn + cg_mod(local - 1, ppn), &tmp, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, tmp.nblocks), nnodes,
+                          &out, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, out.nblocks)));
         CG_TRY(cg_xchg_wait(&c));
         CG_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_HALVING__INTRA_RS__EXCHANGE);
 
@@ -82,7 +83,8 @@ int cg_allreduce_two_level_halving(CG_ALLREDUCE_ARGS)
             CG_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_HALVING__INTER_RS_HALVING__EXCHANGE);
             CG_TRY(cg_xchg_begin(&c, 3));
             CG_TRY(cg_send(&c, (node ^ d) * ppn + local, &out, cg_mod(local * nnodes + other, out.nblocks), d));
-            CG_TRY(cg_recv(&c, (node ^ d) * ppn + local, &tmp, cg_mod(local * nnodes + keep, tmp.nblocks), d));
+            CG_TRY(cg_recv_to(&c, (node ^ d) * ppn + local, &tmp, cg_mod(local * nnodes + keep, tmp.nblocks), d,
+                              &out, cg_mod(local * nnodes + keep, out.nblocks)));
             CG_TRY(cg_xchg_wait(&c));
             CG_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_HALVING__INTER_RS_HALVING__EXCHANGE);
 
@@ -108,7 +110,8 @@ int cg_allreduce_two_level_halving(CG_ALLREDUCE_ARGS)
             CG_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_HALVING__INTER_RS_RING__EXCHANGE);
             CG_TRY(cg_xchg_begin(&c, 5));
             CG_TRY(cg_send(&c, cg_mod(node + 1, nnodes) * ppn + local, &out, local * nnodes + cg_mod(node - r - 1, nnodes), 1));
-            CG_TRY(cg_recv(&c, cg_mod(node - 1, nnodes) * ppn + local, &tmp, local * nnodes + cg_mod(node - r - 2, nnodes), 1));
+            CG_TRY(cg_recv_to(&c, cg_mod(node - 1, nnodes) * ppn + local, &tmp, local * nnodes + cg_mod(node - r - 2, nnodes), 1,
+                              &out, local * nnodes + cg_mod(node - r - 2, nnodes)));
             CG_TRY(cg_xchg_wait(&c));
             CG_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_HALVING__INTER_RS_RING__EXCHANGE);
 

@@ -53,7 +53,8 @@ int cg_allreduce_two_level_ring(CG_ALLREDUCE_ARGS)
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__EXCHANGE);
         CG_TRY(cg_xchg_begin(&c, 1));
         CG_TRY(cg_send(&c, node * ppn + cg_mod(local + 1, ppn), &out, cg_mod(cg_mod(local - r - 1, ppn) * nnodes, out.nblocks), nnodes));
-        CG_TRY(cg_recv(&c, node * ppn + cg_mod(local - 1, ppn), &tmp, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, tmp.nblocks), nnodes));
+        CG_TRY(cg_recv_to(&c, node * ppn + cg_mod(local - 1, ppn), &tmp, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, tmp.nblocks), nnodes,
+                          &out, cg_mod(cg_mod(local - r - 2, ppn) * nnodes, out.nblocks)));
         CG_TRY(cg_xchg_wait(&c));
         CG_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTRA_RS__EXCHANGE);
 
@@ -77,7 +78,8 @@ int cg_allreduce_two_level_ring(CG_ALLREDUCE_ARGS)
         CG_TAG_BEGIN(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING__EXCHANGE);
         CG_TRY(cg_xchg_begin(&c, 3));
         CG_TRY(cg_send(&c, cg_mod(node + 1, nnodes) * ppn + local, &out, local * nnodes + cg_mod(node - r - 1, nnodes), 1));
-        CG_TRY(cg_recv(&c, cg_mod(node - 1, nnodes) * ppn + local, &tmp, local * nnodes + cg_mod(node - r - 2, nnodes), 1));
+        CG_TRY(cg_recv_to(&c, cg_mod(node - 1, nnodes) * ppn + local, &tmp, local * nnodes + cg_mod(node - r - 2, nnodes), 1,
+                          &out, local * nnodes + cg_mod(node - r - 2, nnodes)));
         CG_TRY(cg_xchg_wait(&c));
         CG_TAG_END(CG_TAG_ALLREDUCE_TWO_LEVEL_RING__INTER_RS_RING__EXCHANGE);
 

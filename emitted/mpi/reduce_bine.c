@@ -52,7 +52,8 @@ int cg_reduce_bine(CG_REDUCE_ARGS)
             CG_TRY(cg_send(&c, cg_mod(rank - q, p), &out, 0, out.nblocks));
         }
         if (w < p - q) {
-            CG_TRY(cg_recv(&c, cg_mod(rank + q, p), &tmp, 0, tmp.nblocks));
+            CG_TRY(cg_recv_to(&c, cg_mod(rank + q, p), &tmp, 0, tmp.nblocks,
+                              &out, 0));
         }
         CG_TRY(cg_xchg_wait(&c));
         CG_TAG_END(CG_TAG_REDUCE_BINE__FOLD__EXCHANGE);
@@ -87,7 +88,8 @@ int cg_reduce_bine(CG_REDUCE_ARGS)
                 CG_TRY(cg_send(&c, peer, &out, 0, out.nblocks));
             }
             if ((u & m) == 0) {
-                CG_TRY(cg_recv(&c, peer, &tmp, 0, tmp.nblocks));
+                CG_TRY(cg_recv_to(&c, peer, &tmp, 0, tmp.nblocks,
+                                  &out, 0));
             }
             CG_TRY(cg_xchg_wait(&c));
             CG_TAG_END(CG_TAG_REDUCE_BINE__TREE__EXCHANGE);

@@ -51,10 +51,12 @@ int cg_reduce_binomial(CG_REDUCE_ARGS)
             CG_TRY(cg_send(&c, rank < root ? rank + d : rank - d, &out, 0, out.nblocks));
         }
         if (below) {
-            CG_TRY(cg_recv(&c, rank - d, &tmp, 0, 1));
+            CG_TRY(cg_recv_to(&c, rank - d, &tmp, 0, 1,
+                              &out, 0));
         }
         if (above) {
-            CG_TRY(cg_recv(&c, rank + d, &tmp, 1, 1));
+            CG_TRY(cg_recv_to(&c, rank + d, &tmp, 1, 1,
+                              &out, 0));
         }
         CG_TRY(cg_xchg_wait(&c));
         CG_TAG_END(CG_TAG_REDUCE_BINOMIAL__TREE__EXCHANGE);

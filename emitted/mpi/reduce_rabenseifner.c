@@ -52,7 +52,8 @@ int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
             CG_TRY(cg_send(&c, rank + 1, &out, 0, out.nblocks));
         }
         if (cg_mod(rank, 2) == 1) {
-            CG_TRY(cg_recv(&c, rank - 1, &tmp, 0, tmp.nblocks));
+            CG_TRY(cg_recv_to(&c, rank - 1, &tmp, 0, tmp.nblocks,
+                              &out, 0));
         }
         CG_TRY(cg_xchg_wait(&c));
         CG_TAG_END(CG_TAG_REDUCE_RABENSEIFNER__FOLD__EXCHANGE);
@@ -86,7 +87,8 @@ int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
             CG_TAG_BEGIN(CG_TAG_REDUCE_RABENSEIFNER__REDUCE_SCATTER__EXCHANGE);
             CG_TRY(cg_xchg_begin(&c, 3));
             CG_TRY(cg_send(&c, peer, &out, cg_mod(pv - cg_mod(pv, d), out.nblocks), d));
-            CG_TRY(cg_recv(&c, peer, &tmp, cg_mod(v - cg_mod(v, d), tmp.nblocks), d));
+            CG_TRY(cg_recv_to(&c, peer, &tmp, cg_mod(v - cg_mod(v, d), tmp.nblocks), d,
+                              &out, cg_mod(v - cg_mod(v, d), out.nblocks)));
             CG_TRY(cg_xchg_wait(&c));
             CG_TAG_END(CG_TAG_REDUCE_RABENSEIFNER__REDUCE_SCATTER__EXCHANGE);
 

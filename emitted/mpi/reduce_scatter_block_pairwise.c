@@ -60,7 +60,8 @@ int cg_reduce_scatter_block_pairwise(CG_REDUCE_SCATTER_BLOCK_ARGS)
         CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_PAIRWISE__PAIRWISE__EXCHANGE);
         CG_TRY(cg_xchg_begin(&c, 2));
         CG_TRY(cg_send(&c, cg_mod(rank + i, p), &in, cg_mod(rank + i, p), 1));
-        CG_TRY(cg_recv(&c, cg_mod(rank - i, p), &tmp, 0, 1));
+        CG_TRY(cg_recv_to(&c, cg_mod(rank - i, p), &tmp, 0, 1,
+                          &out, 0));
         CG_TRY(cg_xchg_wait(&c));
         CG_TAG_END(CG_TAG_REDUCE_SCATTER_BLOCK_PAIRWISE__PAIRWISE__EXCHANGE);
 

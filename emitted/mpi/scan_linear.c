@@ -48,7 +48,8 @@ int cg_scan_linear(CG_SCAN_ARGS)
             CG_TRY(cg_send(&c, rank + 1, &out, 0, out.nblocks));
         }
         if (rank == r + 1) {
-            CG_TRY(cg_recv(&c, rank - 1, &tmp, 0, tmp.nblocks));
+            CG_TRY(cg_recv_to(&c, rank - 1, &tmp, 0, tmp.nblocks,
+                              &out, 0));
         }
         CG_TRY(cg_xchg_wait(&c));
         CG_TAG_END(CG_TAG_SCAN_LINEAR__CHAIN__EXCHANGE);
