@@ -597,6 +597,13 @@ static int build_profile(struct profile *pr, const struct cg_rep_campaign *c)
         } else {
             pk->use = pk->def;
         }
+        if (pk->use == NULL) {
+            /* No default and every other record below the latency floor:
+             * nothing measured here can be chosen, so the size has no pick
+             * (the ranges around it span it). */
+            i = j;
+            continue;
+        }
         if (pr->ngroups == 0 ||
             cg_rep_cmp_group(pr->groups[pr->ngroups - 1].first, v[i]) != 0) {
             struct pgroup *g = &pr->groups[pr->ngroups++];

@@ -241,6 +241,32 @@ rm "$d/raw/allreduce-openmpi-p4-native_ring-double-sum-r0-ip0-1048576B.txt"
 got=$(row "$d/table.txt" "allreduce / openmpi / p=4 / double sum" "1 MiB" | head -1 | cut -d' ' -f6)
 check missing_raw_file_marks_the_ratio_untested [ "$got" = "0.650?" ]
 
+# A size with no native default whose every other record is below the
+# latency floor has nothing to choose: the profile skips it (this crashed
+# the report once, leaving table.txt.tmp and points.csv.tmp behind).
+if [ -x /usr/bin/python3 ]; then
+    d=$(fresh nochoice)
+    /usr/bin/python3 - "$d/points.jsonl" <<'EOF'
+import json, sys
+path = sys.argv[1]
+out = []
+for line in open(path):
+    r = json.loads(line)
+    cell = (r["collective"], r["library"], r["effective"]["ranks"], r["size_B"]) == ("allgather", "openmpi", 2, 64)
+    if cell and r["name"] == "default":
+        continue
+    if cell:
+        r["validity"] = {"below_latency_floor": True, "oversubscribed": False, "latency_floor_ns": 1e6}
+    out.append(json.dumps(r))
+open(path, "w").write("\n".join(out) + "\n")
+EOF
+    "$collgen" report "$d" --no-plots --quiet >/dev/null 2>&1
+    rc=$?
+    check no_choice_at_a_size_is_no_crash [ "$rc" = 0 ]
+    check no_choice_at_a_size_writes_every_output \
+        test -s "$d/profile.json" -a -s "$d/table.txt" -a ! -e "$d/table.txt.tmp" -a ! -e "$d/points.csv.tmp"
+fi
+
 # ---- plots unavailable: the tables are still written -------------------------
 
 d=$(fresh nopython)
