@@ -252,7 +252,7 @@ path = sys.argv[1]
 out = []
 for line in open(path):
     r = json.loads(line)
-    cell = (r["collective"], r["library"], r["effective"]["ranks"], r["size_B"]) == ("allgather", "openmpi", 2, 64)
+    cell = (r["collective"], r["library"], r["requested"]["ranks"], r["size_B"]) == ("allgather", "openmpi", 2, 64)
     if cell and r["name"] == "default":
         continue
     if cell:
@@ -260,6 +260,7 @@ for line in open(path):
     out.append(json.dumps(r))
 open(path, "w").write("\n".join(out) + "\n")
 EOF
+    check no_choice_fixture_has_the_cell [ "$(grep -c below_latency_floor "$d/points.jsonl")" = 3 ]
     "$collgen" report "$d" --no-plots --quiet >/dev/null 2>&1
     rc=$?
     check no_choice_at_a_size_is_no_crash [ "$rc" = 0 ]
