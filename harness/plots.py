@@ -334,9 +334,13 @@ def plot_group(plt, np, pts, title, stem, out, written):
         # on a log size axis (log 0 does not exist).
         fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(labels) + 2), 4.5))
         x = range(len(labels))
-        med = [min(by_label[s], key=Point.rank).median / 1e3 for s in labels]
-        lo = [m - min(by_label[s], key=Point.rank).p25 / 1e3 for m, s in zip(med, labels)]
-        hi = [min(by_label[s], key=Point.rank).p75 / 1e3 - m for m, s in zip(med, labels)]
+        best = [min(by_label[s], key=Point.rank) for s in labels]
+        med = [q.median / 1e3 for q in best]
+        # Why clamped, and the launch range where there are several: the
+        # median of launch medians need not lie within one launch's
+        # p25..p75 (matplotlib refuses a negative error bar).
+        lo = [max(0.0, m - (q.lo if q.nlaunch > 1 else q.p25) / 1e3) for m, q in zip(med, best)]
+        hi = [max(0.0, (q.hi if q.nlaunch > 1 else q.p75) / 1e3 - m) for m, q in zip(med, best)]
         ax.bar(x, med, yerr=[lo, hi], capsize=4, color=[style.colour[s] for s in labels],
                alpha=0.8, edgecolor="black", linewidth=0.5)
         for xi, m in zip(x, med):
@@ -346,7 +350,7 @@ def plot_group(plt, np, pts, title, stem, out, written):
         ax.set_xticklabels([min(by_label[s], key=Point.rank).shown() for s in labels],
                            rotation=30, ha="right")
         ax.set_ylabel("time per call (us, median of the slowest rank)")
-        ax.set_title("%s: latency (error bar: p25..p75)" % title)
+        ax.set_title("%s: latency (error bar: p25..p75, or the launch medians' range)" % title)
         ax.grid(True, axis="y", alpha=0.3)
         save(fig, out, "latency_%s.png" % stem, written)
         plt.close(fig)

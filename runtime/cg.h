@@ -275,6 +275,11 @@ int cg_recv(struct cg_call *c, int from, const struct cg_buf *b, long first, lon
  * three. Elsewhere it is cg_recv. */
 int cg_recv_to(struct cg_call *c, int from, const struct cg_buf *tmp, long first, long n,
                const struct cg_buf *out, long ofirst);
+/* Measuring hook: cg_recv_to_enable(0) makes every cg_recv_to a cg_recv
+ * (the code as before it), process-wide, until cg_recv_to_enable(1), so
+ * that one process can time a collective both ways, interleaved
+ * (harness/measurements/2026-12-07-recv-to.md). On by default. */
+void cg_recv_to_enable(int on);
 int cg_xchg_wait(struct cg_call *c);
 
 /* Strided ranges (strided.c): blocks first + i * stride (mod b->nblocks),

@@ -298,12 +298,24 @@ out:
     return rc;
 }
 
+/* Why process-wide, like cg_xchg_max_elems: a measuring hook (cg.h), set
+ * before calls, never by the emitted code. */
+static int cg_recv_to_on = 1;
+
+void cg_recv_to_enable(int on)
+{
+    cg_recv_to_on = (on != 0);
+}
+
 int cg_recv_to(struct cg_call *c, int from, const struct cg_buf *tmp, long first, long n,
                const struct cg_buf *out, long ofirst)
 {
     int rc = MPI_SUCCESS;
     int borrow = 0;
 
+    if (!cg_recv_to_on) {
+        return cg_recv(c, from, tmp, first, n);
+    }
     CG_CHECK(cg_lazy_borrow(c, tmp, first, n, out, ofirst, &borrow));
     if (!borrow) {
         return cg_recv(c, from, tmp, first, n);
