@@ -321,17 +321,12 @@ int cg_lazy_take(struct cg_call *c, const struct cg_buf *into, long ifirst,
         (cg_mod(ffirst, from->nblocks) != cg_mod(c->borrow_tfirst, from->nblocks))) {
         return MPI_SUCCESS;
     }
-    c->borrow_on = 0;
-    long f = c->borrow_ofirst;
-    for (long i = 0; i < n; i++) {
-        long j = (f + i) % c->lazy_nblocks;
-        if (c->cc->lazy[j]) {
-            c->cc->lazy[j] = 0;
-            c->lazy_pending--;
-        }
-    }
+    int rc = MPI_SUCCESS;
+    c->borrow_on = 0; /* first: settle's unborrow must not copy the message back */
+    CG_CHECK(settle(c, ifirst, n, 0));
     *view = *into;
     view->base = (char *)c->lazy_in; /* read only */
     *lazy = CG_LAZY_SWAPPED;
-    return MPI_SUCCESS;
+out:
+    return rc;
 }
