@@ -133,6 +133,8 @@ struct point_bufs {
     size_t out_elems;     /* elements of out */
     size_t res_elems;     /* elements of the result (compared); 0 where MPI leaves it
                            * undefined: reduce's and gather's non-roots, exscan's rank 0 */
+    size_t send_B, out_B; /* bytes mapped for send, and for out and ref each
+                           * (bench_buf_map) */
 };
 
 static const struct cg_algo *find_algo(const struct bench_point *pt)
@@ -455,9 +457,9 @@ static int size_bufs(const struct bench_ctx *ctx, const struct bench_point *pt,
 
 static void free_bufs(struct point_bufs *b)
 {
-    free(b->send);
-    free(b->out);
-    free(b->ref);
+    bench_buf_unmap(b->send, b->send_B);
+    bench_buf_unmap(b->out, b->out_B);
+    bench_buf_unmap(b->ref, b->out_B);
     memset(b, 0, sizeof(*b));
 }
 
@@ -1330,11 +1332,15 @@ static void run_point(const struct bench_ctx *ctx, const struct bench_point *pt,
         clear_params(run);
         return;
     }
-    b.send = malloc((b.in_elems > 0) ? b.in_elems * size : 1);
-    b.out = malloc((b.out_elems > 0) ? b.out_elems * size : 1);
+    /* Mapped, not malloc'd: placed alike for every point of every job
+     * (bench_buf_map says why). */
+    b.send_B = (b.in_elems > 0) ? b.in_elems * size : 1;
+    b.out_B = (b.out_elems > 0) ? b.out_elems * size : 1;
+    b.send = bench_buf_map(b.send_B);
+    b.out = bench_buf_map(b.out_B);
     /* Why out_elems: a reference call may write where the result is not
      * significant (exscan's rank 0), so ref has out's room. */
-    b.ref = malloc((b.out_elems > 0) ? b.out_elems * size : 1);
+    b.ref = bench_buf_map(b.out_B);
     bad = (b.send == NULL || b.out == NULL || b.ref == NULL);
     if (agree(ctx, bad, "out of memory for the buffers", run->reason)) {
         run->status = "error";

@@ -446,6 +446,10 @@ double bench_as_double(enum bench_dtype t, const void *src);
  * (+inf when a wrong element is not finite). */
 void bench_compare(enum bench_dtype t, const void *got, const void *want, size_t n,
                    uint64_t *wrong, double *max_error);
+/* A point's buffer: its own page-aligned anonymous mapping (zero-filled),
+ * NULL when out of memory; unmapped with the same byte count. */
+void *bench_buf_map(size_t bytes);
+void bench_buf_unmap(void *p, size_t bytes);
 
 /* ---- timing (bench_time.c) ---------------------------------------------- */
 

@@ -48,10 +48,12 @@
  *   one position, exact while the product stays finite: up to p = 75 for
  *   float16 (2^15 <= 65504) and p = 635 for bfloat16 (2^127).
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "bench.h"
 
 #include <math.h>
 #include <string.h>
+#include <sys/mman.h>
 
 MPI_Datatype bench_mpi_dtype(enum bench_dtype t)
 {
@@ -594,5 +596,28 @@ void bench_compare(enum bench_dtype t, const void *got, const void *want, size_t
         if (e > *max_error) {
             *max_error = e; /* -0 against +0 is wrong by 0: counted, error 0 */
         }
+    }
+}
+
+/* Why bench maps its buffers itself rather than malloc: glibc's malloc
+ * raises its mmap threshold each time it frees a mapped chunk (up to
+ * 32 MiB), so a job's later points got 256 KiB buffers from the heap
+ * where its earlier points, and other jobs, got fresh page-aligned
+ * mappings; the same call then ran 2-3x slower in one job than in
+ * another (harness/measurements/2026-12-07-speed-launches.md). A mapping
+ * per buffer places every point's buffers alike whatever ran before, and
+ * leaves the libraries' own allocator (the temporaries a native collective
+ * takes per call) as an application would find it. */
+void *bench_buf_map(size_t bytes)
+{
+    void *p = mmap(NULL, (bytes > 0) ? bytes : 1, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return (p == MAP_FAILED) ? NULL : p;
+}
+
+void bench_buf_unmap(void *p, size_t bytes)
+{
+    if (p != NULL) {
+        munmap(p, (bytes > 0) ? bytes : 1);
     }
 }

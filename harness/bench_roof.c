@@ -196,17 +196,19 @@ int bench_roof_measure(const struct bench_ctx *ctx, const struct bench_point *pt
     size_t room = recv_B;
     room = (reduce_B > room) ? reduce_B : room;
     room = (copy_B > room) ? copy_B : room;
-    char *a = calloc(room > 0 ? room : 1, 1), *b = calloc(room > 0 ? room : 1, 1);
+    /* Mapped like the point's buffers (bench_buf_map), so that neither
+     * moves the other's placement. */
+    char *a = bench_buf_map(room), *b = bench_buf_map(room);
     int bad = (a == NULL || b == NULL);
     if (hx_allreduce(ctx, &bad, 1, HX_INT, HX_MAX) != MPI_SUCCESS || bad) {
-        free(a);
-        free(b);
+        bench_buf_unmap(a, room);
+        bench_buf_unmap(b, room);
         return MPI_ERR_NO_MEM;
     }
     /* The collective's own input values (bench_value: this rank's, position
      * by position), which the point's check already combines without
      * overflow traps or NaNs, so that the kernel sees the data the
-     * collective's does. Why written at all: a calloc'd page never written
+     * collective's does. Why written at all: a fresh page never written
      * maps the kernel's one shared zero page, always in cache; the limit
      * then put a 64 MiB allreduce's reduce at 1.5 ms where the collective's
      * kernel over its own buffers takes 6.5 ms (harness/measurements/
@@ -220,8 +222,8 @@ int bench_roof_measure(const struct bench_ctx *ctx, const struct bench_point *pt
     for (int part = 0; part < 3 && rc == MPI_SUCCESS; part++) {
         rc = time_part(ctx, pt, part, bytes[part], a, b, &t[part]);
     }
-    free(a);
-    free(b);
+    bench_buf_unmap(a, room);
+    bench_buf_unmap(b, room);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
