@@ -24,7 +24,11 @@
  *     bfloat16's, 30719 and 32511 for the others); no value is the poison
  *     0xA5A5, a zero, a subnormal or not finite;
  *   - bench_dtype_size, bench_dtype_name, bench_mpi_dtype (MPI_DATATYPE_NULL)
- *     and bench_compare on 16-bit elements.
+ *     and bench_compare on 16-bit elements;
+ *   - a point's buffers (bench_buf_map) are fresh page-aligned zeroed
+ *     mappings whatever the process freed before: after a 16 MiB malloc and
+ *     free (which raises glibc's mmap threshold, so that a malloc of 256 KiB
+ *     then comes from the heap, 16 bytes past a page boundary), as before.
  *
  * Includes the unit, to reach its static helpers (STYLE.md item 19). Uses
  * MPI's handles only, no MPI call: runs without a launcher. Built and run
@@ -33,8 +37,10 @@
  */
 #include "../harness/bench_data.c"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static int g_failed;
 
@@ -499,6 +505,44 @@ static void sizes_names_mpi_types_and_compare(void)
           "bench_data_compare_counts_a_wrong_bfloat16_and_its_error", NULL);
 }
 
+/* The placement artefact of harness/measurements/2026-12-07-speed-launches.md:
+ * what a job allocated and freed before must not move a point's buffers. */
+static void buffers_should_be_fresh_pages_whatever_was_freed_before(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    const size_t sizes[] = {1, 4096, 262144, 262144 + 24};
+    int ok = 1;
+    char detail[160] = "";
+
+    for (int round = 0; round < 2; round++) {
+        if (round == 1) {
+            char *big = malloc((size_t)16 << 20);
+            if (big != NULL) {
+                memset(big, 1, (size_t)16 << 20);
+            }
+            free(big);
+        }
+        for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+            unsigned char *b = bench_buf_map(sizes[k]);
+            int zero = (b != NULL);
+            for (size_t i = 0; zero && i < sizes[k]; i++) {
+                zero = (b[i] == 0);
+            }
+            if (b == NULL || ((uintptr_t)b % (uintptr_t)page) != 0 || !zero) {
+                snprintf(detail, sizeof detail, "%zu bytes after %s: %p, zeroed %d", sizes[k],
+                         round ? "a 16 MiB free" : "nothing", (void *)b, zero);
+                ok = 0;
+            }
+            if (b != NULL) {
+                memset(b, 0x5A, sizes[k]); /* written, then given back */
+            }
+            bench_buf_unmap(b, sizes[k]);
+        }
+    }
+    bench_buf_unmap(NULL, 0); /* nothing to give back: no effect */
+    check(ok, "bench_buffers_are_fresh_page_aligned_mappings_whatever_was_freed_before", detail);
+}
+
 int main(void)
 {
     static const enum bench_dtype types[] = {BENCH_FLOAT16, BENCH_BFLOAT16};
@@ -512,5 +556,6 @@ int main(void)
         inputs_should_differ_within_the_documented_period(types[k]);
     }
     sizes_names_mpi_types_and_compare();
+    buffers_should_be_fresh_pages_whatever_was_freed_before();
     return g_failed ? 1 : 0;
 }
