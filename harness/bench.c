@@ -1849,10 +1849,48 @@ int main(int argc, char **argv)
             run.mode = LOOP_NREP;
             run.nrep.t1_s = group_t1(&ctx, &t1s, &job.points[i], 0, &run.nrep_t1_launches);
         }
-        run_point(&ctx, &job.points[i], &run);
-        if (ctx.rank == 0 && write_record(&ctx, &job.points[i], &run, msg, sizeof(msg)) != 0) {
+        /* A native algorithm forced in this launch: its knobs stand for
+         * the job's while it runs and is recorded. */
+        struct bench_point *pt = &job.points[i];
+        struct bench_force force;
+        cJSON *job_knobs = job.knobs;
+        const char *job_algorithm = job.knobs_algorithm;
+        const char *job_forced_by = job.knobs_forced_by;
+        int forced_ok = 1;
+        if (pt->knobs != NULL) {
+            char local[BENCH_REASON_LEN] = "";
+            job.knobs = pt->knobs;
+            job.knobs_algorithm = pt->knobs_algorithm;
+            job.knobs_forced_by = pt->knobs_forced_by;
+            int bad = bench_force_begin(&ctx, pt, &force, local, sizeof(local)) != 0;
+            if (agree(&ctx, bad, local, run.reason)) {
+                forced_ok = 0;
+            } else if (pt->new_comm) {
+                bad = bench_force_comm(&ctx, &force, local, sizeof(local)) != 0;
+                forced_ok = !agree(&ctx, bad, local, run.reason);
+            }
+            if (!forced_ok) {
+                char why[BENCH_REASON_LEN];
+                bench_fmt(why, sizeof(why), "%s", run.reason);
+                bench_fmt(run.reason, sizeof(run.reason), "could not force %s at run time: %s",
+                          pt->knobs_algorithm != NULL ? pt->knobs_algorithm : pt->name, why);
+                run.status = "error";
+                run.dctx = &ctx;
+                run.dpt = pt;
+            }
+        }
+        if (forced_ok) {
+            run_point(&ctx, pt, &run);
+        }
+        if (ctx.rank == 0 && write_record(&ctx, pt, &run, msg, sizeof(msg)) != 0) {
             fprintf(stderr, "bench: %s\n", msg);
             ok = 0;
+        }
+        if (pt->knobs != NULL) {
+            bench_force_end(&ctx, &force);
+            job.knobs = job_knobs;
+            job.knobs_algorithm = job_algorithm;
+            job.knobs_forced_by = job_forced_by;
         }
         free_run(&run);
         /* Also keeps the ranks in step: none starts the next point's

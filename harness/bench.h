@@ -132,6 +132,13 @@ struct bench_point {
     int root;             /* root of bcast, reduce, gather and scatter */
     int in_place;         /* 1: MPI_IN_PLACE (at the root only for reduce, gather,
                            * scatter) */
+    /* A native algorithm forced in this launch (the point's "knobs",
+     * FORMATS.md): NULL when the job's knobs apply. */
+    cJSON *knobs;                 /* the job's knobs, for this point alone */
+    const char *knobs_algorithm;  /* knobs.algorithm */
+    const char *knobs_forced_by;  /* knobs.forced_by */
+    const cJSON *mpit;            /* knobs.at_run_time.mpi_t: env names written through MPI_T */
+    int new_comm;                 /* knobs.at_run_time.new_communicator */
 };
 
 struct bench_job {
@@ -217,7 +224,7 @@ struct bench_ctx {
     int ranks_per_node;   /* largest node-local size seen */
     int is_openmpi;       /* from MPI_Get_library_version */
     int is_mpich;         /* from MPI_Get_library_version */
-    int mpit_ok;          /* MPI_T initialised (rank 0) */
+    int mpit_ok;          /* MPI_T initialised */
     const char *corrupt;  /* CG_BENCH_CORRUPT, NULL when unset */
     int late_rank;        /* CG_BENCH_LATE=RANK:EVERY: this rank reaches every EVERY-th
                            * window late on purpose (tests); -1 when unset */
@@ -553,9 +560,30 @@ enum bench_decision bench_nrep_t1_decide(const struct bench_timing *tm,
 
 /* ---- what the library runs (bench_mpit.c) ------------------------------- */
 
-/* MPI_T_init_thread on rank 0 (sets ctx->mpit_ok). */
+/* MPI_T_init_thread on every rank (sets ctx->mpit_ok). */
 void bench_mpit_init(struct bench_ctx *ctx);
 void bench_mpit_fini(struct bench_ctx *ctx);
+
+/* A native algorithm forced at run time: a point's own knobs (the test's
+ * "forced_natives": "same_launch"). bench_force_begin writes the variables
+ * of knobs.at_run_time.mpi_t through MPI_T on this rank (local);
+ * bench_force_comm, for new_communicator, makes ctx->comm a duplicate of
+ * MPI_COMM_WORLD created after the write (collective: every rank, once all
+ * agreed the writes worked); bench_force_end puts back the communicator
+ * and every value written (also after a failure). 0, or -1 with why. */
+#define BENCH_MAX_FORCE 8
+struct bench_force {
+    int n;                             /* variables written */
+    MPI_T_cvar_handle h[BENCH_MAX_FORCE];
+    MPI_Datatype dt[BENCH_MAX_FORCE];
+    long long old[BENCH_MAX_FORCE];    /* their values before */
+    MPI_Comm comm;                     /* the point's communicator, or MPI_COMM_NULL */
+    MPI_Comm saved_comm;               /* ctx->comm before */
+};
+int bench_force_begin(struct bench_ctx *ctx, const struct bench_point *pt,
+                      struct bench_force *f, char *why, size_t len);
+int bench_force_comm(struct bench_ctx *ctx, struct bench_force *f, char *why, size_t len);
+void bench_force_end(struct bench_ctx *ctx, struct bench_force *f);
 
 struct bench_effective {
     char algorithm[160];  /* effective algorithm; "" means unknown (written as null) */

@@ -231,10 +231,14 @@ static int split_params(const char *name, struct bench_point *pt)
     }
 }
 
+static int load_point_knobs(struct loader *ld, const char *where, cJSON *knobs,
+                            struct bench_point *pt);
+
 static int load_point(struct loader *ld, const cJSON *it, int index, struct bench_point *pt)
 {
-    static const char *const keys[] = {"id",       "seq", "collective", "impl",    "count",
-                                       "datatype", "op",  "root",       "in_place", NULL};
+    static const char *const keys[] = {"id",       "seq", "collective", "impl",     "count",
+                                       "datatype", "op",  "root",       "in_place", "knobs",
+                                       NULL};
     static const char *const dtypes[] = {"int32",   "int64",    "float", "double",
                                          "float16", "bfloat16", NULL};
     static const char *const ops[] = {"sum", "prod", "min", "max", NULL};
@@ -364,6 +368,12 @@ static int load_point(struct loader *ld, const cJSON *it, int index, struct benc
     }
     if (pt->coll == BENCH_COLL_LANE_PATTERN && pt->kind != BENCH_MICRO) {
         return fail(ld, "%scollective \"lane_pattern\" is micro:lane_pattern's only", where);
+    }
+    {
+        cJSON *pk = cJSON_GetObjectItemCaseSensitive(it, "knobs");
+        if (pk != NULL && load_point_knobs(ld, where, pk, pt) != 0) {
+            return -1;
+        }
     }
     return 0;
 }
@@ -539,32 +549,82 @@ static int load_timing(struct loader *ld, const cJSON *t, struct bench_timing *t
     return 0;
 }
 
-static int load_knobs(struct loader *ld, struct bench_job *job)
+/* A knobs object, the job's or a point's (where: "knobs: " or
+ * "points[i]: knobs: "). */
+static int load_knobs_obj(struct loader *ld, const char *where, const cJSON *knobs,
+                          const char **algorithm, const char **forced_by)
 {
     const cJSON *env;
 
+    if (!cJSON_IsObject(knobs)) {
+        return fail(ld, "%smust be an object", where);
+    }
+    if (get_string(ld, knobs, where, "algorithm", 0, algorithm) != 0 ||
+        get_string(ld, knobs, where, "forced_by", 0, forced_by) != 0) {
+        return -1;
+    }
+    env = cJSON_GetObjectItemCaseSensitive(knobs, "env");
+    if (env != NULL) {
+        if (!cJSON_IsObject(env)) {
+            return fail(ld, "%s\"env\" must be an object", where);
+        }
+        for (const cJSON *e = env->child; e != NULL; e = e->next) {
+            if (!cJSON_IsString(e)) {
+                return fail(ld, "%senv \"%s\" must be a string", where, e->string);
+            }
+        }
+    }
+    return 0;
+}
+
+static int load_knobs(struct loader *ld, struct bench_job *job)
+{
     if (job->knobs == NULL || cJSON_IsNull(job->knobs)) {
         job->knobs = NULL;
         return 0;
     }
-    if (!cJSON_IsObject(job->knobs)) {
-        return fail(ld, "\"knobs\" must be an object");
+    return load_knobs_obj(ld, "knobs: ", job->knobs, &job->knobs_algorithm,
+                          &job->knobs_forced_by);
+}
+
+/* A point's own knobs: a native algorithm forced in the launch of other
+ * points, through MPI_T (FORMATS.md). */
+static int load_point_knobs(struct loader *ld, const char *where, cJSON *knobs,
+                            struct bench_point *pt)
+{
+    static const char *const rkeys[] = {"mpi_t", "new_communicator", NULL};
+    char w[96];
+    const cJSON *rt;
+    const cJSON *env;
+
+    snprintf(w, sizeof(w), "%sknobs: ", where);
+    if (pt->kind != BENCH_NATIVE || strcmp(pt->name, "default") == 0) {
+        return fail(ld, "%sonly a native:<algorithm> point is forced by knobs of its own", where);
     }
-    if (get_string(ld, job->knobs, "knobs: ", "algorithm", 0, &job->knobs_algorithm) != 0 ||
-        get_string(ld, job->knobs, "knobs: ", "forced_by", 0, &job->knobs_forced_by) != 0) {
+    if (load_knobs_obj(ld, w, knobs, &pt->knobs_algorithm, &pt->knobs_forced_by) != 0) {
         return -1;
     }
-    env = cJSON_GetObjectItemCaseSensitive(job->knobs, "env");
-    if (env != NULL) {
-        if (!cJSON_IsObject(env)) {
-            return fail(ld, "knobs: \"env\" must be an object");
-        }
-        for (const cJSON *e = env->child; e != NULL; e = e->next) {
-            if (!cJSON_IsString(e)) {
-                return fail(ld, "knobs: env \"%s\" must be a string", e->string);
-            }
+    rt = cJSON_GetObjectItemCaseSensitive(knobs, "at_run_time");
+    if (!cJSON_IsObject(rt)) {
+        return fail(ld, "%smissing \"at_run_time\" (an object with mpi_t, new_communicator)", w);
+    }
+    snprintf(w, sizeof(w), "%sknobs: at_run_time: ", where);
+    if (only_keys(ld, rt, w, rkeys) != 0 || get_bool(ld, rt, w, "new_communicator", &pt->new_comm)) {
+        return -1;
+    }
+    pt->mpit = cJSON_GetObjectItemCaseSensitive(rt, "mpi_t");
+    if (!cJSON_IsArray(pt->mpit)) {
+        return fail(ld, "%smissing \"mpi_t\" (the env variables written through MPI_T)", w);
+    }
+    env = cJSON_GetObjectItemCaseSensitive(knobs, "env");
+    for (const cJSON *e = pt->mpit->child; e != NULL; e = e->next) {
+        if (!cJSON_IsString(e) || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(env, e->valuestring))) {
+            return fail(ld, "%smpi_t names %s%s%s, which is not a variable of knobs.env", w,
+                        cJSON_IsString(e) ? "\"" : "", cJSON_IsString(e) ? e->valuestring : "a non-string",
+                        cJSON_IsString(e) ? "\"" : "");
         }
     }
+    pt->knobs = knobs;
     return 0;
 }
 

@@ -41,14 +41,13 @@ struct cvar {
     char text[256];       /* enum item name, true/false, decimal, or the string */
 };
 
+/* Why every rank: a native algorithm forced in the launch of other points
+ * is written through MPI_T on every rank (bench_force_begin); only rank 0
+ * reads what the library says it runs. */
 void bench_mpit_init(struct bench_ctx *ctx)
 {
     int provided = 0;
 
-    ctx->mpit_ok = 0;
-    if (ctx->rank != 0) {
-        return;
-    }
     ctx->mpit_ok = (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS);
 }
 
@@ -703,4 +702,201 @@ void bench_effective_for(const struct bench_ctx *ctx, const struct bench_point *
         strcmp(eff->algorithm, pt->name) == 0) {
         set_str(eff->forced_by, sizeof(eff->forced_by), req_forced_by);
     }
+}
+
+/* ---- forcing an algorithm at run time (a point's own knobs) -------------------- */
+
+/* The integer `text` names for the control variable at `index`: a decimal,
+ * true/false, an item of its MPI_T enum, or a name of the MPICH tables
+ * above (checked against the variable's description). 0 or -1 with why. */
+static int cvar_value_of(const char *cname, int index, MPI_T_enum en, const char *text,
+                         long long *v, char *why, size_t len)
+{
+    char *end = NULL;
+    char name[256];
+    char desc[4096];
+    int namelen = (int)sizeof(name);
+    int desclen = (int)sizeof(desc);
+    int verbosity, bind, scope;
+    MPI_Datatype dt;
+    MPI_T_enum en2;
+
+    *v = strtoll(text, &end, 10);
+    if (end != text && *end == '\0') {
+        return 0;
+    }
+    if (strcasecmp(text, "true") == 0 || strcasecmp(text, "false") == 0) {
+        *v = (strcasecmp(text, "true") == 0);
+        return 0;
+    }
+    if (en != MPI_T_ENUM_NULL) {
+        int nitems = 0;
+        char ename[128];
+        int enamelen = (int)sizeof(ename);
+        if (MPI_T_enum_get_info(en, &nitems, ename, &enamelen) == MPI_SUCCESS) {
+            for (int i = 0; i < nitems; i++) {
+                int value = 0;
+                char iname[128];
+                int inamelen = (int)sizeof(iname);
+                if (MPI_T_enum_get_item(en, i, &value, iname, &inamelen) == MPI_SUCCESS &&
+                    strcmp(iname, text) == 0) {
+                    *v = value;
+                    return 0;
+                }
+            }
+        }
+    }
+    for (size_t t = 0; t < sizeof(mpich_tables) / sizeof(mpich_tables[0]); t++) {
+        const struct mpich_names *tab = &mpich_tables[t];
+        if (strcmp(tab->cvar, cname) != 0) {
+            continue;
+        }
+        if (MPI_T_cvar_get_info(index, name, &namelen, &verbosity, &dt, &en2, desc, &desclen,
+                                &bind, &scope) != MPI_SUCCESS ||
+            !mpich_desc_matches(desc, tab->names)) {
+            bench_fmt(why, len, "%s: this MPICH's list of values differs from bench's table",
+                      cname);
+            return -1;
+        }
+        for (long long n = 0; tab->names[n] != NULL; n++) {
+            if (strcmp(tab->names[n], text) == 0) {
+                *v = n;
+                return 0;
+            }
+        }
+    }
+    bench_fmt(why, len, "%s: \"%s\" is not a value bench can write (a number, true/false, or "
+                        "a name the library lists)", cname, text);
+    return -1;
+}
+
+/* Reads (to old) and writes (from v, unless old_only) an integer control
+ * variable whose MPI_T type is dt. */
+static int cvar_swap(MPI_T_cvar_handle h, MPI_Datatype dt, long long v, long long *old)
+{
+    unsigned char buf[CVAR_BUF];
+    int size = 0;
+    int rc;
+
+    if (dt == MPI_C_BOOL) {
+        size = 1;
+    } else if (MPI_Type_size(dt, &size) != MPI_SUCCESS || (size != 4 && size != 8)) {
+        return MPI_T_ERR_INVALID;
+    }
+    memset(buf, 0, sizeof(buf));
+    if ((rc = MPI_T_cvar_read(h, buf)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (size == 1) {
+        *old = buf[0];
+        buf[0] = (unsigned char)(v != 0);
+    } else if (size == 4) {
+        int32_t x;
+        memcpy(&x, buf, 4);
+        *old = x;
+        x = (int32_t)v;
+        memcpy(buf, &x, 4);
+    } else {
+        int64_t x;
+        memcpy(&x, buf, 8);
+        *old = x;
+        x = (int64_t)v;
+        memcpy(buf, &x, 8);
+    }
+    return MPI_T_cvar_write(h, buf);
+}
+
+int bench_force_begin(struct bench_ctx *ctx, const struct bench_point *pt,
+                      struct bench_force *f, char *why, size_t len)
+{
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(pt->knobs, "env");
+
+    memset(f, 0, sizeof(*f));
+    f->comm = MPI_COMM_NULL;
+    if (!ctx->mpit_ok) {
+        bench_fmt(why, len, "MPI_T_init_thread failed: nothing can be forced at run time");
+        return -1;
+    }
+    for (const cJSON *e = pt->mpit->child; e != NULL; e = e->next) {
+        const char *key = e->valuestring;
+        const char *text = cJSON_GetObjectItemCaseSensitive(env, key)->valuestring;
+        const char *cname = cvar_of_env(ctx, key);
+        char name[256];
+        char desc[16];
+        int namelen = (int)sizeof(name);
+        int desclen = (int)sizeof(desc);
+        int index = -1, verbosity, bind, scope, count = 0, rc;
+        MPI_Datatype dt;
+        MPI_T_enum en;
+        long long v = 0;
+
+        if (f->n == BENCH_MAX_FORCE) {
+            bench_fmt(why, len, "more than %d variables to write", BENCH_MAX_FORCE);
+            return -1;
+        }
+        if (cname == NULL || MPI_T_cvar_get_index(cname, &index) != MPI_SUCCESS ||
+            MPI_T_cvar_get_info(index, name, &namelen, &verbosity, &dt, &en, desc, &desclen,
+                                &bind, &scope) != MPI_SUCCESS) {
+            bench_fmt(why, len, "%s is not a control variable of this library", key);
+            return -1;
+        }
+        if (bind != MPI_T_BIND_NO_OBJECT) {
+            bench_fmt(why, len, "%s is bound to an MPI object: bench writes only global ones",
+                      cname);
+            return -1;
+        }
+        if (cvar_value_of(cname, index, en, text, &v, why, len) != 0) {
+            return -1;
+        }
+        if (MPI_T_cvar_handle_alloc(index, NULL, &f->h[f->n], &count) != MPI_SUCCESS ||
+            count != 1) {
+            bench_fmt(why, len, "%s: no MPI_T handle for one value", cname);
+            return -1;
+        }
+        f->dt[f->n] = dt;
+        rc = cvar_swap(f->h[f->n], dt, v, &f->old[f->n]);
+        f->n++;
+        if (rc != MPI_SUCCESS) {
+            bench_fmt(why, len, "%s=%s: MPI_T_cvar_write refused it (error %d%s)", cname, text, rc,
+                      (scope == MPI_T_SCOPE_CONSTANT || scope == MPI_T_SCOPE_READONLY)
+                          ? ": the variable cannot change after MPI_Init; the platform should list "
+                            "it in algorithm_at_run_time.launch_env"
+                          : "");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int bench_force_comm(struct bench_ctx *ctx, struct bench_force *f, char *why, size_t len)
+{
+    /* Why a new communicator: Open MPI's coll/tuned reads the forced
+     * algorithm when a communicator is created; ctx->comm keeps what it
+     * was created with. */
+    int rc = MPI_Comm_dup(MPI_COMM_WORLD, &f->comm);
+    if (rc == MPI_SUCCESS) {
+        rc = MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
+    }
+    if (rc != MPI_SUCCESS) {
+        bench_fmt(why, len, "MPI_Comm_dup after the write failed (error %d)", rc);
+        return -1;
+    }
+    f->saved_comm = ctx->comm;
+    ctx->comm = f->comm;
+    return 0;
+}
+
+void bench_force_end(struct bench_ctx *ctx, struct bench_force *f)
+{
+    if (f->comm != MPI_COMM_NULL) {
+        ctx->comm = f->saved_comm;
+        MPI_Comm_free(&f->comm);
+    }
+    /* In reverse: each variable gets back what it held before. */
+    for (int i = f->n - 1; i >= 0; i--) {
+        long long ignored = 0;
+        (void)cvar_swap(f->h[i], f->dt[i], f->old[i], &ignored);
+        MPI_T_cvar_handle_free(&f->h[i]);
+    }
+    f->n = 0;
 }

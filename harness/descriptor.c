@@ -530,6 +530,72 @@ static int parse_algo(struct vctx *v, const struct cg_json *j, struct cg_algo_sp
     return bad ? -1 : 0;
 }
 
+/* "algorithm_at_run_time" of a library: how bench forces native:<algorithm>
+ * in the launch of the generated points (harness/README.md, "Forced in the
+ * same launch"): algorithm_env's variables written through MPI_T, except
+ * those of "launch_env", which the library reads only at MPI_Init and
+ * which the launch therefore sets (their values may not depend on the
+ * algorithm); "new_communicator": the library reads the others when a
+ * communicator is created (Open MPI's coll/tuned), so bench runs the point
+ * on a new duplicate. */
+static int parse_run_time(struct vctx *v, const struct cg_json *e, struct cg_library *l)
+{
+    static const char *const keys[] = { "launch_env", "new_communicator", "note", NULL };
+    int bad = 0;
+
+    if (check_kind(v, e, CG_J_OBJECT, "algorithm_at_run_time") != 0) {
+        return -1;
+    }
+    bad += cg_json_check_keys(v->d, v->file, e, "'algorithm_at_run_time'", keys);
+    const struct cg_json *x;
+    if ((x = cg_json_get(e, "note")) != NULL) {
+        bad += get_str(v, x, "note") == NULL;
+    }
+    if ((x = cg_json_get(e, "new_communicator")) != NULL) {
+        if (check_kind(v, x, CG_J_BOOL, "new_communicator") == 0) {
+            l->new_comm = x->boolean;
+        } else {
+            bad++;
+        }
+    }
+    if ((x = cg_json_get(e, "launch_env")) != NULL) {
+        struct cg_str *names = NULL;
+        int n = 0;
+        if (get_str_array(v, x, "launch_env", &names, &n, 0) != 0) {
+            return -1;
+        }
+        l->launch_keys = cg_arena_alloc(v->a, sizeof(*l->launch_keys) * (size_t)(n + 1));
+        for (int i = 0; i < n; i++) {
+            int found = 0;
+            for (int k = 0; k < l->nforce_env; k++) {
+                if (strcmp(l->force_env[k].key.s, names[i].s) != 0) {
+                    continue;
+                }
+                found = 1;
+                if (strchr(l->force_env[k].value.s, '{') != NULL) {
+                    verr(v, names[i].pos,
+                         "'launch_env' names %s, whose value \"%s\" depends on the algorithm: "
+                         "one launch runs several algorithms",
+                         names[i].s, l->force_env[k].value.s);
+                    bad++;
+                }
+            }
+            if (!found) {
+                verr(v, names[i].pos, "'launch_env' names %s, which is not in 'algorithm_env'",
+                     names[i].s);
+                bad++;
+            }
+            l->launch_keys[l->nlaunch_keys++] = names[i].s;
+        }
+    }
+    if (l->nforce_env == 0) {
+        verr(v, e->pos, "'algorithm_at_run_time' without an 'algorithm_env' to write");
+        bad++;
+    }
+    l->at_run_time = (bad == 0);
+    return bad ? -1 : 0;
+}
+
 static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_library *l,
                          enum cg_launcher launcher)
 {
@@ -544,7 +610,8 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
     }
     static const char *const keys[] = { "backend",    "version", "note", "launch",
                                         "program",    "setup",   "env",  "algorithm_env",
-                                        "algorithms", "knobs",   NULL };
+                                        "algorithms", "knobs",   "algorithm_at_run_time",
+                                        NULL };
     int bad = cg_json_check_keys(v->d, v->file, j, "a library", keys);
     static const char *const backends[] = { "mpi", "nccl" };
     const struct cg_json *e;
@@ -673,6 +740,9 @@ static int parse_library(struct vctx *v, const struct cg_json *j, struct cg_libr
         }
     } else if (e != NULL) {
         bad++;
+    }
+    if ((e = cg_json_get(j, "algorithm_at_run_time")) != NULL) {
+        bad += parse_run_time(v, e, l) != 0;
     }
     if (nalgos > 0 && l->nforce_env == 0) {
         verr(v, fe != NULL ? fe->pos : j->pos,
@@ -2418,7 +2488,7 @@ int cg_test_load(struct cg_test *t, struct cg_arena *arena, struct cg_diag *d, c
         "implementations", "datatypes",   "ops",    "roots",
         "in_place",        "timing",      "check",  "verbosity",
         "timeout_s",       "env",         "knobs",  "virtual_ranks_per_node",
-        "params",          "micro",       "launches", NULL
+        "params",          "micro",       "launches", "forced_natives", NULL
     };
     cg_json_check_keys(d, file, root, "test descriptor", keys);
     check_schema_version(&v, root, "test descriptor");
@@ -2537,7 +2607,12 @@ int cg_test_load(struct cg_test *t, struct cg_arena *arena, struct cg_diag *d, c
      * refused rather than recorded. */
     static const char *const checks[] = { "always" };
     static const char *const verbosities[] = { "minimal", "full", "trace" };
+    static const char *const forcings[] = { "own_launch", "same_launch" };
     int k;
+    if ((e = cg_json_get(root, "forced_natives")) != NULL &&
+        (k = get_enum(&v, e, "forced_natives", forcings, 2)) >= 0) {
+        t->forced_same_launch = (k == 1);
+    }
     if ((e = cg_json_get(root, "check")) != NULL &&
         (k = get_enum(&v, e, "check policy", checks, 1)) >= 0) {
         t->check = checks[k];

@@ -87,6 +87,13 @@ struct cg_library {
     int nenv;                              /* entries in env */
     struct cg_kv *force_env;               /* how native:<algorithm> is applied */
     int nforce_env;                        /* entries in force_env */
+    int at_run_time;                       /* "algorithm_at_run_time" given: force_env's
+                                            * variables can be written through MPI_T */
+    int new_comm;                          /* ... and take effect on a communicator
+                                            * created after the write */
+    const char **launch_keys;              /* the force_env variables that only take
+                                            * effect at MPI_Init (set for the launch) */
+    int nlaunch_keys;                      /* entries in launch_keys */
     struct cg_lib_coll colls[CG_COLL_COUNT_]; /* algorithms by collective */
     struct cg_knob *knobs;                 /* other knobs */
     int nknobs;                            /* entries in knobs */
@@ -282,6 +289,9 @@ struct cg_test {
     struct cg_timing timing;        /* repetition policy */
     int launches;                   /* each job runs this many times, in launches of
                                      * their own (PGMPITuneLib's nmpiruns) */
+    int forced_same_launch;         /* "forced_natives": "same_launch": native:<algorithm>
+                                     * points run in the launch of the generated ones,
+                                     * forced through MPI_T, where the library allows */
     const char *check;              /* "always" or "never" */
     const char *verbosity;          /* "minimal", "full" or "trace" */
     int timeout_s;                  /* per job */

@@ -235,6 +235,24 @@ static void write_point(struct cg_jw *w, const struct cg_point *pt)
     cg_jw_str(w, "op", cg_redop_names[pt->op]);
     cg_jw_int(w, "root", pt->root);
     cg_jw_bool(w, "in_place", pt->in_place);
+    if (pt->force != NULL) {
+        /* A native algorithm forced in this launch (FORMATS.md, "knobs" of
+         * a point): the job's knobs, for this point alone. */
+        const struct cg_point_force *f = pt->force;
+        cg_jw_obj(w, "knobs");
+        cg_jw_str(w, "algorithm", f->algorithm);
+        cg_jw_str(w, "forced_by", f->forced_by);
+        cg_jw_kv(w, "env", f->env, f->nenv);
+        cg_jw_obj(w, "at_run_time");
+        cg_jw_arr(w, "mpi_t");
+        for (int i = 0; i < f->nwrite; i++) {
+            cg_jw_str(w, NULL, f->write[i]);
+        }
+        cg_jw_end(w);
+        cg_jw_bool(w, "new_communicator", f->new_comm);
+        cg_jw_end(w);
+        cg_jw_end(w);
+    }
     cg_jw_end(w);
 }
 
@@ -389,6 +407,33 @@ static int64_t need_int(struct reader *r, const struct cg_json *obj, const char 
 {
     const struct cg_json *j = need(r, obj, key, CG_J_NUMBER);
     return j != NULL ? (int64_t)j->num : 0;
+}
+
+static struct cg_kv *read_kv(struct reader *r, const struct cg_json *obj, const char *key, int *n);
+
+/* A point's "knobs" (write_point), read back for --resume. */
+static const struct cg_point_force *read_force(struct reader *r, struct cg_arena *a,
+                                               const struct cg_json *pk)
+{
+    struct cg_point_force *f = cg_arena_alloc(a, sizeof(*f));
+    memset(f, 0, sizeof(*f));
+    f->algorithm = need_str(r, pk, "algorithm");
+    f->forced_by = need_str(r, pk, "forced_by");
+    f->env = read_kv(r, pk, "env", &f->nenv);
+    const struct cg_json *rt = need(r, pk, "at_run_time", CG_J_OBJECT);
+    const struct cg_json *mt = rt != NULL ? need(r, rt, "mpi_t", CG_J_ARRAY) : NULL;
+    const struct cg_json *nc = rt != NULL ? need(r, rt, "new_communicator", CG_J_BOOL) : NULL;
+    f->new_comm = nc != NULL ? nc->boolean : 0;
+    f->write = cg_arena_alloc(a, sizeof(*f->write) * (size_t)((mt != NULL ? mt->nitems : 0) + 1));
+    for (int i = 0; mt != NULL && i < mt->nitems; i++) {
+        if (mt->items[i]->kind == CG_J_STRING) {
+            f->write[f->nwrite++] = mt->items[i]->str;
+        } else {
+            cg_error(&r->c->diag, r->file, mt->items[i]->pos, "at_run_time.mpi_t: a variable name");
+            r->bad++;
+        }
+    }
+    return f;
 }
 
 static struct cg_kv *read_kv(struct reader *r, const struct cg_json *obj, const char *key, int *n)
@@ -578,6 +623,10 @@ static int load_campaign(struct run_ctx *c, const char *dir)
             }
             pt->coll = (enum cg_coll)coll;
             pt->bytes = pt->count * cg_dtype_sizes[pt->dtype];
+            const struct cg_json *pk = cg_json_get(pj, "knobs");
+            if (pk != NULL && pk->kind == CG_J_OBJECT) {
+                pt->force = read_force(&r, &c->arena, pk);
+            }
         }
         cp->plan.npoints += job->npoints;
     }
@@ -970,8 +1019,9 @@ static void build_index(struct run_ctx *c, struct index *ix)
 
 static const char *job_label(struct run_ctx *c, const struct cg_job *job)
 {
-    int deflt = 0, gen = 0, bound = 0, micro = 0, base = 0;
+    int deflt = 0, gen = 0, bound = 0, micro = 0, base = 0, forced = 0;
     for (int i = 0; i < job->npoints; i++) {
+        forced += job->points[i].force != NULL;
         base |= strncmp(job->points[i].impl, "baseline:", 9) == 0;
         deflt |= strcmp(job->points[i].impl, "native:default") == 0;
         gen |= strncmp(job->points[i].impl, "generated:", 10) == 0;
@@ -988,6 +1038,10 @@ static const char *job_label(struct run_ctx *c, const struct cg_job *job)
                                       : "micro";
     if (base) {
         what = cg_arena_printf(&c->arena, "%s + baseline", what);
+    }
+    if (forced > 0) {
+        what = cg_arena_printf(&c->arena, "%s + %d native points forced through MPI_T", what,
+                               forced);
     }
     if (bound && (deflt || gen)) {
         what = cg_arena_printf(&c->arena, "%s + bound", what);

@@ -30,6 +30,20 @@
 #define CG_PT_LANE_PATTERN ((enum cg_coll)CG_COLL_COUNT_)
 
 /* One test point: one collective call measured with one implementation. */
+/* How a native:<algorithm> point of the generated points' launch is forced
+ * (a test's "forced_natives": "same_launch"): bench writes the variables
+ * of `write` through MPI_T before the point, on every rank, and restores
+ * them after it; the others of env are the launch's. */
+struct cg_point_force {
+    const char *algorithm;  /* the algorithm's name */
+    const char *forced_by;  /* "VAR=value ..." as a launch of its own would say */
+    struct cg_kv *env;      /* every variable that forces it (algorithm_env, expanded) */
+    int nenv;               /* entries in env */
+    const char **write;     /* those written at run time */
+    int nwrite;             /* entries in write */
+    int new_comm;           /* run the point on a communicator created after the write */
+};
+
 struct cg_point {
     const char *id;         /* deterministic, unique in the campaign */
     int seq;                /* 1-based position in the plan */
@@ -44,6 +58,7 @@ struct cg_point {
     int in_place;           /* MPI_IN_PLACE */
     int64_t bytes;          /* count x datatype size (the descriptor's size) */
     int recorded;           /* points.jsonl has a record for it */
+    const struct cg_point_force *force; /* forced at run time, or NULL */
 };
 
 /* One launch of the benchmark program (one knob setting). */

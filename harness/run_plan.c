@@ -531,6 +531,75 @@ static void build_setting(struct builder *b, const struct cg_library *lib, long 
     }
 }
 
+/* The variables that force `spec` (algorithm_env with the algorithm's
+ * name and id), added to *env, and the "VAR=value ..." that says so. */
+static const char *force_env(struct builder *b, const struct cg_library *lib,
+                             const struct cg_coll_req *cr, const struct cg_algo_spec *spec,
+                             struct cg_kv **env, int *n, int *cap)
+{
+    struct cg_arena *a = b->a;
+    struct cg_vars v = { .n = 0 };
+    cg_vars_set(&v, "collective", cg_colls[cr->coll].name);
+    cg_vars_set(&v, "COLLECTIVE", upper(a, cg_colls[cr->coll].name));
+    cg_vars_set(&v, "name", spec->name);
+    cg_vars_set(&v, "id", spec->id != NULL ? spec->id : "");
+    const char *forced_by = "";
+    for (int e = 0; e < lib->nforce_env; e++) {
+        const char *key = expand_or_panic(a, lib->force_env[e].key.s, &v);
+        const char *val = expand_or_panic(a, lib->force_env[e].value.s, &v);
+        kv_add(a, env, n, cap, key, val);
+        forced_by = cg_arena_printf(a, "%s%s%s=%s", forced_by, *forced_by ? " " : "", key, val);
+    }
+    return forced_by;
+}
+
+/* Whether key is one of the library's launch-only variables. */
+static int launch_key(const struct cg_library *lib, const char *key)
+{
+    for (int i = 0; i < lib->nlaunch_keys; i++) {
+        if (strcmp(lib->launch_keys[i], key) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The forced algorithms of one collective as points of the generated
+ * points' job (forced_natives same_launch): each native:<algorithm> point
+ * add_points made gets how bench forces it; the job's environment gets the
+ * launch-only variables. */
+static void force_in_job(struct builder *b, const struct cg_library *lib, struct cg_job *job,
+                         int first, const struct cg_coll_req *cr, int *kcap)
+{
+    struct cg_arena *a = b->a;
+    for (int i = first; i < job->npoints; i++) {
+        struct cg_point *pt = &job->points[i];
+        if (strncmp(pt->impl, "native:", 7) != 0 || strcmp(pt->impl, "native:default") == 0) {
+            continue;
+        }
+        const struct cg_algo_spec *spec = cg_library_algo(lib, cr->coll, pt->impl + 7);
+        if (spec == NULL) {
+            cg_panic("algorithm %s vanished after validation", pt->impl);
+        }
+        struct cg_point_force *f = cg_arena_alloc(a, sizeof(*f));
+        memset(f, 0, sizeof(*f));
+        int cap = 0;
+        f->algorithm = spec->name;
+        f->forced_by = force_env(b, lib, cr, spec, &f->env, &f->nenv, &cap);
+        f->write = cg_arena_alloc(a, sizeof(*f->write) * (size_t)(f->nenv + 1));
+        for (int e = 0; e < f->nenv; e++) {
+            if (launch_key(lib, f->env[e].key.s)) {
+                kv_add(a, &job->knob_env, &job->nknob_env, kcap, f->env[e].key.s,
+                       f->env[e].value.s);
+            } else {
+                f->write[f->nwrite++] = f->env[e].key.s;
+            }
+        }
+        f->new_comm = lib->new_comm;
+        pt->force = f;
+    }
+}
+
 /* The environment a job adds: platform, library, test, then knobs; values
  * may still hold job placeholders ({timeout_s}, ...), expanded per launch. */
 static void job_env(struct builder *b, const struct cg_platform *p, const struct cg_library *lib,
@@ -596,8 +665,6 @@ int cg_plan_build(struct cg_plan *plan, struct cg_arena *a, struct cg_diag *d,
                      * bound and the micro-benchmarks. */
                     struct cg_job *job = new_job(&b, lib, ranks, rpn, vppn);
                     int pcap = 0;
-                    job->knob_env = st.env;
-                    job->nknob_env = st.nenv;
                     job->settings = st.names;
                     job->nsettings = st.nnames;
                     struct list *forced =
@@ -608,6 +675,17 @@ int cg_plan_build(struct cg_plan *plan, struct cg_arena *a, struct cg_diag *d,
                     int nlanes = multi->present ? micro_lanes(&b, multi, CG_MICRO_MULTI_COLLECTIVE,
                                                               job, lanes)
                                                 : 0;
+                    /* Why the knob variables are copied: forced points of
+                     * the same launch add their launch-only variables. */
+                    int kcap = 0;
+                    struct cg_kv *kenv = NULL;
+                    int nkenv = 0;
+                    for (int e = 0; e < st.nenv; e++) {
+                        kv_add(a, &kenv, &nkenv, &kcap, st.env[e].key.s, st.env[e].value.s);
+                    }
+                    job->knob_env = kenv;
+                    job->nknob_env = nkenv;
+                    int same_launch = t->forced_same_launch && lib->at_run_time;
                     for (int c = 0; c < t->ncolls; c++) {
                         struct list shared = { 0 };
                         resolve(&b, &t->colls[c], lib, ranks, &shared, &forced[c]);
@@ -616,7 +694,22 @@ int cg_plan_build(struct cg_plan *plan, struct cg_arena *a, struct cg_diag *d,
                                             cg_arena_printf(a, "micro:multi_collective(k=%d)",
                                                             lanes[k]));
                         }
+                        if (same_launch) {
+                            /* Beside the generated points of each size, in
+                             * one process: a launch's speed is then the
+                             * same for both (harness/README.md, "Forced in
+                             * the same launch"). */
+                            for (int k = 0; k < forced[c].n; k++) {
+                                list_add_unique(a, &shared,
+                                                cg_arena_printf(a, "native:%s", forced[c].s[k]));
+                            }
+                            forced[c].n = 0;
+                        }
+                        int first = job->npoints;
                         add_points(&b, job, &pcap, &t->colls[c], &shared, st.suffix);
+                        if (same_launch) {
+                            force_in_job(&b, lib, job, first, &t->colls[c], &kcap);
+                        }
                     }
                     add_lane_points(&b, job, &pcap, st.suffix);
                     if (job->npoints > 0) {
@@ -638,22 +731,11 @@ int cg_plan_build(struct cg_plan *plan, struct cg_arena *a, struct cg_diag *d,
                             job->forced_coll = cr->coll;
                             job->settings = st.names;
                             job->nsettings = st.nnames;
-                            struct cg_vars v = { .n = 0 };
-                            cg_vars_set(&v, "collective", cg_colls[cr->coll].name);
-                            cg_vars_set(&v, "COLLECTIVE", upper(a, cg_colls[cr->coll].name));
-                            cg_vars_set(&v, "name", spec->name);
-                            cg_vars_set(&v, "id", spec->id != NULL ? spec->id : "");
-                            int kcap = 0;
-                            const char *forced_by = "";
-                            for (int e = 0; e < lib->nforce_env; e++) {
-                                const char *key = expand_or_panic(a, lib->force_env[e].key.s, &v);
-                                const char *val = expand_or_panic(a, lib->force_env[e].value.s, &v);
-                                kv_add(a, &job->knob_env, &job->nknob_env, &kcap, key, val);
-                                forced_by = cg_arena_printf(a, "%s%s%s=%s", forced_by,
-                                                            *forced_by ? " " : "", key, val);
-                            }
+                            int fcap = 0;
+                            const char *forced_by = force_env(&b, lib, cr, spec, &job->knob_env,
+                                                              &job->nknob_env, &fcap);
                             for (int e = 0; e < st.nenv; e++) {
-                                kv_add(a, &job->knob_env, &job->nknob_env, &kcap, st.env[e].key.s,
+                                kv_add(a, &job->knob_env, &job->nknob_env, &fcap, st.env[e].key.s,
                                        st.env[e].value.s);
                             }
                             job->forced_by = forced_by;

@@ -601,6 +601,7 @@ if [ ! -x build/openmpi/bench ] || [ ! -x build/mpich/bench ]; then
         wrong_generated_barrier_and_rooted_result_are_recorded_as_failed_check \
         bound_sendrecv_reduce_runs_at_p2_with_kind_bound_and_check_ok \
         mpich_fallback_said_on_stderr_is_recorded_as_reported_fallback \
+        forced_natives_in_the_same_launch_run_what_was_forced \
         wrong_generated_implementation_is_recorded_as_failed_check \
         kill_and_resume_loses_and_repeats_no_point \
         real_job_past_its_timeout_records_timeout wrong_launcher_with_real_bench_is_caught \
@@ -1007,6 +1008,105 @@ EOF2
 else
     cat "$tmp/fallback.err"
     fail mpich_fallback_said_on_stderr_is_recorded_as_reported_fallback "exit status $rc"
+fi
+
+# Forced in the same launch ("forced_natives": "same_launch"): the native
+# algorithms run in the job of the default and generated points, forced
+# through MPI_T per point. Open MPI: the spy (tests/tune/ompi_spy.c) shows
+# the forced algorithms ran (ring at 1024 doubles, bcast binomial), the
+# records say so through MPI_T, and the default points after them read the
+# restored value. MPICH: reduce_scatter_allgather at one double makes MPICH
+# say on stderr that it fell back, which it can only do if the write took
+# effect; at 1024 doubles it runs; the defaults after it read auto again.
+for lib in openmpi mpich; do
+    cat >"$tmp/same-$lib.json" <<EOF2
+{
+  "schema_version": 1,
+  "libraries": ["$lib"],
+  "sizes": [8, 8192],
+  "ranks": 2,
+  "forced_natives": "same_launch",
+  "collectives": [
+    {"name": "allreduce", "implementations": ["native:default", "generated:allreduce_ring",
+      $( [ $lib = openmpi ] && echo '"native:ring", "native:recursive_doubling"' || echo '"native:reduce_scatter_allgather", "native:recursive_doubling"' )]},
+    {"name": "bcast", "implementations": ["native:default", "native:binomial"]}
+  ],
+  "datatypes": ["double"], "ops": ["sum"],
+  "timing": { "warmup": 1, "min_reps": 3, "max_reps": 10, "rse_target": 0.05, "budget_s": 0.02 },
+  "timeout_s": 120
+}
+EOF2
+done
+rm -f "$tmp/spy.log"
+CG_PRELOAD=$PWD/build/openmpi/tune_spy.so CG_SPY_LOG=$tmp/spy.log \
+    "$collgen" run "$tmp/same-openmpi.json" --out "$tmp/same-openmpi" --quiet --no-report \
+    >/dev/null 2>"$tmp/same-openmpi.err"
+rc=$?
+"$collgen" run "$tmp/same-mpich.json" --out "$tmp/same-mpich" --quiet --no-report \
+    >/dev/null 2>"$tmp/same-mpich.err"
+rc2=$?
+if [ "$rc" -eq 0 ] && [ "$rc2" -eq 0 ] && [ -f build/openmpi/tune_spy.so ]; then
+    if "$py" - "$tmp" >"$tmp/same.out" 2>&1 <<'EOF2'; then
+import collections, json, sys
+t = sys.argv[1]
+bad = []
+def need(c, what):
+    if not c:
+        bad.append(what)
+for lib, var in (("openmpi", "OMPI_MCA_coll_tuned_%s_algorithm"), ("mpich", "MPIR_CVAR_%s_INTRA_ALGORITHM")):
+    d = "%s/same-%s" % (t, lib)
+    c = json.load(open(d + "/campaign.json"))
+    jobs = c["plan"]["jobs"]
+    need(len(jobs) == 1, "%s: %d jobs, expected the one launch" % (lib, len(jobs)))
+    env = dict(jobs[0]["env"])
+    need((env.get("OMPI_MCA_coll_tuned_use_dynamic_rules") == "1") == (lib == "openmpi"),
+         "%s: the launch-only variable %r" % (lib, env.get("OMPI_MCA_coll_tuned_use_dynamic_rules")))
+    for p in jobs[0]["points"]:
+        forced = p["impl"].startswith("native:") and p["impl"] != "native:default"
+        need(("knobs" in p) == forced, "%s: knobs of %s" % (lib, p["id"]))
+        if forced:
+            coll = p["collective"] if lib == "openmpi" else p["collective"].upper()
+            rt = p["knobs"]["at_run_time"]
+            need(var % coll in rt["mpi_t"] and rt["new_communicator"] == (lib == "openmpi"),
+                 "%s: at_run_time of %s: %s" % (lib, p["id"], rt))
+    recs = collections.OrderedDict()
+    for line in open(d + "/points.jsonl"):
+        r = json.loads(line)
+        recs[(r["collective"], r["name"], r["size_B"])] = r
+    need(len(recs) == len(jobs[0]["points"]) == 12, "%s: %d records" % (lib, len(recs)))
+    for k, r in recs.items():
+        need(r["status"] == "ok" and r["check"]["verdict"] == "ok", "%s %s: %s %s" % (lib, k, r["status"], r["reason"]))
+        e, q = r["effective"], r["requested"]
+        if r["kind"] == "native" and r["name"] == "default":
+            need(e["algorithm"] == "default" and e["algorithm_source"] == "mpi_t",
+                 "%s %s: the default after a forced point reads %s (%s)" % (lib, k, e["algorithm"], e["algorithm_source"]))
+        elif r["kind"] == "native":
+            need(q["knobs"]["algorithm"] == r["name"] and q["forced_by"] == q["knobs"]["forced_by"],
+                 "%s %s: requested knobs %s" % (lib, k, q["knobs"]))
+    if lib == "openmpi":
+        for size, alg, src in ((8192, "ring", "mpi_t"), (8, "recursive_doubling", "known_fallback")):
+            e = recs[("allreduce", "ring", size)]["effective"]
+            need(e["algorithm"] == alg and e["algorithm_source"] == src, "openmpi ring at %d: %s" % (size, e))
+        e = recs[("bcast", "binomial", 8192)]["effective"]
+        need(e["algorithm"] == "binomial" and e["algorithm_source"] == "mpi_t", "openmpi binomial: %s" % e)
+        spy = collections.Counter(open(t + "/spy.log").read().splitlines())
+        for line in ("allreduce ring count=1024", "bcast binomial count=1024", "bcast basic_linear count=1024"):
+            need(spy[line] >= 4, "the spy saw %r %d times" % (line, spy[line]))
+    else:
+        e = recs[("allreduce", "reduce_scatter_allgather", 8)]["effective"]
+        need(e["algorithm_source"] == "reported_fallback", "mpich rsag at 8 B: %s" % e)
+        e = recs[("allreduce", "reduce_scatter_allgather", 8192)]["effective"]
+        need(e["algorithm_source"] != "reported_fallback", "mpich rsag at 8 KiB fell back: %s" % e)
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+EOF2
+        pass forced_natives_in_the_same_launch_run_what_was_forced
+    else
+        fail forced_natives_in_the_same_launch_run_what_was_forced "$(tail -c 2000 "$tmp/same.out")"
+    fi
+else
+    cat "$tmp/same-openmpi.err" "$tmp/same-mpich.err"
+    fail forced_natives_in_the_same_launch_run_what_was_forced "exit status $rc, $rc2 (or no build/openmpi/tune_spy.so)"
 fi
 
 # Kill and resume: SIGKILL to the runner's process group once records appear,
