@@ -293,8 +293,9 @@ struct bench_roof {
     double overlap_limit_ns; /* max(p2p, reduce + copy) */
 };
 
-/* Measures pt's roofline on ctx (collective: every rank calls it), or
- * takes it from the launch's cache. An MPI error code (roof->measured 0). */
+/* Measures pt's roofline on ctx (collective: every rank calls it), or,
+ * below 1 MiB, takes it from the launch's cache. An MPI error code
+ * (roof->measured 0). */
 int bench_roof_measure(const struct bench_ctx *ctx, const struct bench_point *pt,
                        struct bench_roof *roof);
 

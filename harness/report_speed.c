@@ -231,7 +231,7 @@ static int roof_table(struct cg_rep_doc *d, const struct cg_rep_record *const *v
                    "copy at the measured point-to-point, reduce and copy speeds, one after the "
                    "other; overlap us, the larger of the transfer and the local work (no "
                    "algorithm beats it); each implementation's median over the limit (each "
-                   "record against its own launch's limit, the lowest of them shown):");
+                   "record against the limit measured with it, the lowest of them shown):");
     cg_rep_doc_add_table(d, t);
     return 0;
 }

@@ -602,6 +602,7 @@ if [ ! -x build/openmpi/bench ] || [ ! -x build/mpich/bench ]; then
         bound_sendrecv_reduce_runs_at_p2_with_kind_bound_and_check_ok \
         mpich_fallback_said_on_stderr_is_recorded_as_reported_fallback \
         forced_natives_in_the_same_launch_run_what_was_forced \
+        roofline_is_measured_again_for_every_point_from_1_MiB \
         wrong_generated_implementation_is_recorded_as_failed_check \
         kill_and_resume_loses_and_repeats_no_point \
         real_job_past_its_timeout_records_timeout wrong_launcher_with_real_bench_is_caught \
@@ -1107,6 +1108,40 @@ EOF2
 else
     cat "$tmp/same-openmpi.err" "$tmp/same-mpich.err"
     fail forced_natives_in_the_same_launch_run_what_was_forced "exit status $rc, $rc2 (or no build/openmpi/tune_spy.so)"
+fi
+
+# The roofline: cached per launch below 1 MiB (the three points of 4 KiB
+# carry one measurement), measured again right before every point from
+# 1 MiB (bench_roof.c, ROOF_EACH_B: the three of 2 MiB carry three).
+cat >"$tmp/roofeach.json" <<'EOF2'
+{
+  "schema_version": 1,
+  "libraries": ["openmpi"],
+  "collectives": [{"name": "allreduce", "implementations": ["native:default",
+    "generated:allreduce_ring", "generated:allreduce_recursive_doubling"]}],
+  "sizes": [4096, 2097152],
+  "ranks": 2,
+  "timing": { "warmup": 1, "min_reps": 3, "max_reps": 5, "rse_target": 0.05, "budget_s": 0.02 },
+  "timeout_s": 120
+}
+EOF2
+"$collgen" run "$tmp/roofeach.json" --out "$tmp/roofeach" --quiet --no-report >/dev/null 2>"$tmp/roofeach.err"
+rc=$?
+if [ "$rc" -eq 0 ] && "$py" - "$tmp/roofeach" <<'EOF2'; then
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1] + "/points.jsonl")]
+by = {}
+for r in recs:
+    ro = r["roofline"]
+    by.setdefault(r["size_B"], []).append((ro["p2p_ns"], ro["reduce_ns"], ro["limit_ns"]))
+ok = len(recs) == 6 and all(r["status"] == "ok" for r in recs)
+ok = ok and len(set(by[4096])) == 1 and len(set(by[2097152])) == 3
+sys.exit(0 if ok else 1)
+EOF2
+    pass roofline_is_measured_again_for_every_point_from_1_MiB
+else
+    cat "$tmp/roofeach.err"
+    fail roofline_is_measured_again_for_every_point_from_1_MiB "exit status $rc"
 fi
 
 # Kill and resume: SIGKILL to the runner's process group once records appear,
