@@ -99,8 +99,12 @@ static int summary_table(struct cg_rep_doc *d, const struct cg_rep_record *const
         const struct cg_rep_record *peer = NULL;
         for (size_t k = 0; k < n; k++) {
             const struct cg_rep_record *r = v[k];
+            /* Why not a native that ran another algorithm (known or
+             * reported fallback, "!" in the tables): the pair would not
+             * compare two implementations of one algorithm. */
             if (ok_timed(r) && strcmp(r->kind, "native") == 0 && same_point(g, r) &&
-                cg_rep_same_algorithm(g, r) && (peer == NULL || r->median_ns < peer->median_ns)) {
+                cg_rep_same_algorithm(g, r) && r->effective_algorithm == NULL &&
+                (peer == NULL || r->median_ns < peer->median_ns)) {
                 peer = r;
             }
         }
@@ -154,7 +158,8 @@ static int summary_table(struct cg_rep_doc *d, const struct cg_rep_record *const
                    "Generated against the native implementation of the same algorithm (the "
                    "pairs of the tables above), per library and collective: the geometric mean "
                    "of the median ratios over every pair, size and p; how many are above 1.10 "
-                   "and significant; the worst ratio and where (~ not significant):");
+                   "and significant; the worst ratio and where (~ not significant). A native "
+                   "that ran another algorithm than the one forced (! above) makes no pair:");
     cg_rep_doc_add_table(d, t);
     return 0;
 }
