@@ -18,10 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "cli.h"
 #include "ctag.h"
+#include "fanout.h"
 #include "load.h"
 #include "mutate.h"
 #include "passes.h"
@@ -45,6 +47,7 @@ struct cli {
     int ndirs;              /* entries in dirs */
     struct cg_set set;      /* the schedules, loaded */
     int bad;                /* schedules that did not load, resolve or verify */
+    int jobs;               /* verify, emit: workers (--jobs; fanout.h) */
 };
 
 static const char *const options_help =
@@ -75,6 +78,9 @@ static const char *const options_help =
     "  --contention         simulate: links shared by max-min fairness\n"
     "  --out DIR            emit: where emitted/ is (default emitted)\n"
     "  --depfile FILE       emit: write a ninja depfile listing the schedules read\n"
+    "  --jobs N             verify, emit: schedules verified N at a time, in forked\n"
+    "                       workers (default: the online CPUs, or CG_JOBS); the\n"
+    "                       output is the same for every N\n"
     "  -q, --quiet          print only failures\n"
     "  -h, --help           this text\n";
 
@@ -132,7 +138,8 @@ static int number(const char *option, const char *text, int real, double *v)
 
 enum {
     OPT_P = 256, OPT_ALL_ROOTS, OPT_PPN, OPT_ROOT, OPT_COUNT, OPT_ELEM, OPT_ALPHA, OPT_BETA,
-    OPT_GAMMA, OPT_OUT, OPT_DEPFILE, OPT_TOPOLOGY, OPT_PLACEMENT, OPT_NODES, OPT_CONTENTION
+    OPT_GAMMA, OPT_OUT, OPT_DEPFILE, OPT_TOPOLOGY, OPT_PLACEMENT, OPT_NODES, OPT_CONTENTION,
+    OPT_JOBS
 };
 
 static const struct option long_options[] = {
@@ -151,6 +158,7 @@ static const struct option long_options[] = {
     { "placement", required_argument, NULL, OPT_PLACEMENT },
     { "nodes", required_argument, NULL, OPT_NODES },
     { "contention", no_argument, NULL, OPT_CONTENTION },
+    { "jobs", required_argument, NULL, OPT_JOBS },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -239,6 +247,13 @@ static int parse_args(struct cli *c, int argc, char **argv)
         case OPT_CONTENTION:
             c->contention = 1;
             break;
+        case OPT_JOBS:
+            if (number("--jobs", optarg, 0, &v) != 0 || v < 1 || v > 256) {
+                fprintf(stderr, "collgen: bad --jobs '%s' (1..256 workers)\n", optarg);
+                return 2;
+            }
+            c->jobs = (int)v;
+            break;
         case 'q':
             c->opt.quiet = 1;
             break;
@@ -294,6 +309,7 @@ static int start(struct cli *c, int argc, char **argv)
     cg_model_init(&c->model);
     c->elem = 8;
     c->count = 262144;
+    c->jobs = cg_fanout_default_workers();
     cg_set_init(&c->set);
     return parse_args(c, argc, argv);
 }
@@ -562,44 +578,81 @@ static void describe_range(const struct cg_options *opt, char *buf, size_t cap)
     }
 }
 
+/* verify_all's jobs: the checked schedules, over fanout.c's workers. */
+struct verify_jobs {
+    struct cli *c;
+    int *idx;          /* job -> file index */
+    char range[512];   /* the p range, as the user would write it */
+};
+
+static int verify_job(void *arg, int k, long *runs)
+{
+    struct verify_jobs *v = arg;
+    struct cg_verify_stats st = { 0 };
+    int rc = cg_verify(&v->c->g, schedule(v->c, v->idx[k]), &st);
+    *runs = st.runs;
+    return rc;
+}
+
+static void verify_done(void *arg, int k, const struct cg_fan_result *r)
+{
+    struct verify_jobs *v = arg;
+    struct cli *c = v->c;
+    int i = v->idx[k];
+    struct cg_schedule *s = schedule(c, i);
+    if (r->rc != 0) {
+        c->bad++;
+        s->checked = 0;
+        if (r->rc == CG_FAN_DIED && WIFSIGNALED(r->status)) {
+            fprintf(stderr, "%s: verification died (signal %d)\n", c->files[i],
+                    WTERMSIG(r->status));
+        } else if (r->rc == CG_FAN_DIED) {
+            fprintf(stderr, "%s: verification exited (status %d)\n", c->files[i],
+                    WEXITSTATUS(r->status));
+        } else if (r->rc == CG_FAN_NOT_RUN) {
+            fprintf(stderr, "%s: not verified (every worker died)\n", c->files[i]);
+        }
+        fprintf(stderr, "%s: FAILED verification\n", c->files[i]);
+    } else if (!c->opt.quiet) {
+        char extra[400];
+        size_t en = 0;
+        extra[0] = '\0';
+        if (s->topology) {
+            en += (size_t)snprintf(extra + en, sizeof(extra) - en,
+                                   ", every ppn dividing p (above p = 64: 1, 2, p/2, p and the squarest)");
+        }
+        for (int k2 = 0; k2 < s->nparams && en < sizeof(extra); k2++) {
+            if (s->params[k2].ranged) {
+                en += (size_t)snprintf(extra + en, sizeof(extra) - en, ", %s = %lld..%lld",
+                                       s->params[k2].name, (long long)s->params[k2].lo,
+                                       (long long)s->params[k2].hi);
+            }
+        }
+        printf("%s: ok: %s for p = %s%s%s (%ld runs, %.2f s)\n", c->files[i], s->name, v->range,
+               cg_colls[s->coll].rooted ? ", every root" : "", extra, r->value, r->seconds);
+    }
+}
+
 /* 3. Every checked schedule simulated for every p and root; a failure
- * unchecks it. Prints a line per schedule unless quiet. */
+ * unchecks it. Prints a line per schedule unless quiet, in file order
+ * whatever the number of workers (--jobs; fanout.h). */
 static void verify_all(struct cli *c)
 {
-    char range[512];
-    describe_range(&c->opt, range, sizeof(range));
-    double t0 = now_s();
+    struct verify_jobs v = { c, calloc((size_t)c->nfiles + 1, sizeof(int)), "" };
+    int n = 0;
+    if (v.idx == NULL) {
+        cg_panic("out of memory");
+    }
+    describe_range(&c->opt, v.range, sizeof(v.range));
     for (int i = 0; i < c->nfiles; i++) {
-        struct cg_schedule *s = schedule(c, i);
-        if (!s->checked) {
-            continue;
-        }
-        struct cg_verify_stats st = { 0 };
-        double t1 = now_s();
-        fflush(stdout);
-        if (cg_verify(&c->g, s, &st) != 0) {
-            c->bad++;
-            s->checked = 0;
-            fprintf(stderr, "%s: FAILED verification\n", c->files[i]);
-        } else if (!c->opt.quiet) {
-            char extra[400];
-            size_t en = 0;
-            extra[0] = '\0';
-            if (s->topology) {
-                en += (size_t)snprintf(extra + en, sizeof(extra) - en,
-                                       ", every ppn dividing p (above p = 64: 1, 2, p/2, p and the squarest)");
-            }
-            for (int k = 0; k < s->nparams && en < sizeof(extra); k++) {
-                if (s->params[k].ranged) {
-                    en += (size_t)snprintf(extra + en, sizeof(extra) - en, ", %s = %lld..%lld",
-                                           s->params[k].name, (long long)s->params[k].lo,
-                                           (long long)s->params[k].hi);
-                }
-            }
-            printf("%s: ok: %s for p = %s%s%s (%ld runs, %.2f s)\n", c->files[i], s->name, range,
-                   cg_colls[s->coll].rooted ? ", every root" : "", extra, st.runs, now_s() - t1);
+        if (schedule(c, i)->checked) {
+            v.idx[n++] = i;
         }
     }
+    double t0 = now_s();
+    fflush(stdout);
+    cg_fanout(n, c->jobs, verify_job, verify_done, &v);
+    free(v.idx);
     fflush(stderr);
     if (!c->opt.quiet) {
         printf("%d of %d schedules verified in %.2f s\n", c->nfiles - c->bad, c->nfiles,

@@ -14,11 +14,12 @@
  *     `exchanges` ping-pongs (offset = the parent's clock - the midpoint of
  *     the round trip, Cristian's estimate, whose error is at most half the
  *     round trip), `spacing_us` apart, and a least-squares line through
- *     them. Pairs of one round are disjoint, so they measure at once;
+ *     them, each weighted by 1 / its round trip squared. Pairs of one round
+ *     are disjoint, so they measure at once;
  *  2. the slope is kept only when it is significant (|b| > 3 standard
  *     errors): a short fit cannot tell a drift from noise, and an invented
  *     slope would grow into an error between syncs. Otherwise the model is
- *     the mean offset;
+ *     the mean offset (weighted alike);
  *  3. the models are composed down the tree (rank 0 first), so each rank
  *     ends with a model against rank 0;
  *  4. check: each rank measures its offset against rank 0 directly once
@@ -31,6 +32,14 @@
  * clock of another host. Measured on this 2-core machine under load, a fit
  * of two ranks of one host could be 100 us off; the identity is not. The
  * test hook (below) makes every pair fitted, since it skews a clock.
+ *
+ * Why weighted: an offset's error is at most half its round trip, and the
+ * round trips of one fit are not alike when ranks share cores: one point in
+ * a few hundred has all its exchanges preempted and a round trip tens of us
+ * long (seen here, 4 ranks on 2 cores). Unweighted, that one point moved a
+ * 92 ms fit's slope by 2e-4; weighted by 1 / rtt^2 (the inverse of its
+ * error's variance, when the error is proportional to the round trip) it
+ * counts as little as it is worth.
  *
  * Why CLOCK_MONOTONIC and not MPI_Wtime: Open MPI's MPI_Wtime counts from
  * each process's own start; CLOCK_MONOTONIC is one clock for the processes
@@ -250,11 +259,21 @@ static int answer(const struct bench_ctx *ctx, int client, long n, int global)
     return MPI_SUCCESS;
 }
 
-/* A least-squares line off = a + b x through the measurements; b kept
- * only when significant (see the top of the file). *rms: the residual. */
-static void fit(const double *x, const double *off, long n, double *a, double *b, double *rms,
-                int *drift)
+/* A fit point's weight: 1 / its round trip squared (a round trip below
+ * 10 ns is a clock's resolution, not a better measurement). */
+static double weight(double rtt)
 {
+    double r = rtt > 10.0 ? rtt : 10.0;
+    return 1.0 / (r * r);
+}
+
+/* A least-squares line off = a + b x through the measurements, point i
+ * weighted by weight(rtt[i]); b kept only when significant (see the top of
+ * the file). *rms: the residual (unweighted). */
+static void fit(const double *x, const double *off, const double *rtt, long n, double *a,
+                double *b, double *rms, int *drift)
+{
+    double sw = 0.0;
     double mx = 0.0;
     double mo = 0.0;
     double sxx = 0.0;
@@ -262,20 +281,21 @@ static void fit(const double *x, const double *off, long n, double *a, double *b
     double rss = 0.0;
 
     for (long i = 0; i < n; i++) {
-        mx += x[i];
-        mo += off[i];
+        sw += weight(rtt[i]);
+        mx += weight(rtt[i]) * x[i];
+        mo += weight(rtt[i]) * off[i];
     }
-    mx /= (double)n;
-    mo /= (double)n;
+    mx /= sw;
+    mo /= sw;
     for (long i = 0; i < n; i++) {
-        sxx += (x[i] - mx) * (x[i] - mx);
-        sxo += (x[i] - mx) * (off[i] - mo);
+        sxx += weight(rtt[i]) * (x[i] - mx) * (x[i] - mx);
+        sxo += weight(rtt[i]) * (x[i] - mx) * (off[i] - mo);
     }
     *b = (sxx > 0.0) ? sxo / sxx : 0.0;
     *a = mo - (*b * mx);
     for (long i = 0; i < n; i++) {
         double r = off[i] - (*a + (*b * x[i]));
-        rss += r * r;
+        rss += weight(rtt[i]) * r * r;
     }
     *drift = 0;
     if (n >= 3 && sxx > 0.0) {
@@ -285,10 +305,11 @@ static void fit(const double *x, const double *off, long n, double *a, double *b
     if (!*drift) {
         *b = 0.0;
         *a = mo;
-        rss = 0.0;
-        for (long i = 0; i < n; i++) {
-            rss += (off[i] - mo) * (off[i] - mo);
-        }
+    }
+    rss = 0.0;
+    for (long i = 0; i < n; i++) {
+        double r = off[i] - (*a + (*b * x[i]));
+        rss += r * r;
     }
     *rms = sqrt(rss / (double)n);
 }
@@ -424,10 +445,12 @@ int bench_clock_sync(struct bench_ctx *ctx)
     {
         double *x = malloc((size_t)cp->fitpoints * sizeof(double));
         double *off = malloc((size_t)cp->fitpoints * sizeof(double));
-        int bad = (x == NULL || off == NULL);
+        double *rtts = malloc((size_t)cp->fitpoints * sizeof(double));
+        int bad = (x == NULL || off == NULL || rtts == NULL);
         if (hx_allreduce(ctx, &bad, 1, HX_INT, HX_MAX) != MPI_SUCCESS || bad) {
             free(x);
             free(off);
+            free(rtts);
             return MPI_ERR_NO_MEM;
         }
         /* 1. learn every parent-child pair that does not share a clock. */
@@ -437,14 +460,13 @@ int bench_clock_sync(struct bench_ctx *ctx)
             if ((ctx->rank & ((2 * d) - 1)) == d) {
                 rc = same_clock(ctx, ctx->rank - d, host, &same);
                 for (long i = 0; i < cp->fitpoints && !same && rc == MPI_SUCCESS; i++) {
-                    double rtt = 0.0;
                     if (i > 0) {
                         pause_us(cp->spacing_us);
                     }
-                    rc = measure(ctx, ctx->rank - d, cp->exchanges, &x[i], &off[i], &rtt);
+                    rc = measure(ctx, ctx->rank - d, cp->exchanges, &x[i], &off[i], &rtts[i]);
                 }
                 if (rc == MPI_SUCCESS && !same) {
-                    fit(x, off, cp->fitpoints, &c->a, &c->b, &fit_rms, &drift);
+                    fit(x, off, rtts, cp->fitpoints, &c->a, &c->b, &fit_rms, &drift);
                 }
             } else if ((ctx->rank % (2 * d)) == 0 && ctx->rank + d < ctx->p) {
                 rc = same_clock(ctx, ctx->rank + d, host, &same);
@@ -455,12 +477,14 @@ int bench_clock_sync(struct bench_ctx *ctx)
             if (rc != MPI_SUCCESS) {
                 free(x);
                 free(off);
+                free(rtts);
                 free(fitted);
                 return rc;
             }
         }
         free(x);
         free(off);
+        free(rtts);
     }
     /* 2. compose down the tree: a child's model maps its x onto its
      * parent's x; the parent's maps that onto global time. */
