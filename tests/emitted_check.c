@@ -96,13 +96,14 @@
 #define POISON_FILL 0xA5   /* output bytes before the call */
 #define MAX_REPORTS 4      /* mismatch lines per rank and algorithm */
 /* The largest count: 2^18 + 3, or CG_CHECK_LARGE_COUNT (above 1000). Why
- * tests/run_emitted.sh gives 2^15 + 3 from p = 6: at p = 8, with 8 ranks
+ * tests/run_emitted.sh gives 2^15 + 3 from p = 5: at p = 8, with 8 ranks
  * on 2 cores, the 2^18 + 3 cases took 80 % of the run (64 s of it against
- * 11 s for Open MPI). What a large count is there for (blocks of uneven
- * size, more than one message per block, the library's large-message
- * protocol, the reduction staged in 1 MiB slices, runtime/reduce.c) is at
- * 128 KiB and more per rank at 2^15 + 3 too, and every p up to 5 runs
- * 2^18 + 3. */
+ * 11 s for Open MPI), at p = 5 about as much. What a large count is there
+ * for (blocks of uneven size, more than one message per block, the
+ * library's large-message protocol) is at 128 KiB and more per rank at
+ * 2^15 + 3 too; the reduction staged in 1 MiB slices (runtime/reduce.c)
+ * and the rest run at 2^18 + 3 at p = 1..4, an odd p and a power of two
+ * among them. */
 static size_t large_count = 262147;
 #define FLOAT_PERIOD 1048573 /* prime: float values repeat after this many elements */
 #define PAD_EXTENT 12      /* extent of padded_pair: a pair and 4 bytes of hole */

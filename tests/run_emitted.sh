@@ -17,7 +17,7 @@
 # longer set "4:2 6:3 8:2 8:4 7:2 6:4" adds two, keeping the suite within
 # CI's 20 minutes on 2 cores), PARAMS (schedule:param:value@p runs of ranged
 # params), CG_BUILD_DIR (default build), and CG_MPIRUN_TIMEOUT,
-# read by tests/mpirun.sh. From p = 6 the largest count is 2^15 + 3
+# read by tests/mpirun.sh. From p = 5 the largest count is 2^15 + 3
 # (CG_CHECK_LARGE_COUNT=32771, tests/emitted_check.c says why; LARGE=full
 # keeps 2^18 + 3 at every p). Exits 1 when anything failed.
 set -u
@@ -33,7 +33,7 @@ passed=0
 
 # large P: the environment setting of emitted_check's largest count at p = P.
 large() {
-    if [ "$1" -ge 6 ] && [ "${LARGE:-}" != full ]; then
+    if [ "$1" -ge 5 ] && [ "${LARGE:-}" != full ]; then
         echo CG_CHECK_LARGE_COUNT=32771
     else
         echo CG_CHECK_LARGE_COUNT=

@@ -127,18 +127,27 @@ for f in descriptors/platforms/*.json tests/descriptors/bad/platform_*.json; do
     { cat "$f"; printf '\0'; cat tests/descriptors/slurm.json; } >"$seed/descriptor/s$n"
 done
 
-# run TARGET NAME DICT: fuzzes for $secs seconds from corpus + seeds.
-run() {
-    local target=$1 name=$2 dict=$3 log=$out/$1.log rc
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-        "$out/$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-        -dict="$dict" -print_final_stats=1 -artifact_prefix="$out/" \
-        "$out/corpus/${target#fuzz_}" "$seed/${target#fuzz_}" >"$log" 2>&1
-    rc=$?
+# start TARGET DICT: fuzzes for $secs seconds from corpus + seeds, in the
+# background (the targets are single-threaded: both run at once, one a core).
+start() {
+    local target=$1 dict=$2 log=$out/$1.log
+    (
+        ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+            "$out/$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+            -dict="$dict" -print_final_stats=1 -artifact_prefix="$out/" \
+            "$out/corpus/${target#fuzz_}" "$seed/${target#fuzz_}" >"$log" 2>&1
+        echo $? >"$out/$target.rc"
+    ) &
+}
+
+# report TARGET NAME: its PASS or FAIL line, once it has ended.
+report() {
+    local target=$1 name=$2 log=$out/$1.log rc
+    rc=$(cat "$out/$target.rc" 2>/dev/null || echo "none")
     local runs corpus
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
     corpus=$(ls "$out/corpus/${target#fuzz_}" | wc -l)
-    if [ "$rc" -eq 0 ]; then
+    if [ "$rc" = 0 ]; then
         pass "$name (${runs:-?} inputs in ${secs} s, corpus $corpus)"
     else
         grep -E -m 3 'ERROR: |SUMMARY: |runtime error|internal error|Test unit written to' "$log"
@@ -146,6 +155,10 @@ run() {
     fi
 }
 
-run fuzz_schedule schedule_pipeline tests/fuzz/schedule.dict
-run fuzz_descriptor descriptor_validation tests/fuzz/descriptor.dict
+rm -f "$out"/fuzz_*.rc
+start fuzz_schedule tests/fuzz/schedule.dict
+start fuzz_descriptor tests/fuzz/descriptor.dict
+wait
+report fuzz_schedule schedule_pipeline
+report fuzz_descriptor descriptor_validation
 [ "$failed" -eq 0 ]

@@ -20,7 +20,7 @@
 #      the tags entered; tests/tag/test_ctag.c);
 #   6. build/<mpi>/baseline_check (tests/emitted_check.c over the baselines)
 #      at p = 1..5, 7, 8 under both MPIs (the largest count 2^15 + 3 from
-#      p = 6, as in tests/run_emitted.sh), and the segmented ones with small
+#      p = 5, as in tests/run_emitted.sh), and the segmented ones with small
 #      segments (BASELINE_SEGSIZE) so that they cut blocks;
 #   7. the harness: tests/descriptors/baselines.json (baseline:* beside
 #      native and generated code) runs, every record ok, the baselines'
@@ -245,17 +245,17 @@ for f in $flavours; do
     for np in 1 2 3 4 5; do
         run_prog "test_ctag $f p=$np" tests/mpirun.sh "$f" "$np" "build/$f/test_ctag"
     done
-    # From p = 6 the largest count is 2^15 + 3, as in tests/run_emitted.sh
+    # From p = 5 the largest count is 2^15 + 3, as in tests/run_emitted.sh
     # (tests/emitted_check.c says why).
     for np in 1 2 3 4 5 7 8; do
         large=
-        [ "$np" -ge 6 ] && large=32771
+        [ "$np" -ge 5 ] && large=32771
         CG_CHECK_LARGE_COUNT=$large run_prog "baseline_check $f p=$np" \
             tests/mpirun.sh "$f" "$np" "build/$f/baseline_check"
     done
     for np in 3 8; do
         large=
-        [ "$np" -ge 6 ] && large=32771
+        [ "$np" -ge 5 ] && large=32771
         for name in allreduce_segmented_ring bcast_pipeline; do
             CG_CHECK_LARGE_COUNT=$large BASELINE_SEGSIZE=1000 \
                 run_prog "baseline_check $name $f p=$np segsize=1000" \
