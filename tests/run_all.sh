@@ -22,6 +22,35 @@ run() {
     local t0=$SECONDS rc
     "$@" >"$log" 2>&1
     rc=$?
+    count "$name" "$rc" "$t0" "$log"
+}
+
+# start NAME COMMAND...: runs the command in the background (its output to a
+# file); collect NAME waits for it and counts it as run would, in the order
+# of the collect calls. Why: the real-Slurm test mostly waits (sbatch --wait
+# polls every few seconds), and about a third of the suite's two cores was
+# idle; the sanitizers' fast part (a niced build, then tests that do not time
+# anything) fills that time.
+declare -A bg_pid bg_t0 bg_log
+start() {
+    local name=$1
+    shift
+    bg_log[$name]=$(mktemp)
+    bg_t0[$name]=$SECONDS
+    "$@" >"${bg_log[$name]}" 2>&1 &
+    bg_pid[$name]=$!
+}
+collect() {
+    local name=$1 rc
+    wait "${bg_pid[$name]}"
+    rc=$?
+    count "$name" "$rc" "${bg_t0[$name]}" "${bg_log[$name]}"
+    rm -f "${bg_log[$name]}"
+}
+
+# count NAME STATUS T0 LOG: echoes LOG and counts its PASS and FAIL lines.
+count() {
+    local name=$1 rc=$2 t0=$3 log=$4
     cat "$log"
     local p f
     p=$(grep -c '^PASS ' "$log")
@@ -91,6 +120,10 @@ done
 [ -x tests/run_timing.sh ] && run "harness: timing" tests/run_timing.sh
 [ -x tests/run_trace.sh ] && run "harness: timelines" tests/run_trace.sh
 [ -x tests/run_tune.sh ] && run "harness: tune and its exports" tests/run_tune.sh
+# The sanitizers' fast part runs beside real Slurm and the fuzzers (start,
+# above); tests/run_sanitize.sh without --fast is the whole flavour, about
+# half an hour.
+[ -x tests/run_sanitize.sh ] && start "sanitizers (ASan + UBSan, fast part)" tests/run_sanitize.sh --fast
 # Real Slurm (daemons started and stopped by the test), where it can run.
 if [ -x tests/run_slurm.sh ]; then
     if why=$(tests/run_slurm.sh --why-not); then
@@ -99,9 +132,8 @@ if [ -x tests/run_slurm.sh ]; then
         run "harness: real slurm" tests/run_slurm.sh
     fi
 fi
-# The libFuzzer targets, 45 s each (tests/fuzz/README.md has the long run),
-# and the sanitizer flavour's fast part (tests/run_sanitize.sh without
-# --fast is the whole flavour, about half an hour).
+# The libFuzzer targets, 10 s each here (tests/fuzz/README.md has the long
+# run).
 if [ -x tests/run_fuzz.sh ]; then
     if why=$(tests/run_fuzz.sh --why-not); then
         echo "SKIP fuzz: $why"
@@ -109,7 +141,7 @@ if [ -x tests/run_fuzz.sh ]; then
         run "fuzzing (10 s per target)" tests/run_fuzz.sh 10
     fi
 fi
-[ -x tests/run_sanitize.sh ] && run "sanitizers (ASan + UBSan, fast part)" tests/run_sanitize.sh --fast
+[ -x tests/run_sanitize.sh ] && collect "sanitizers (ASan + UBSan, fast part)"
 if command -v nvcc >/dev/null 2>&1; then
     run "cuda" tests/run_cuda.sh
 else

@@ -5,12 +5,13 @@
  * Accepts:     as ncclAlltoAll(), with a cg_cu_dtype and an MPI communicator; device buffers (cudaMalloc memory)
  * Returns:     MPI_SUCCESS or an MPI error code, once everything is enqueued on stream
  * Description: Bruck: ceil(log2 p) rounds for any p; round k sends every block whose distance has bit k set 2^k ranks on, packed into one message; for short messages.
- * Blocks:      B = p; scratch tmp of p + 2 * (p / 2) blocks
+ * Blocks:      B = p; scratch tmp of p > 2 ? p + 2 * (p / 2) : 0 blocks
  *
  * Worked example, p = 4, as simulated by the verifier
  * (a->b buf[i]: rank a sends block i of buf to rank b;
  *  r: x op= y: rank r reduces y into x; =op: y op x; =: copy):
- *   rotate copy: 0: tmp[0..3] = in[0..3]; 1: tmp[0..3] = in[1..3,0]; 2: tmp[0..3] = in[2..3,0..1]; 3: tmp[0..3] = in[3,0..2];
+ *   rotate own: 0: out[0] = in[0]; 1: out[1] = in[1]; 2: out[2] = in[2]; 3: out[3] = in[3];
+ *   rotate work: 0: tmp[1..3] = in[1..3]; 1: tmp[1..3] = in[2..3,0]; 2: tmp[1..3] = in[3,0..1]; 3: tmp[1..3] = in[0..2];
  *   levels t=0 pack_lower: 0: tmp[4] = tmp[1]; 1: tmp[4] = tmp[1]; 2: tmp[4] = tmp[1]; 3: tmp[4] = tmp[1];
  *   levels t=1 pack_lower: 0: tmp[5] = tmp[3]; 1: tmp[5] = tmp[3]; 2: tmp[5] = tmp[3]; 3: tmp[5] = tmp[3];
  *   levels t=1 exchange: 0->1 tmp[4..5]; 1->2 tmp[4..5]; 2->3 tmp[4..5]; 3->0 tmp[4..5];
@@ -18,10 +19,8 @@
  *   levels t=2 pack_lower: 0: tmp[4] = tmp[2]; 1: tmp[4] = tmp[2]; 2: tmp[4] = tmp[2]; 3: tmp[4] = tmp[2];
  *   levels t=2 pack_upper: 0: tmp[5] = tmp[7]; 1: tmp[5] = tmp[7]; 2: tmp[5] = tmp[7]; 3: tmp[5] = tmp[7];
  *   levels t=3 exchange: 0->2 tmp[4..5]; 1->3 tmp[4..5]; 2->0 tmp[4..5]; 3->1 tmp[4..5];
- *   unrotate j=0 from_work: 0: out[0] = tmp[0]; 1: out[1] = tmp[0]; 2: out[2] = tmp[0]; 3: out[3] = tmp[0];
- *   unrotate j=1 from_work: 0: out[3] = tmp[1]; 1: out[0] = tmp[1]; 2: out[1] = tmp[1]; 3: out[2] = tmp[1];
- *   unrotate j=2 from_last: 0: out[2] = tmp[6]; 1: out[3] = tmp[6]; 2: out[0] = tmp[6]; 3: out[1] = tmp[6];
- *   unrotate j=3 from_last: 0: out[1] = tmp[7]; 1: out[2] = tmp[7]; 2: out[3] = tmp[7]; 3: out[0] = tmp[7];
+ *   unrotate from_work: 0: out[3] = tmp[1]; 1: out[0] = tmp[1]; 2: out[1] = tmp[1]; 3: out[2] = tmp[1];
+ *   unrotate from_last: 0: out[2,1] = tmp[6..7]; 1: out[3,2] = tmp[6..7]; 2: out[0,3] = tmp[6..7]; 3: out[1,0] = tmp[6..7];
  */
 
 #include "collgen_cuda.h"
@@ -36,21 +35,31 @@ int cgcu_alltoall_bruck(CG_CU_ALLTOALL_ARGS)
     const int rank = c.rank;
     const int h = cg_div(p, 2);
     const int levels = cg_ceil_log2(p);
+    const int top = cg_pof2(cg_max(1, p - 1));
+    const int small = p <= 3;
     CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK);
-    CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, p + 2 * cg_div(p, 2)));
+    CG_TRY(cg_cu_buffers(&c, p, &in, &out, &tmp, p > 2 ? p + 2 * cg_div(p, 2) : 0));
 
-    /* bruck.json:26 phase rotate
-     * work block j = in block rank + j: one wrapping span.
+    /* bruck.json:33 phase rotate
+     * The own block to out; work block j = in block rank + j for 0 < j < p (for p = 3 only j = 2:
+     * level 0 sends j = 1 from in).
      */
     CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__ROTATE);
 
-    /* bruck.json:29 rotate: tmp blocks 0 .. +p = in blocks rank .. +p */
-    CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__ROTATE__COPY);
-    CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(0, tmp.nblocks), &in, cg_mod(rank, in.nblocks), p));
-    CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__ROTATE__COPY);
+    /* bruck.json:36 rotate: out block rank = in block rank */
+    CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__ROTATE__OWN);
+    CG_TRY(cg_cu_copy_blocks(&c, &out, rank, &in, rank, 1));
+    CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__ROTATE__OWN);
+
+    /* bruck.json:39 rotate: tmp blocks small ? 2 : 1 .. +small ? 1 : p - 1 = in blocks rank + (small ? 2 : 1) .. +small ? 1 : p - 1 */
+    if (p > 2) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__ROTATE__WORK);
+        CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(small ? 2 : 1, tmp.nblocks), &in, cg_mod(rank + (small ? 2 : 1), in.nblocks), small ? 1 : p - 1));
+        CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__ROTATE__WORK);
+    }
     CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__ROTATE);
 
-    /* bruck.json:32 phase levels: levels * h rounds */
+    /* bruck.json:42 phase levels: levels * h rounds */
     CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS);
     for (int t = 0; t < levels * h; t++) {
         CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__ROUND);
@@ -66,7 +75,7 @@ int cgcu_alltoall_bruck(CG_CU_ALLTOALL_ARGS)
         const int ulen = k > 0 && b < p ? cg_min(half, p - b) : 0;
         const int n = cg_div(p, 2 * d) * d + cg_max(0, cg_mod(p, 2 * d) - d);
 
-        /* bruck.json:47 levels: tmp blocks b .. +ulen = tmp blocks p + h + m * d .. +ulen
+        /* bruck.json:57 levels: tmp blocks b .. +ulen = tmp blocks p + h + m * d .. +ulen
          * Run 2m of level k - 1 (bit k clear) back into work.
          */
         if (ulen > 0) {
@@ -75,29 +84,41 @@ int cgcu_alltoall_bruck(CG_CU_ALLTOALL_ARGS)
             CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS__UNPACK);
         }
 
-        /* bruck.json:51 levels: tmp blocks p + m * d .. +lo = tmp blocks a .. +lo */
-        if (lo > 0) {
+        /* bruck.json:61 levels: tmp blocks p + m * d .. +lo = tmp blocks a .. +lo */
+        if (!(small && k == 0) && lo > 0) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__PACK_LOWER);
             CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(p + m * d, tmp.nblocks), &tmp, cg_mod(a, tmp.nblocks), lo));
             CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS__PACK_LOWER);
         }
 
-        /* bruck.json:54 levels: tmp blocks p + m * d + half .. +hi = tmp blocks p + h + (2 * m + 1) * half .. +hi */
+        /* bruck.json:64 levels: tmp blocks p + m * d + half .. +hi = tmp blocks p + h + (2 * m + 1) * half .. +hi */
         if (hi > 0) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__PACK_UPPER);
             CG_TRY(cg_cu_copy_blocks(&c, &tmp, cg_mod(p + m * d + half, tmp.nblocks), &tmp, cg_mod(p + h + (2 * m + 1) * half, tmp.nblocks), hi));
             CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS__PACK_UPPER);
         }
 
-        /* bruck.json:57 levels: exchange
-         *   send tmp blocks p .. +n to rank (rank + d) % p
-         *   receive tmp blocks p + h .. +n from rank (rank - d) % p
+        /* bruck.json:67 levels: exchange
+         *   send in block (rank + 1) % p to rank (rank + d) % p when small && k == 0
+         *   send tmp blocks p .. +n to rank (rank + d) % p when !(small && k == 0)
+         *   receive out block (rank - top) % p from rank (rank - d) % p when small && k == levels - 1
+         *   receive tmp blocks p + h .. +n from rank (rank - d) % p when !(small && k == levels - 1)
          */
         if (m == h - 1) {
             CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__LEVELS__EXCHANGE);
-            CG_TRY(cg_cu_xchg_begin(&c, 5));
-            CG_TRY(cg_cu_send(&c, cg_mod(rank + d, p), &tmp, cg_mod(p, tmp.nblocks), n));
-            CG_TRY(cg_cu_recv(&c, cg_mod(rank - d, p), &tmp, cg_mod(p + h, tmp.nblocks), n));
+            CG_TRY(cg_cu_xchg_begin(&c, 6));
+            if (small && k == 0) {
+                CG_TRY(cg_cu_send(&c, cg_mod(rank + d, p), &in, cg_mod(rank + 1, p), 1));
+            }
+            if (!(small && k == 0)) {
+                CG_TRY(cg_cu_send(&c, cg_mod(rank + d, p), &tmp, cg_mod(p, tmp.nblocks), n));
+            }
+            if (small && k == levels - 1) {
+                CG_TRY(cg_cu_recv(&c, cg_mod(rank - d, p), &out, cg_mod(rank - top, p), 1));
+            }
+            if (!(small && k == levels - 1)) {
+                CG_TRY(cg_cu_recv(&c, cg_mod(rank - d, p), &tmp, cg_mod(p + h, tmp.nblocks), n));
+            }
             CG_TRY(cg_cu_xchg_wait(&c));
             CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS__EXCHANGE);
         }
@@ -105,28 +126,24 @@ int cgcu_alltoall_bruck(CG_CU_ALLTOALL_ARGS)
     }
     CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__LEVELS);
 
-    /* bruck.json:60 phase unrotate: p rounds
-     * Distance j's block came from rank - j. Bit levels - 1 set: it is still in the receive area.
+    /* bruck.json:74 phase unrotate
+     * Distance j's block came from rank - j: out blocks rank - 1, rank - 2, ... (stride p - 1); bit
+     * levels - 1 set (j >= top): from the receive area (at p <= 3 it is in out already).
      */
     CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE);
-    for (int j = 0; j < p; j++) {
-        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE__ROUND);
-        const int top = cg_pof2(cg_max(1, p - 1));
 
-        /* bruck.json:64 unrotate: out block (rank - j) % p = tmp block j */
-        if (j < top) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_WORK);
-            CG_TRY(cg_cu_copy_blocks(&c, &out, cg_mod(rank - j, p), &tmp, j, 1));
-            CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_WORK);
-        }
+    /* bruck.json:77 unrotate: out blocks rank - 1, step p - 1, top - 1 of them = tmp blocks 1 .. +top - 1 */
+    if (top > 1) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_WORK);
+        CG_TRY(cg_cu_copy_blocks_strided(&c, &out, cg_mod(rank - 1, out.nblocks), p - 1, &tmp, cg_mod(1, tmp.nblocks), 1, top - 1));
+        CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_WORK);
+    }
 
-        /* bruck.json:67 unrotate: out block (rank - j) % p = tmp block p + h + j - top */
-        if (j >= top) {
-            CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_LAST);
-            CG_TRY(cg_cu_copy_blocks(&c, &out, cg_mod(rank - j, p), &tmp, p + h + j - top, 1));
-            CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_LAST);
-        }
-        CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__UNROTATE__ROUND);
+    /* bruck.json:80 unrotate: out blocks rank - top, step p - 1, p - top of them = tmp blocks p + h .. +p - top */
+    if (!small && p > top) {
+        CG_CU_TAG_BEGIN(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_LAST);
+        CG_TRY(cg_cu_copy_blocks_strided(&c, &out, cg_mod(rank - top, out.nblocks), p - 1, &tmp, cg_mod(p + h, tmp.nblocks), 1, p - top));
+        CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__UNROTATE__FROM_LAST);
     }
     CG_CU_TAG_END(CG_TAG_ALLTOALL_BRUCK__UNROTATE);
 
