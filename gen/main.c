@@ -47,7 +47,7 @@ struct cli {
     int ndirs;              /* entries in dirs */
     struct cg_set set;      /* the schedules, loaded */
     int bad;                /* schedules that did not load, resolve or verify */
-    int jobs;               /* verify, emit: workers (--jobs; fanout.h) */
+    int jobs;               /* verify, emit: workers (--jobs; 0: fanout.h's default) */
 };
 
 static const char *const options_help =
@@ -309,7 +309,6 @@ static int start(struct cli *c, int argc, char **argv)
     cg_model_init(&c->model);
     c->elem = 8;
     c->count = 262144;
-    c->jobs = cg_fanout_default_workers();
     cg_set_init(&c->set);
     return parse_args(c, argc, argv);
 }
@@ -651,7 +650,7 @@ static void verify_all(struct cli *c)
     }
     double t0 = now_s();
     fflush(stdout);
-    cg_fanout(n, c->jobs, verify_job, verify_done, &v);
+    cg_fanout(n, c->jobs > 0 ? c->jobs : cg_fanout_default_workers(), verify_job, verify_done, &v);
     free(v.idx);
     fflush(stderr);
     if (!c->opt.quiet) {
