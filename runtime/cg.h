@@ -280,6 +280,11 @@ int cg_recv_to(struct cg_call *c, int from, const struct cg_buf *tmp, long first
  * that one process can time a collective both ways, interleaved
  * (harness/measurements/2026-12-07-recv-to.md). On by default. */
 void cg_recv_to_enable(int on);
+/* Measuring hook: cg_xchg_hold_enable(0) posts an exchange's first message
+ * at once, as every other (an exchange of one message is then MPI_Isend or
+ * MPI_Irecv + MPI_Wait, not MPI_Send or MPI_Recv), process-wide, until
+ * cg_xchg_hold_enable(1). On by default. */
+void cg_xchg_hold_enable(int on);
 int cg_xchg_wait(struct cg_call *c);
 
 /* Strided ranges (strided.c): blocks first + i * stride (mod b->nblocks),
@@ -308,6 +313,14 @@ int cg_xchg_wait_reduce(struct cg_call *c, const struct cg_buf *into, long ifirs
 /* Testing hook: the largest message in elements before splitting
  * (default INT_MAX). */
 void cg_xchg_set_max_elems(size_t max_elems);
+/* Testing hook: a message of several pieces (a wrapping or strided range)
+ * of at most `bytes` bytes (at most CG_PACK_ARENA) is packed into the
+ * context's arena of CG_PACK_ARENA bytes, while the exchange leaves room
+ * there, and sent as one run; 0 packs none (every such message an hindexed
+ * type). Process-wide. */
+#define CG_XCHG_PACK_DEFAULT 32768
+#define CG_PACK_ARENA 65536
+void cg_xchg_set_pack_max(size_t bytes);
 
 /* ---- local data movement (reduce.c) -------------------------------------- */
 

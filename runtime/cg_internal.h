@@ -25,6 +25,17 @@ struct cg_type_info {
     int contiguous;       /* cg_type_is_contiguous */
 };
 
+/* The first message of an exchange, of one run, held back (xchg.c): posted
+ * before the next one, or, when it stays alone, sent or received blocking
+ * at the wait. */
+struct cg_held {
+    int on;       /* 1 while one is held */
+    int is_recv;
+    int peer;
+    char *ptr;    /* its run */
+    int count;    /* elements of c->dtype */
+};
+
 /* Cached per communicator as an attribute (comm.c); freed with it. The
  * arrays grow on demand and never shrink, so that a call in steady state
  * allocates nothing. */
@@ -48,6 +59,25 @@ struct cg_comm {
     long lazy_cap;                    /* entries allocated in lazy */
     struct cg_type_info typeinfo[CG_NTYPEINFO]; /* datatypes seen (comm.c, type_info) */
     int typeinfo_next;                /* the slot the next new datatype takes */
+    char *pack;                       /* CG_PACK_ARENA bytes: small messages of several pieces,
+                                       * packed (xchg.c); NULL until the first */
+    size_t pack_used;                 /* bytes of it the current exchange holds */
+    struct cg_unpack *unpack;         /* the current exchange's packed receives */
+    int nunpack, unpack_cap;          /* used, allocated */
+    struct cg_seg *upiece;            /* their pieces, each receive's consecutive */
+    int nupiece, upiece_cap;          /* used, allocated */
+    struct cg_held held;              /* the exchange's first message, not posted yet (xchg.c) */
+};
+
+/* A packed receive (xchg.c): when request `req` completes, its npieces
+ * pieces (upiece[piece ..]) of the buffer at base are filled in stream
+ * order from pack + at. req -1: done. */
+struct cg_unpack {
+    int req;
+    int npieces;
+    int piece;
+    char *base;
+    size_t at;
 };
 
 

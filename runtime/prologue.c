@@ -117,12 +117,15 @@ static int falls_back(const struct cg_call *c, int rc)
 }
 
 /* The rank of the caller in comm, for the rooted collectives whose blocks'
- * datatype depends on it; c zeroed first, so that cg_call_end is safe on it
- * even when this fails. */
+ * datatype depends on it; c zeroed when this fails, so that cg_call_end is
+ * safe on it (else begin's cg_call_begin zeroes it: one memset a call). */
 static int rank_first(struct cg_call *c, MPI_Comm comm, int *rank)
 {
-    memset(c, 0, sizeof(*c));
-    return cg_comm_rank(comm, rank);
+    int rc = cg_comm_rank(comm, rank);
+    if (rc != MPI_SUCCESS) {
+        memset(c, 0, sizeof(*c));
+    }
+    return rc;
 }
 
 /* allreduce, scan and exscan: one signature (cg_allreduce_fn, cg_scan_fn

@@ -215,6 +215,20 @@ out:
     return rc;
 }
 
+/* Why remembered: a named datatype's handle is predefined, never freed nor
+ * given to another type, so that it is its own basic type, dense, holds for
+ * the life of the process; a moving collective asks once or twice per call
+ * (begin, basic_of in prologue.c), and MPI_Type_get_envelope was most of
+ * what that cost (harness/measurements/2026-12-07-pack.md). A derived
+ * handle is never remembered: it may be freed and reused for another type.
+ * Per thread, so no lock. */
+#define SIG_NAMED 4
+static _Thread_local struct {
+    MPI_Datatype type[SIG_NAMED];
+    int n;    /* valid entries */
+    int next; /* the entry the next one replaces when all are valid */
+} sig_named;
+
 int cg_type_sig(MPI_Datatype type, struct cg_sig *s)
 {
     int rc = MPI_SUCCESS;
@@ -233,10 +247,22 @@ int cg_type_sig(MPI_Datatype type, struct cg_sig *s)
      * datatypes, and most are named basic types, which are their own basic
      * type, once, with nothing else in their extent: one MPI call instead
      * of four. */
+    for (int i = 0; i < sig_named.n; i++) {
+        if (sig_named.type[i] == type) {
+            s->dense = 1;
+            return MPI_SUCCESS;
+        }
+    }
     int ni = 0, na = 0, nd = 0, comb = MPI_COMBINER_NAMED;
     CG_CHECK_MPI(MPI_Type_get_envelope(type, &ni, &na, &nd, &comb));
     if ((comb == MPI_COMBINER_NAMED) && (named_part(type) == type)) {
         s->dense = 1;
+        if (sig_named.n < SIG_NAMED) {
+            sig_named.type[sig_named.n++] = type;
+        } else {
+            sig_named.type[sig_named.next] = type;
+            sig_named.next = (sig_named.next + 1) % SIG_NAMED;
+        }
         goto out;
     }
     CG_CHECK(walk(type, &w, &dense));

@@ -5,7 +5,9 @@
  * counted from the start of the stream, so that a sender and a receiver that
  * move the same number of elements cut at the same places whatever their
  * runs are. A message inside one run is sent as (pointer, count, dtype); one
- * that straddles the wrap is an hindexed type over its two pieces.
+ * of several pieces (it straddles the wrap, or is a strided range) is packed
+ * into the context's arena when it is small and sent as one run, else sent
+ * as an hindexed type over its pieces.
  */
 #include "cg_internal.h"
 
@@ -21,6 +23,20 @@ void cg_xchg_set_max_elems(size_t max_elems)
     cg_xchg_max_elems = ((max_elems >= 1) && (max_elems <= INT_MAX)) ? max_elems : INT_MAX;
 }
 
+/* Why small messages of several pieces are packed: an hindexed type costs
+ * MPI_Type_create_hindexed, MPI_Type_commit and MPI_Type_free per message
+ * and call, and the library's datatype engine walks it; at 1 KiB that is
+ * more than the message (harness/measurements/2026-12-07-pack.md). Up to
+ * CG_XCHG_PACK_DEFAULT bytes a memcpy per piece costs less; above, the
+ * extra copy through the arena costs more than the type. Process-wide
+ * like cg_xchg_max_elems: a testing hook, set before exchanges. */
+static size_t cg_xchg_pack_max = CG_XCHG_PACK_DEFAULT;
+
+void cg_xchg_set_pack_max(size_t bytes)
+{
+    cg_xchg_pack_max = (bytes <= CG_PACK_ARENA) ? bytes : CG_PACK_ARENA;
+}
+
 int cg_xchg_begin(struct cg_call *c, int tag)
 {
     /* Why dropped unread: a receive written into out (cg_recv_to) is only
@@ -33,6 +49,10 @@ int cg_xchg_begin(struct cg_call *c, int tag)
     c->tag = tag;
     c->nseg = 1;
     c->nxrecv = 0;
+    c->cc->pack_used = 0;
+    c->cc->nunpack = 0;
+    c->cc->nupiece = 0;
+    c->cc->held.on = 0;
     return MPI_SUCCESS;
 }
 
@@ -84,6 +104,157 @@ static int cg_xchg_reserve(struct cg_call *c)
     return MPI_SUCCESS;
 }
 
+/* Where a message of `bytes` bytes is packed: *at in the arena, or 0 when
+ * it is not (too large, a datatype memcpy cannot move, the arena full or
+ * not to be had: the message then goes as an hindexed type). */
+static int cg_xchg_stage(struct cg_call *c, size_t bytes, size_t *at)
+{
+    struct cg_comm *cc = c->cc;
+    size_t room = (bytes + 63) & ~(size_t)63; /* each message on its own cache line */
+
+    if ((bytes > cg_xchg_pack_max) || !c->contiguous || (room > CG_PACK_ARENA - cc->pack_used)) {
+        return 0;
+    }
+    if (cc->pack == NULL) {
+        cc->pack = aligned_alloc(64, CG_PACK_ARENA);
+        if (cc->pack == NULL) {
+            return 0;
+        }
+    }
+    *at = cc->pack_used;
+    cc->pack_used += room;
+    return 1;
+}
+
+/* Records a packed receive of npieces pieces of b, staged at `at`, as
+ * request c->nreqs. */
+static int cg_xchg_unpack_later(struct cg_call *c, const struct cg_buf *b, int npieces,
+                                const struct cg_seg *piece, size_t at)
+{
+    struct cg_comm *cc = c->cc;
+
+    if (cc->nunpack == cc->unpack_cap) {
+        int cap = (cc->unpack_cap > 0) ? (2 * cc->unpack_cap) : 8;
+        struct cg_unpack *u = realloc(cc->unpack, (size_t)cap * sizeof(*u));
+        if (u == NULL) {
+            cg_set_error("collgen: out of memory for %d packed receives", cap);
+            return MPI_ERR_NO_MEM;
+        }
+        cc->unpack = u;
+        cc->unpack_cap = cap;
+    }
+    if (cc->nupiece + npieces > cc->upiece_cap) {
+        int cap = (cc->upiece_cap > 0) ? cc->upiece_cap : 16;
+        while (cap < cc->nupiece + npieces) {
+            cap *= 2;
+        }
+        struct cg_seg *s = realloc(cc->upiece, (size_t)cap * sizeof(*s));
+        if (s == NULL) {
+            cg_set_error("collgen: out of memory for %d pieces of packed receives", cap);
+            return MPI_ERR_NO_MEM;
+        }
+        cc->upiece = s;
+        cc->upiece_cap = cap;
+    }
+    struct cg_unpack *u = &cc->unpack[cc->nunpack++];
+    u->req = c->nreqs;
+    u->npieces = npieces;
+    u->piece = cc->nupiece;
+    u->base = b->base;
+    u->at = at;
+    memcpy(&cc->upiece[cc->nupiece], piece, (size_t)npieces * sizeof(*piece));
+    cc->nupiece += npieces;
+    return MPI_SUCCESS;
+}
+
+/* Request `req` completed: if it is a packed receive, its pieces are
+ * filled from the arena, once. */
+static void cg_xchg_unpack(struct cg_call *c, int req)
+{
+    struct cg_comm *cc = c->cc;
+
+    for (int i = 0; i < cc->nunpack; i++) {
+        struct cg_unpack *u = &cc->unpack[i];
+        if (u->req != req) {
+            continue;
+        }
+        const char *from = cc->pack + u->at;
+        for (int k = 0; k < u->npieces; k++) {
+            const struct cg_seg *s = &cc->upiece[u->piece + k];
+            size_t bytes = s->len * (size_t)c->extent;
+            memcpy(u->base + (MPI_Aint)s->off * c->extent, from, bytes);
+            from += bytes;
+        }
+        u->req = -1;
+        return;
+    }
+}
+
+/* Waits for request i and unpacks it; the code of MPI_Wait. */
+static int cg_xchg_wait_one(struct cg_call *c, int i)
+{
+    int wrc = MPI_Wait(&c->reqs[i], MPI_STATUS_IGNORE);
+    if ((wrc == MPI_SUCCESS) && (c->cc->nunpack > 0)) {
+        cg_xchg_unpack(c, i);
+    }
+    return wrc;
+}
+
+/* Why the first message of one run is held: an exchange of one message
+ * (every round of a binomial tree, a chain, a gather or scatter) is then one
+ * MPI_Send or MPI_Recv, which both libraries complete without a request for
+ * a small message, where MPI_Isend or MPI_Irecv + MPI_Wait allocate one and
+ * free it (harness/measurements/2026-12-07-pack.md). Isend + Wait and Send
+ * complete alike, so the exchange means the same. A message after it posts
+ * it first, so that messages still post in schedule order. Process-wide
+ * switch: a measuring hook (cg.h). */
+static int cg_xchg_hold_on = 1;
+
+void cg_xchg_hold_enable(int on)
+{
+    cg_xchg_hold_on = (on != 0);
+}
+
+/* Posts the held message, if any, as every other is. */
+static int cg_xchg_post_held(struct cg_call *c)
+{
+    int rc = MPI_SUCCESS;
+    struct cg_held *h = &c->cc->held;
+
+    if (!h->on) {
+        return MPI_SUCCESS;
+    }
+    h->on = 0;
+    c->cc->is_recv[c->nreqs] = (unsigned char)h->is_recv;
+    if (h->is_recv) {
+        CG_CHECK_MPI(MPI_Irecv(h->ptr, h->count, c->dtype, h->peer, c->tag, c->comm,
+                               &c->reqs[c->nreqs]));
+    } else {
+        CG_CHECK_MPI(MPI_Isend(h->ptr, h->count, c->dtype, h->peer, c->tag, c->comm,
+                               &c->reqs[c->nreqs]));
+    }
+    c->nreqs++;
+out:
+    return rc;
+}
+
+/* The held message left alone: sent or received now, blocking. */
+static int cg_xchg_complete_held(struct cg_call *c)
+{
+    int rc = MPI_SUCCESS;
+    struct cg_held *h = &c->cc->held;
+
+    h->on = 0;
+    if (h->is_recv) {
+        CG_CHECK_MPI(MPI_Recv(h->ptr, h->count, c->dtype, h->peer, c->tag, c->comm,
+                              MPI_STATUS_IGNORE));
+    } else {
+        CG_CHECK_MPI(MPI_Send(h->ptr, h->count, c->dtype, h->peer, c->tag, c->comm));
+    }
+out:
+    return rc;
+}
+
 /* Posts one message of npieces pieces (element offset, length): two at most
  * for a span, one per block for a strided range (strided.c). */
 static int cg_xchg_post(struct cg_call *c, int peer, const struct cg_buf *b, int npieces,
@@ -97,11 +268,38 @@ static int cg_xchg_post(struct cg_call *c, int peer, const struct cg_buf *b, int
     MPI_Aint disps_2[2];
     int *lens = lens_2;
     MPI_Aint *disps = disps_2;
+    size_t total = (npieces > 1) ? cg_segs_len(piece, npieces) : 0;
+    size_t at = 0;
 
+    CG_CHECK(cg_xchg_reserve(c));
+    if ((npieces == 1) && (c->nreqs == 0) && !c->cc->held.on && (c->nseg == 1) &&
+        cg_xchg_hold_on) {
+        struct cg_held *h = &c->cc->held;
+        h->on = 1;
+        h->is_recv = is_recv;
+        h->peer = peer;
+        h->ptr = b->base + (MPI_Aint)piece[0].off * c->extent;
+        h->count = (int)piece[0].len;
+        goto out;
+    }
+    CG_CHECK(cg_xchg_post_held(c));
     CG_CHECK(cg_xchg_reserve(c));
     if (npieces == 1) {
         ptr = b->base + (MPI_Aint)piece[0].off * c->extent;
         count = (int)piece[0].len;
+    } else if (cg_xchg_stage(c, total * (size_t)c->extent, &at)) {
+        ptr = c->cc->pack + at;
+        count = (int)total;
+        if (is_recv) {
+            CG_CHECK(cg_xchg_unpack_later(c, b, npieces, piece, at));
+        } else {
+            char *to = ptr;
+            for (int i = 0; i < npieces; i++) {
+                size_t bytes = piece[i].len * (size_t)c->extent;
+                memcpy(to, b->base + (MPI_Aint)piece[i].off * c->extent, bytes);
+                to += bytes;
+            }
+        }
     } else {
         if (npieces > 2) {
             lens = malloc((size_t)npieces * sizeof(*lens));
@@ -336,8 +534,11 @@ int cg_xchg_wait(struct cg_call *c)
 {
     int rc = MPI_SUCCESS;
 
+    if (c->cc->held.on) {
+        rc = cg_xchg_complete_held(c); /* alone: nothing else was posted */
+    }
     for (int i = 0; i < c->nreqs; i++) {
-        int wrc = MPI_Wait(&c->reqs[i], MPI_STATUS_IGNORE);
+        int wrc = cg_xchg_wait_one(c, i);
         if ((wrc != MPI_SUCCESS) && (rc == MPI_SUCCESS)) {
             cg_error_mpi(wrc, __FILE__, __LINE__, "MPI_Wait");
             rc = wrc;
@@ -395,6 +596,9 @@ int cg_xchg_wait_reduce(struct cg_call *c, const struct cg_buf *into, long ifirs
         rc = MPI_ERR_ARG;
         goto out;
     }
+    if (c->cc->held.on) {
+        CG_CHECK(cg_xchg_complete_held(c)); /* an exchange of one piece: waited for whole */
+    }
     if (c->borrow_on) {
         /* The receive landed in `into` (cg_recv_to): it is the recorded one
          * below, and each piece is reduced with sendbuf's as it arrives. */
@@ -436,7 +640,7 @@ int cg_xchg_wait_reduce(struct cg_call *c, const struct cg_buf *into, long ifirs
         int lo = (x != NULL) ? x->req[j] : 0;
         int hi = (x != NULL) ? x->req[j + 1] : c->nreqs;
         for (int i = lo; i < hi; i++) {
-            int wrc = MPI_Wait(&c->reqs[i], MPI_STATUS_IGNORE);
+            int wrc = cg_xchg_wait_one(c, i);
             if (wrc != MPI_SUCCESS) {
                 /* The exchange failed: cg_call_finish cancels and frees
                  * what is left of it (comm.c, cg_call_abandon). */

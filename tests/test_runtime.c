@@ -424,7 +424,9 @@ static void copy_typed_should_move_matching_signatures_between_types(void)
 
 /* ---- exchanges ---------------------------------------------------------------- */
 
-static void exchange_should_shift_wrapping_ranges_around_the_ring_in_small_chunks(void)
+/* pack_max: cg_xchg_set_pack_max's, 0 (every chunk that straddles the wrap
+ * an hindexed type) or the default (every such chunk packed). */
+static void shift_wrapping_ranges_in_small_chunks(size_t pack_max)
 {
     struct cg_call c;
 
@@ -452,6 +454,7 @@ static void exchange_should_shift_wrapping_ranges_around_the_ring_in_small_chunk
     fill_poison(tmp, (2 * count) + GUARD);
     fill_poison(back, count + GUARD);
     cg_xchg_set_max_elems(7);
+    cg_xchg_set_pack_max(pack_max);
     CHECK(cg_xchg_begin(&c, 11) == MPI_SUCCESS);
     CHECK(cg_send(&c, right, &bout, first, n) == MPI_SUCCESS);
     CHECK(cg_send(&c, left, &bout2, first, n) == MPI_SUCCESS);
@@ -459,11 +462,14 @@ static void exchange_should_shift_wrapping_ranges_around_the_ring_in_small_chunk
     CHECK(cg_recv(&c, right, &bback, first, n) == MPI_SUCCESS);
     CHECK(c.nreqs > 4); /* split into chunks of 7 */
     if (p >= 2) {
-        CHECK(c.ntypes > 0); /* a chunk straddles the wrap */
+        /* a chunk straddles the wrap: a type, or packed */
+        CHECKF((pack_max == 0) ? (c.ntypes > 0) : (c.ntypes == 0), "pack_max %zu: %d types",
+               pack_max, c.ntypes);
     }
     CHECK(cg_xchg_wait(&c) == MPI_SUCCESS);
     CHECK((c.nreqs == 0) && (c.ntypes == 0));
     cg_xchg_set_max_elems(0);
+    cg_xchg_set_pack_max(CG_XCHG_PACK_DEFAULT);
 
     size_t ns = range_indices(&bout, first, n, sidx);
     size_t nr = range_indices(&btmp, first, n, ridx);
@@ -494,6 +500,111 @@ static void exchange_should_shift_wrapping_ranges_around_the_ring_in_small_chunk
     free(want);
     free(sidx);
     free(ridx);
+}
+
+static void exchange_should_shift_wrapping_ranges_around_the_ring_in_small_chunks(void)
+{
+    shift_wrapping_ranges_in_small_chunks(0);
+    shift_wrapping_ranges_in_small_chunks(CG_XCHG_PACK_DEFAULT);
+}
+
+/* Three sends and three receives of blocks 3 and 0 of 4-block buffers (one
+ * message of two pieces each) to the right, from the left: packed while the
+ * arena (CG_PACK_ARENA bytes) has room for the message, else an hindexed
+ * type; with the default limit only small ones are packed. The data is the
+ * same in every case. */
+static void exchange_should_pack_small_messages_of_several_pieces_while_the_arena_has_room(void)
+{
+    struct cg_call c;
+
+    CHECK(cg_call_begin(&c, MPI_COMM_WORLD, MPI_INT, MPI_SUM, 0) == MPI_SUCCESS);
+    const int p = c.p, rank = c.rank;
+    const int right = cg_mod(rank + 1, p), left = cg_mod(rank - 1, p);
+    /* 3000-element blocks: a message is 24000 bytes, two fit the arena;
+     * 5000: 40000 bytes, above the default limit. */
+    const size_t blocks[] = { 3000, 3000, 5000, 10, 1 };
+    const size_t pack_max[] = { CG_PACK_ARENA, CG_XCHG_PACK_DEFAULT, CG_XCHG_PACK_DEFAULT,
+                                CG_XCHG_PACK_DEFAULT, 0 };
+    const size_t big = 4 * 5000;
+    int32_t *send[3], *recv[3], *want = malloc((big + GUARD) * sizeof(int32_t));
+
+    CHECK((24000 * 3 > CG_PACK_ARENA) && (24000 * 2 <= CG_PACK_ARENA) &&
+          (40000 > CG_XCHG_PACK_DEFAULT));
+    for (int i = 0; i < 3; i++) {
+        send[i] = malloc((big + GUARD) * sizeof(int32_t));
+        recv[i] = malloc((big + GUARD) * sizeof(int32_t));
+    }
+    for (size_t k = 0; k < sizeof(blocks) / sizeof(blocks[0]); k++) {
+        const size_t count = 4 * blocks[k];
+        struct cg_geom g = { count, 4 };
+        struct cg_buf bs[3], br[3];
+        cg_xchg_set_pack_max(pack_max[k]);
+        CHECK(cg_xchg_begin(&c, 17) == MPI_SUCCESS);
+        for (int i = 0; i < 3; i++) {
+            fill_poison(send[i], big + GUARD);
+            fill_unique(send[i], count, rank, 100000 * i);
+            fill_poison(recv[i], big + GUARD);
+            bs[i] = (struct cg_buf){ (char *)send[i], g, 4 };
+            br[i] = (struct cg_buf){ (char *)recv[i], g, 4 };
+            CHECK(cg_send(&c, right, &bs[i], 3, 2) == MPI_SUCCESS);
+            CHECK(cg_recv(&c, left, &br[i], 3, 2) == MPI_SUCCESS);
+        }
+        /* The six messages in posting order, packed while they fit. */
+        size_t bytes = 2 * blocks[k] * sizeof(int32_t), room = (bytes + 63) / 64 * 64;
+        int packed = (bytes <= pack_max[k]) ? (int)(CG_PACK_ARENA / room) : 0;
+        packed = (packed < 6) ? packed : 6;
+        CHECKF(c.ntypes == 6 - packed, "blocks of %zu, pack_max %zu: %d types, want %d",
+               blocks[k], pack_max[k], c.ntypes, 6 - packed);
+        /* A packed send (the first, where any is packed) is copied when
+         * posted: what its buffer holds later is not sent. */
+        if (packed > 0) {
+            send[0][0] = POISON;
+        }
+        CHECK(cg_xchg_wait(&c) == MPI_SUCCESS);
+        for (int i = 0; i < 3; i++) {
+            fill_poison(want, big + GUARD);
+            fill_unique(want, count, left, 100000 * i);
+            for (size_t e = blocks[k]; e < 3 * blocks[k]; e++) {
+                want[e] = POISON; /* blocks 1 and 2 are not sent */
+            }
+            CHECKF(memcmp(want, recv[i], (big + GUARD) * sizeof(int32_t)) == 0,
+                   "blocks of %zu, pack_max %zu: receive %d differs", blocks[k], pack_max[k], i);
+        }
+    }
+
+    /* A segmented exchange: a piece that straddles the wrap is packed, and
+     * is reduced only after it is unpacked. */
+    {
+        const size_t count = 4 * 10;
+        struct cg_geom g = { count, 4 };
+        struct cg_buf bo = { (char *)send[0], g, 4 }, bt = { (char *)recv[0], g, 4 };
+        struct cg_buf bs = { (char *)send[1], g, 4 };
+        cg_xchg_set_pack_max(CG_XCHG_PACK_DEFAULT);
+        fill_poison(send[0], big + GUARD);
+        fill_unique(send[0], count, rank, 0);
+        memcpy(send[1], send[0], (big + GUARD) * sizeof(int32_t));
+        fill_poison(recv[0], big + GUARD);
+        CHECK(cg_xchg_begin_seg(&c, 19, 3) == MPI_SUCCESS);
+        CHECK(cg_send(&c, right, &bs, 3, 2) == MPI_SUCCESS);
+        CHECK(cg_recv(&c, left, &bt, 3, 2) == MPI_SUCCESS);
+        CHECK((c.nreqs == 6) && (c.ntypes == 0)); /* piece 1, elements 6..12, straddles */
+        CHECK(cg_xchg_wait_reduce(&c, &bo, 3, &bt, 3, 2, CG_INTO_FROM) == MPI_SUCCESS);
+        fill_poison(want, big + GUARD);
+        fill_unique(want, count, rank, 0);
+        for (size_t e = 0; e < count; e++) {
+            if ((e < 10) || (e >= 30)) {
+                want[e] += (left * 1000003) + (int32_t)e;
+            }
+        }
+        CHECK(memcmp(want, send[0], (big + GUARD) * sizeof(int32_t)) == 0);
+    }
+    cg_xchg_set_pack_max(CG_XCHG_PACK_DEFAULT);
+    cg_call_end(&c);
+    for (int i = 0; i < 3; i++) {
+        free(send[i]);
+        free(recv[i]);
+    }
+    free(want);
 }
 
 /* Element indices of the strided range first + i * stride (mod blocks). */
@@ -652,6 +763,36 @@ static void duplicate_should_return_an_error_for_a_send_to_an_invalid_rank(void)
     cg_call_end(&c);
     /* The abandoned receive must not take the next message with its tag. */
     check_self_exchange(5);
+}
+
+/* An exchange of one message of one run holds it until the wait, which
+ * sends it with MPI_Send (so a bad peer is reported there, by MPI_Send);
+ * with holding off it is posted, and reported, at once. */
+static void exchange_should_send_a_lone_message_blocking_at_the_wait(void)
+{
+    struct cg_call c;
+    int32_t data[4] = { 1, 2, 3, 4 };
+    struct cg_geom g = { 4, 1 };
+    struct cg_buf b = { (char *)data, g, 1 };
+    int cls = MPI_SUCCESS;
+
+    CHECK(cg_call_begin(&c, MPI_COMM_WORLD, MPI_INT, MPI_OP_NULL, 0) == MPI_SUCCESS);
+    CHECK(cg_xchg_begin(&c, 8) == MPI_SUCCESS);
+    CHECK(cg_send(&c, c.p, &b, 0, 1) == MPI_SUCCESS); /* held */
+    CHECK(c.nreqs == 0);
+    int rc = cg_xchg_wait(&c);
+    MPI_Error_class(rc, &cls);
+    CHECKF(cls == MPI_ERR_RANK, "class %d", cls);
+    CHECKF(strstr(cg_last_error(), "MPI_Send: ") != NULL, "%s", cg_last_error());
+    cg_xchg_hold_enable(0);
+    CHECK(cg_xchg_begin(&c, 8) == MPI_SUCCESS);
+    rc = cg_send(&c, c.p, &b, 0, 1);
+    MPI_Error_class(rc, &cls);
+    CHECKF(cls == MPI_ERR_RANK, "class %d", cls);
+    CHECKF(strstr(cg_last_error(), "MPI_Isend: ") != NULL, "%s", cg_last_error());
+    cg_xchg_hold_enable(1);
+    cg_call_end(&c);
+    check_self_exchange(8);
 }
 
 static void exchange_should_report_a_truncated_message_at_wait(void)
@@ -2323,9 +2464,11 @@ int main(int argc, char **argv)
     RUN_ALL(copy_should_move_non_contiguous_elements_and_leave_their_gaps);
     RUN_ALL(copy_typed_should_move_matching_signatures_between_types);
     RUN_ALL(exchange_should_shift_wrapping_ranges_around_the_ring_in_small_chunks);
+    RUN_ALL(exchange_should_pack_small_messages_of_several_pieces_while_the_arena_has_room);
     RUN_ALL(strided_ranges_should_move_every_stride_th_block_as_one_stream);
     RUN_ALL(exchange_should_post_nothing_for_empty_ranges);
     RUN_ALL(duplicate_should_return_an_error_for_a_send_to_an_invalid_rank);
+    RUN_ALL(exchange_should_send_a_lone_message_blocking_at_the_wait);
     RUN_ALL(exchange_should_report_a_truncated_message_at_wait);
     RUN_ALL(call_should_reject_a_non_commutative_op_when_the_schedule_needs_one);
     RUN_ALL(context_should_be_cached_on_the_communicator_and_freed_with_it);
