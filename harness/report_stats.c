@@ -85,3 +85,35 @@ int cg_rep_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, 
     *p = (pv > 1.0) ? 1.0 : pv;
     return 0;
 }
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int cg_rep_bh_threshold(const double *p, size_t m, double q, double *threshold)
+{
+    double *s = malloc((m > 0 ? m : 1) * sizeof(*s));
+    size_t n = 0;
+
+    *threshold = -1.0;
+    if (s == NULL) {
+        return -1;
+    }
+    for (size_t i = 0; i < m; i++) {
+        if (!isnan(p[i])) {
+            s[n++] = p[i];
+        }
+    }
+    qsort(s, n, sizeof(*s), cmp_double);
+    /* The largest k with p(k) <= q k / n: p(1..k) are the discoveries. */
+    for (size_t k = n; k >= 1; k--) {
+        if (s[k - 1] <= q * (double)k / (double)n) {
+            *threshold = s[k - 1];
+            break;
+        }
+    }
+    free(s);
+    return 0;
+}

@@ -723,4 +723,78 @@ else
     fail speed_summary_pairs_same_algorithms_and_leaves_out_fallbacks
 fi
 
+# The summary's second count holds the false discovery rate over all pairs
+# (Benjamini-Hochberg at 5 %): one generated record made twice as slow (its
+# repetitions and median doubled) must be counted there, and every count
+# must be what the procedure gives on the pairs tables' ratios and p-values,
+# computed here.
+d=$(fresh speed_fdr)
+/usr/bin/python3 - "$d" <<'EOF2'
+import json, os, sys
+d = sys.argv[1]
+recs = [json.loads(l) for l in open(os.path.join(d, "points.jsonl"))]
+for r in recs:
+    r["schema_version"] = 3
+    r["roofline"] = {"recv_B": r["size_B"], "reduce_B": 0, "copy_B": 0, "p2p_ns": 1000.0,
+                     "p2p_GBps": 1.0, "reduce_ns": 0, "reduce_GBps": None, "copy_ns": 0,
+                     "copy_GBps": None, "limit_ns": 1000.0, "overlap_limit_ns": 1000.0}
+    if (r["name"] == "allgather_ring" and r["library"] == "openmpi" and r["size_B"] == 64
+            and r["requested"]["ranks"] == 2):
+        r["timing"]["median_ns"] *= 2
+        raw = os.path.join(d, r["raw"])
+        vals = [float(x) * 2 for x in open(raw).read().split()]
+        open(raw, "w").write("".join("%d\n" % v for v in vals))
+with open(os.path.join(d, "points.jsonl"), "w") as f:
+    for r in recs:
+        f.write(json.dumps(r) + "\n")
+EOF2
+CG_PYTHON=$tmp/no/python3 "$collgen" report "$d" --quiet >/dev/null 2>"$tmp/speed_fdr.err"
+if /usr/bin/python3 - "$d/table.txt" <<'EOF2'; then
+import re, sys
+text = open(sys.argv[1]).read()
+pairs = []  # (library, collective, ratio, p)
+sec = None
+gen = False
+for line in text.split("\n"):
+    m = re.match(r"== (\S+) / (\S+) / p=(\d+)", line)
+    if m:
+        sec, gen = (m.group(2), m.group(1)), False
+        continue
+    if line.startswith("Generated schedules"):
+        gen = True
+        continue
+    if line.startswith("Speed"):
+        break
+    t = line.split()
+    if gen and sec and len(t) >= 8 and t[0][0].isdigit() and not t[3].endswith("!"):
+        try:
+            pairs.append((sec[0], sec[1], float(t[-2].rstrip("~")), float(t[-1])))
+        except ValueError:
+            pass
+ps = sorted(p for _, _, _, p in pairs)
+n = len(ps)
+thr = -1.0
+for k in range(n, 0, -1):
+    if ps[k - 1] <= 0.05 * k / n:
+        thr = ps[k - 1]
+        break
+want = {}
+for lib, coll, ratio, p in pairs:
+    want[(lib, coll)] = want.get((lib, coll), 0) + (ratio > 1.10 and p <= thr)
+sec = text[text.index("\nSpeed\n"):]
+sec = sec[:sec.index("Against the roofline")]
+got = {}
+for m in re.finditer(r"^  (openmpi|mpich)\s+(\S+)\s+(\d+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s", sec, re.M):
+    got[(m.group(1), m.group(2))] = int(m.group(6))
+ok = got == want and sum(got.values()) >= 1 and got.get(("openmpi", "allgather"), 0) >= 1
+if not ok:
+    print("want", want, "got", got, "threshold", thr, "pairs", n)
+sys.exit(0 if ok else 1)
+EOF2
+    pass speed_summary_counts_worse_pairs_at_a_false_discovery_rate
+else
+    cat "$tmp/speed_fdr.err"
+    fail speed_summary_counts_worse_pairs_at_a_false_discovery_rate
+fi
+
 exit $((failed > 0))
