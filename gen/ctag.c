@@ -471,6 +471,11 @@ int cg_ctag_main(int argc, char **argv)
                 r.diag.errors == 1 ? "" : "s");
     }
 done:
+    /* The planned lines and tags grow outside the arena (ctag_plan.c). */
+    for (int i = 0; i < r.nfiles; i++) {
+        free(r.files[i].ins);
+    }
+    free(r.tags);
     free(names);
     free(paths);
     free(args);
