@@ -442,6 +442,13 @@ static int cg_xchg_range(struct cg_call *c, int peer, const struct cg_buf *b, lo
     struct cg_xrecv *x = NULL;
 
     CG_CHECK(cg_range_segs(b, first, n, seg, &nseg));
+    if (nseg == 0) {
+        /* Nothing to post, on either end (a count-0 range: a binomial tree's
+         * "the other n - 1 blocks" at its last level); a segmented exchange
+         * needs no record either: cg_xchg_wait_reduce of 0 elements waits
+         * for the rest and reduces nothing. */
+        goto out;
+    }
     size_t len = cg_segs_len(seg, nseg);
     if (c->nseg <= 1) {
         rc = cg_xchg_window(c, peer, b, seg, nseg, 0, len, is_recv);
