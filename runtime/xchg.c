@@ -68,39 +68,57 @@ int cg_xchg_begin_seg(struct cg_call *c, int tag, int segments)
     return MPI_SUCCESS;
 }
 
+/* An array of the context grown to hold at least `need` entries of `elem`
+ * bytes, doubling from `first`; *cap is updated. NULL, the array kept and
+ * *rc MPI_ERR_NO_MEM (recorded, naming `what`), when memory runs out. */
+static void *cg_xchg_grow(void *arr, int *cap, int need, size_t elem, int first,
+                          const char *what, int *rc)
+{
+    if (need <= *cap) {
+        return arr;
+    }
+    int n = (*cap > 0) ? *cap : first;
+    while (n < need) {
+        n *= 2;
+    }
+    void *grown = realloc(arr, (size_t)n * elem);
+    if (grown == NULL) {
+        cg_set_error("collgen: out of memory for %d %s", n, what);
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    *cap = n;
+    return grown;
+}
+
 /* Makes room for one more request and one more derived type. */
 static int cg_xchg_reserve(struct cg_call *c)
 {
+    int rc = MPI_SUCCESS;
     struct cg_comm *cc = c->cc;
+    int cap = cc->reqs_cap, cap2 = cc->reqs_cap; /* reqs and is_recv share one */
 
-    if (c->nreqs == cc->reqs_cap) {
-        int cap = (cc->reqs_cap > 0) ? (2 * cc->reqs_cap) : 16;
-        MPI_Request *reqs = realloc(cc->reqs, (size_t)cap * sizeof(*reqs));
-        if (reqs != NULL) {
-            cc->reqs = reqs;
-        }
-        unsigned char *is_recv = realloc(cc->is_recv, (size_t)cap * sizeof(*is_recv));
-        if (is_recv != NULL) {
-            cc->is_recv = is_recv;
-        }
-        c->reqs = cc->reqs;
-        if ((reqs == NULL) || (is_recv == NULL)) {
-            cg_set_error("collgen: out of memory for %d requests", cap);
-            return MPI_ERR_NO_MEM;
-        }
-        cc->reqs_cap = cap;
+    MPI_Request *reqs = cg_xchg_grow(cc->reqs, &cap, c->nreqs + 1, sizeof(*reqs), 16,
+                                     "requests", &rc);
+    if (reqs == NULL) {
+        return rc;
     }
-    if (c->ntypes == cc->types_cap) {
-        int cap = (cc->types_cap > 0) ? (2 * cc->types_cap) : 4;
-        MPI_Datatype *types = realloc(cc->types, (size_t)cap * sizeof(*types));
-        if (types == NULL) {
-            cg_set_error("collgen: out of memory for %d datatypes", cap);
-            return MPI_ERR_NO_MEM;
-        }
-        cc->types = types;
-        cc->types_cap = cap;
-        c->types = cc->types;
+    cc->reqs = reqs;
+    c->reqs = reqs;
+    unsigned char *is_recv = cg_xchg_grow(cc->is_recv, &cap2, c->nreqs + 1, sizeof(*is_recv),
+                                          16, "requests", &rc);
+    if (is_recv == NULL) {
+        return rc;
     }
+    cc->is_recv = is_recv;
+    cc->reqs_cap = cap;
+    MPI_Datatype *types = cg_xchg_grow(cc->types, &cc->types_cap, c->ntypes + 1, sizeof(*types),
+                                       4, "datatypes", &rc);
+    if (types == NULL) {
+        return rc;
+    }
+    cc->types = types;
+    c->types = types;
     return MPI_SUCCESS;
 }
 
@@ -131,31 +149,20 @@ static int cg_xchg_stage(struct cg_call *c, size_t bytes, size_t *at)
 static int cg_xchg_unpack_later(struct cg_call *c, const struct cg_buf *b, int npieces,
                                 const struct cg_seg *piece, size_t at)
 {
+    int rc = MPI_SUCCESS;
     struct cg_comm *cc = c->cc;
-
-    if (cc->nunpack == cc->unpack_cap) {
-        int cap = (cc->unpack_cap > 0) ? (2 * cc->unpack_cap) : 8;
-        struct cg_unpack *u = realloc(cc->unpack, (size_t)cap * sizeof(*u));
-        if (u == NULL) {
-            cg_set_error("collgen: out of memory for %d packed receives", cap);
-            return MPI_ERR_NO_MEM;
-        }
-        cc->unpack = u;
-        cc->unpack_cap = cap;
+    struct cg_unpack *un = cg_xchg_grow(cc->unpack, &cc->unpack_cap, cc->nunpack + 1,
+                                        sizeof(*un), 8, "packed receives", &rc);
+    if (un == NULL) {
+        return rc;
     }
-    if (cc->nupiece + npieces > cc->upiece_cap) {
-        int cap = (cc->upiece_cap > 0) ? cc->upiece_cap : 16;
-        while (cap < cc->nupiece + npieces) {
-            cap *= 2;
-        }
-        struct cg_seg *s = realloc(cc->upiece, (size_t)cap * sizeof(*s));
-        if (s == NULL) {
-            cg_set_error("collgen: out of memory for %d pieces of packed receives", cap);
-            return MPI_ERR_NO_MEM;
-        }
-        cc->upiece = s;
-        cc->upiece_cap = cap;
+    cc->unpack = un;
+    struct cg_seg *pieces = cg_xchg_grow(cc->upiece, &cc->upiece_cap, cc->nupiece + npieces,
+                                         sizeof(*pieces), 16, "pieces of packed receives", &rc);
+    if (pieces == NULL) {
+        return rc;
     }
+    cc->upiece = pieces;
     struct cg_unpack *u = &cc->unpack[cc->nunpack++];
     u->req = c->nreqs;
     u->npieces = npieces;
@@ -415,18 +422,14 @@ static size_t cg_xchg_cut(size_t len, int nseg, int j)
 /* A receive of a segmented exchange: room for its record. */
 static int cg_xchg_record(struct cg_call *c, struct cg_xrecv **x)
 {
+    int rc = MPI_SUCCESS;
     struct cg_comm *cc = c->cc;
-
-    if (c->nxrecv == cc->xrecv_cap) {
-        int cap = (cc->xrecv_cap > 0) ? (2 * cc->xrecv_cap) : 4;
-        struct cg_xrecv *xr = realloc(cc->xrecv, (size_t)cap * sizeof(*xr));
-        if (xr == NULL) {
-            cg_set_error("collgen: out of memory for %d segmented receives", cap);
-            return MPI_ERR_NO_MEM;
-        }
-        cc->xrecv = xr;
-        cc->xrecv_cap = cap;
+    struct cg_xrecv *xr = cg_xchg_grow(cc->xrecv, &cc->xrecv_cap, c->nxrecv + 1, sizeof(*xr), 4,
+                                       "segmented receives", &rc);
+    if (xr == NULL) {
+        return rc;
     }
+    cc->xrecv = xr;
     *x = &cc->xrecv[c->nxrecv++];
     return MPI_SUCCESS;
 }
