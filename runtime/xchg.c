@@ -222,25 +222,34 @@ void cg_xchg_hold_enable(int on)
     cg_xchg_hold_on = (on != 0);
 }
 
+/* Posts one message as request c->nreqs (room reserved). */
+static int cg_xchg_isend_irecv(struct cg_call *c, char *ptr, int count, MPI_Datatype type,
+                               int peer, int is_recv)
+{
+    int rc = MPI_SUCCESS;
+
+    c->cc->is_recv[c->nreqs] = (unsigned char)is_recv;
+    if (is_recv) {
+        CG_CHECK_MPI(MPI_Irecv(ptr, count, type, peer, c->tag, c->comm, &c->reqs[c->nreqs]));
+    } else {
+        CG_CHECK_MPI(MPI_Isend(ptr, count, type, peer, c->tag, c->comm, &c->reqs[c->nreqs]));
+    }
+    c->nreqs++;
+out:
+    return rc;
+}
+
 /* Posts the held message, if any, as every other is. */
 static int cg_xchg_post_held(struct cg_call *c)
 {
     int rc = MPI_SUCCESS;
     struct cg_held *h = &c->cc->held;
 
-    if (!h->on) {
-        return MPI_SUCCESS;
+    if (h->on) {
+        h->on = 0;
+        CG_CHECK(cg_xchg_reserve(c));
+        rc = cg_xchg_isend_irecv(c, h->ptr, h->count, c->dtype, h->peer, h->is_recv);
     }
-    h->on = 0;
-    c->cc->is_recv[c->nreqs] = (unsigned char)h->is_recv;
-    if (h->is_recv) {
-        CG_CHECK_MPI(MPI_Irecv(h->ptr, h->count, c->dtype, h->peer, c->tag, c->comm,
-                               &c->reqs[c->nreqs]));
-    } else {
-        CG_CHECK_MPI(MPI_Isend(h->ptr, h->count, c->dtype, h->peer, c->tag, c->comm,
-                               &c->reqs[c->nreqs]));
-    }
-    c->nreqs++;
 out:
     return rc;
 }
@@ -278,7 +287,6 @@ static int cg_xchg_post(struct cg_call *c, int peer, const struct cg_buf *b, int
     size_t total = (npieces > 1) ? cg_segs_len(piece, npieces) : 0;
     size_t at = 0;
 
-    CG_CHECK(cg_xchg_reserve(c));
     if ((npieces == 1) && (c->nreqs == 0) && !c->cc->held.on && (c->nseg == 1) &&
         cg_xchg_hold_on) {
         struct cg_held *h = &c->cc->held;
@@ -326,13 +334,7 @@ static int cg_xchg_post(struct cg_call *c, int peer, const struct cg_buf *b, int
         CG_CHECK_MPI(MPI_Type_commit(&c->types[c->ntypes - 1]));
         type = c->types[c->ntypes - 1];
     }
-    c->cc->is_recv[c->nreqs] = (unsigned char)is_recv;
-    if (is_recv) {
-        CG_CHECK_MPI(MPI_Irecv(ptr, count, type, peer, c->tag, c->comm, &c->reqs[c->nreqs]));
-    } else {
-        CG_CHECK_MPI(MPI_Isend(ptr, count, type, peer, c->tag, c->comm, &c->reqs[c->nreqs]));
-    }
-    c->nreqs++;
+    rc = cg_xchg_isend_irecv(c, ptr, count, type, peer, is_recv);
 out:
     if (lens != lens_2) {
         free(lens);
