@@ -333,6 +333,13 @@ static int save_campaign(struct run_ctx *c)
         cg_jw_int(&w, "launch", job->launch);
         cg_jw_int(&w, "launches", job->launches);
         cg_jw_int(&w, "base_job", job->base);
+        /* The order of each size's implementations in this launch (run_launch.c). */
+        cg_jw_str(&w, "point_order", job->shuffled ? "shuffled" : "listed");
+        if (job->shuffled) {
+            cg_jw_int(&w, "order_seed", (int64_t)cg_launch_order_seed(job));
+        } else {
+            cg_jw_null(&w, "order_seed");
+        }
         write_knobs(&w, job);
         cg_jw_kv(&w, "env", job->env, job->nenv);
         cg_jw_arr(&w, "points");
@@ -588,6 +595,9 @@ static int load_campaign(struct run_ctx *c, const char *dir)
         job->launch = lj != NULL && lj->kind == CG_J_NUMBER ? (int)lj->num : 1;
         job->launches = lo != NULL && lo->kind == CG_J_NUMBER ? (int)lo->num : 1;
         job->base = bj != NULL && bj->kind == CG_J_NUMBER ? (int)bj->num : job->index;
+        /* Optional: campaigns planned before shuffled launches ran in listed order. */
+        const struct cg_json *po = cg_json_get(jj, "point_order");
+        job->shuffled = po != NULL && po->kind == CG_J_STRING && strcmp(po->str, "shuffled") == 0;
         job->forced_coll = index_in(cnames, CG_COLL_COUNT_, need_str(&r, jj, "forced_collective"));
         const struct cg_json *kn = need(&r, jj, "knobs", CG_J_OBJECT);
         if (kn != NULL) {
@@ -1459,6 +1469,10 @@ static void print_plan(struct run_ctx *c)
             }
         }
         printf("  points: %s\n  impls:  %s\n", colls, impls);
+        if (job->shuffled) {
+            printf("  order:  each size's implementations shuffled for this launch (seed %llu)\n",
+                   (unsigned long long)cg_launch_order_seed(job));
+        }
         if (job->forced_by != NULL) {
             printf("  forced by: %s\n", job->forced_by);
         }

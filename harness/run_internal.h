@@ -84,6 +84,8 @@ struct cg_job {
     int launch;              /* its launch of these points, 1-based (run_launch.c) */
     int launches;            /* how many launches the test runs */
     int base;                /* the index of the same job's launch 1 */
+    int shuffled;            /* 1: each group's implementations in this launch's order
+                              * (launches > 1; run_launch.c), 0: listed order */
 };
 
 struct cg_plan {
@@ -101,9 +103,13 @@ int cg_plan_build(struct cg_plan *plan, struct cg_arena *a, struct cg_diag *d,
                   const struct cg_registry *reg);
 
 /* Repeats every job `launches` times, launch-major, each copy's point ids
- * suffixed "-L<k>" (nothing changes at 1 but launch, launches and base);
+ * suffixed "-L<k>" and the implementations of each size shuffled per
+ * launch (nothing changes at 1 but launch, launches and base);
  * run_launch.c. */
 void cg_plan_launches(struct cg_plan *plan, struct cg_arena *a, int launches);
+/* The seed of a repeated launch's order of implementations (base job and
+ * launch): recorded in campaign.json. */
+uint64_t cg_launch_order_seed(const struct cg_job *job);
 /* The id a point's launches share: its id less "-L<launch>". */
 const char *cg_point_base_id(struct cg_arena *a, const struct cg_job *job, const struct cg_point *pt);
 

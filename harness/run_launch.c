@@ -14,10 +14,68 @@
  * ...), so that a change of the machine's load during the campaign falls
  * on every implementation alike rather than on the jobs that happened to
  * run then.
+ *
+ * Why the implementations of one size are shuffled in each launch: in
+ * listed order the generated schedule always runs after native:default and
+ * before its forced native twin, in every launch, so whatever the order
+ * does (caches and the library's state left by the previous point, the
+ * scheduler's view of a rank that just spun) is the same in each launch
+ * and the launch-median test takes it for the implementation's own speed.
+ * Shuffled, it varies from launch to launch and becomes spread, which the
+ * test sees. Only within a group (one collective, size, datatype, op, root
+ * and in-place: the points a table row compares), so that sizes still run
+ * in order and a point's neighbours move the same bytes. Seeded from the
+ * job and the launch, never the clock: the plan, and a resumed campaign's
+ * plan, are the same every time.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "run_internal.h"
+
+/* SplitMix64 (Steele, Lea and Flood): a small generator whose streams for
+ * nearby seeds do not look alike. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static int same_group(const struct cg_point *a, const struct cg_point *b)
+{
+    return a->coll == b->coll && a->bytes == b->bytes && a->count == b->count &&
+           a->dtype == b->dtype && a->op == b->op && a->root == b->root &&
+           a->in_place == b->in_place;
+}
+
+uint64_t cg_launch_order_seed(const struct cg_job *job)
+{
+    return ((uint64_t)(unsigned)job->base << 32) | (uint64_t)(unsigned)job->launch;
+}
+
+/* Each run of consecutive points of one group in a random order
+ * (Fisher-Yates). */
+static void shuffle_groups(struct cg_job *job)
+{
+    uint64_t state = cg_launch_order_seed(job);
+    int start = 0;
+
+    while (start < job->npoints) {
+        int end = start + 1;
+        while (end < job->npoints && same_group(&job->points[start], &job->points[end])) {
+            end++;
+        }
+        for (int i = end - 1; i > start; i--) {
+            int j = start + (int)(next_random(&state) % (uint64_t)(i - start + 1));
+            struct cg_point t = job->points[i];
+            job->points[i] = job->points[j];
+            job->points[j] = t;
+        }
+        start = end;
+    }
+}
 
 void cg_plan_launches(struct cg_plan *plan, struct cg_arena *a, int launches)
 {
@@ -45,6 +103,8 @@ void cg_plan_launches(struct cg_plan *plan, struct cg_arena *a, int launches)
                  * the records' launch.point_id is the id without it. */
                 job->points[i].id = cg_arena_printf(a, "%s-L%d", plan->jobs[j].points[i].id, k);
             }
+            job->shuffled = 1;
+            shuffle_groups(job);
         }
     }
     plan->jobs = all;

@@ -280,11 +280,13 @@ int cg_recv_to(struct cg_call *c, int from, const struct cg_buf *tmp, long first
  * that one process can time a collective both ways, interleaved
  * (harness/measurements/2026-12-07-recv-to.md). On by default. */
 void cg_recv_to_enable(int on);
-/* Measuring hook: cg_xchg_hold_enable(0) posts an exchange's first message
- * at once, as every other (an exchange of one message is then MPI_Isend or
- * MPI_Irecv + MPI_Wait, not MPI_Send or MPI_Recv), process-wide, until
- * cg_xchg_hold_enable(1). On by default. */
-void cg_xchg_hold_enable(int on);
+/* Measuring hook, process-wide: which messages of one run an exchange holds
+ * back (xchg.c). 2 (the default): its first, and its latest send, so that
+ * the receives after a send post before it and its last send is MPI_Send at
+ * the wait. 1: its first only (posting order is schedule order). 0: none,
+ * every message posted at once (an exchange of one message is then
+ * MPI_Isend or MPI_Irecv + MPI_Wait, not MPI_Send or MPI_Recv). */
+void cg_xchg_hold_enable(int level);
 int cg_xchg_wait(struct cg_call *c);
 
 /* Strided ranges (strided.c): blocks first + i * stride (mod b->nblocks),

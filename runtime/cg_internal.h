@@ -25,9 +25,9 @@ struct cg_type_info {
     int contiguous;       /* cg_type_is_contiguous */
 };
 
-/* The first message of an exchange, of one run, held back (xchg.c): posted
- * before the next one, or, when it stays alone, sent or received blocking
- * at the wait. */
+/* A message of one run held back (xchg.c): the exchange's first, or its
+ * latest send; posted before the next send (a receive: before any next
+ * message), or else sent or received blocking at the wait. */
 struct cg_held {
     int on;       /* 1 while one is held */
     int is_recv;
@@ -66,7 +66,7 @@ struct cg_comm {
     int nunpack, unpack_cap;          /* used, allocated */
     struct cg_seg *upiece;            /* their pieces, each receive's consecutive */
     int nupiece, upiece_cap;          /* used, allocated */
-    struct cg_held held;              /* the exchange's first message, not posted yet (xchg.c) */
+    struct cg_held held;              /* a message of the exchange not posted yet (xchg.c) */
 };
 
 /* A packed receive (xchg.c): when request `req` completes, its npieces

@@ -207,19 +207,29 @@ static int cg_xchg_wait_one(struct cg_call *c, int i)
     return wrc;
 }
 
-/* Why the first message of one run is held: an exchange of one message
- * (every round of a binomial tree, a chain, a gather or scatter) is then one
- * MPI_Send or MPI_Recv, which both libraries complete without a request for
- * a small message, where MPI_Isend or MPI_Irecv + MPI_Wait allocate one and
- * free it (harness/measurements/2026-12-07-pack.md). Isend + Wait and Send
- * complete alike, so the exchange means the same. A message after it posts
- * it first, so that messages still post in schedule order. Process-wide
- * switch: a measuring hook (cg.h). */
-static int cg_xchg_hold_on = 1;
+/* Why one message of one run is held back, not posted:
+ *  - the first of an exchange: alone (every round of a binomial tree, a
+ *    chain, a gather or scatter) it is one MPI_Send or MPI_Recv, which both
+ *    libraries complete without a request for a small message, where
+ *    MPI_Isend or MPI_Irecv + MPI_Wait allocate one and free it
+ *    (harness/measurements/2026-12-07-pack.md);
+ *  - the latest send: the receives after it post before it, as in
+ *    MPI_Sendrecv of both libraries (MPICH's MPIC_Sendrecv: Irecv, Isend;
+ *    Open MPI's coll_base sendrecv: irecv, blocking send), so that the
+ *    peer's message finds its receive posted, and the last send of the
+ *    exchange is an MPI_Send at the wait, after every receive is posted.
+ * A later send posts the held one first, so sends keep schedule order
+ * (receives keep theirs: a receive is never held behind another); the
+ * order of a send against a receive does not change what matches what.
+ * Posting is all an exchange does before its wait, and a blocking send
+ * there is an MPI_Isend waited for first, so the exchange completes as if
+ * everything had been posted at once. Process-wide level: a measuring hook
+ * (cg.h). */
+static int cg_xchg_hold_on = 2;
 
-void cg_xchg_hold_enable(int on)
+void cg_xchg_hold_enable(int level)
 {
-    cg_xchg_hold_on = (on != 0);
+    cg_xchg_hold_on = (level < 0) ? 0 : ((level > 2) ? 2 : level);
 }
 
 /* Posts one message as request c->nreqs (room reserved). */
@@ -254,7 +264,8 @@ out:
     return rc;
 }
 
-/* The held message left alone: sent or received now, blocking. */
+/* The held message, now, blocking: a receive is alone; a send comes after
+ * every receive of the exchange. */
 static int cg_xchg_complete_held(struct cg_call *c)
 {
     int rc = MPI_SUCCESS;
@@ -287,9 +298,12 @@ static int cg_xchg_post(struct cg_call *c, int peer, const struct cg_buf *b, int
     size_t total = (npieces > 1) ? cg_segs_len(piece, npieces) : 0;
     size_t at = 0;
 
-    if ((npieces == 1) && (c->nreqs == 0) && !c->cc->held.on && (c->nseg == 1) &&
-        cg_xchg_hold_on) {
-        struct cg_held *h = &c->cc->held;
+    struct cg_held *h = &c->cc->held;
+    /* A segmented exchange's requests are counted per segment (cg_xchg_find):
+     * nothing is held there. */
+    if ((npieces == 1) && (c->nseg == 1) && (cg_xchg_hold_on > 0) &&
+        ((!is_recv && (cg_xchg_hold_on > 1)) || ((c->nreqs == 0) && !h->on))) {
+        CG_CHECK(cg_xchg_post_held(c)); /* a send after it, or a receive held alone */
         h->on = 1;
         h->is_recv = is_recv;
         h->peer = peer;
@@ -297,7 +311,9 @@ static int cg_xchg_post(struct cg_call *c, int peer, const struct cg_buf *b, int
         h->count = (int)piece[0].len;
         goto out;
     }
-    CG_CHECK(cg_xchg_post_held(c));
+    if (!(is_recv && h->on && !h->is_recv && (cg_xchg_hold_on > 1))) {
+        CG_CHECK(cg_xchg_post_held(c)); /* else a receive goes before the held send */
+    }
     CG_CHECK(cg_xchg_reserve(c));
     if (npieces == 1) {
         ptr = b->base + (MPI_Aint)piece[0].off * c->extent;
@@ -540,14 +556,22 @@ out:
  * aborts by default, whatever the request's communicator says; MPI_Wait
  * honours the duplicate's MPI_ERRORS_RETURN in both libraries, and returns
  * the request's own code where MPI_Waitall would say MPI_ERR_IN_STATUS.
- * After a failure the remaining requests are still waited for, so that no
- * message of this exchange is left to match a later one. */
+ * After a failure of a request the remaining ones are still waited for, so
+ * that no message of this exchange is left to match a later one. */
 int cg_xchg_wait(struct cg_call *c)
 {
     int rc = MPI_SUCCESS;
 
     if (c->cc->held.on) {
-        rc = cg_xchg_complete_held(c); /* alone: nothing else was posted */
+        /* First: the other requests are waited for after it. Why return at
+         * once when it fails: a receive posted before it may be one only
+         * this send would have matched (a message to self); the call's end
+         * cancels the receives left and frees the sends (comm.c,
+         * cg_call_abandon). */
+        rc = cg_xchg_complete_held(c);
+        if (rc != MPI_SUCCESS) {
+            return rc;
+        }
     }
     for (int i = 0; i < c->nreqs; i++) {
         int wrc = cg_xchg_wait_one(c, i);
@@ -609,7 +633,10 @@ int cg_xchg_wait_reduce(struct cg_call *c, const struct cg_buf *into, long ifirs
         goto out;
     }
     if (c->cc->held.on) {
-        CG_CHECK(cg_xchg_complete_held(c)); /* an exchange of one piece: waited for whole */
+        rc = cg_xchg_complete_held(c); /* every receive is posted: unsegmented */
+        if (rc != MPI_SUCCESS) {
+            return rc; /* as cg_xchg_wait does */
+        }
     }
     if (c->borrow_on) {
         /* The receive landed in `into` (cg_recv_to): it is the recorded one

@@ -330,6 +330,67 @@ else
     fail nrep_policy_over_two_launches "exit $rc: ${why:-}"
 fi
 
+# ---- the order of implementations, shuffled per launch, for real -----------------
+
+# Each size's implementations (forced natives in the same launch) in an
+# order of the launch's own: the records' seq says what ran when.
+cat >"$tmp/order.json" <<'EOF'
+{ "schema_version": 1, "libraries": ["openmpi"], "collectives": ["allreduce"],
+  "sizes": [8, 1024], "ranks": 2,
+  "implementations": ["native:default", "generated:allreduce_ring", "generated:allreduce_recursive_doubling",
+                      "generated:allreduce_rabenseifner", "native:ring", "native:recursive_doubling"],
+  "launches": 3, "forced_natives": "same_launch",
+  "timing": { "sync": "window", "warmup": 1, "min_reps": 3, "max_reps": 5, "budget_s": 0.01 },
+  "timeout_s": 120 }
+EOF
+"$collgen" run "$tmp/order.json" --out "$tmp/order" --quiet >"$tmp/order.out" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && why=$("$py" - "$tmp/order" <<'EOF'
+import json, sys
+d = sys.argv[1]
+errs = []
+impls = {"native:default", "generated:allreduce_ring", "generated:allreduce_recursive_doubling",
+         "generated:allreduce_rabenseifner", "native:ring", "native:recursive_doubling"}
+recs = sorted((json.loads(l) for l in open(d + "/points.jsonl")), key=lambda r: r["seq"])
+plan = json.load(open(d + "/campaign.json"))["plan"]["jobs"]
+if len(recs) != 36 or len(plan) != 3:
+    errs.append("%d records, %d jobs" % (len(recs), len(plan)))
+orders = []
+for k, job in enumerate(plan, 1):
+    if job["launch"] != k or job["point_order"] != "shuffled" or not isinstance(job["order_seed"], int):
+        errs.append("job %r: launch %r, order %r, seed %r" % (job["job"], job["launch"],
+                                                              job["point_order"], job["order_seed"]))
+    mine = [r for r in recs if r["launch"]["index"] == k]
+    if [r["point_id"] for r in mine] != [p["id"] for p in job["points"]]:
+        errs.append("launch %d did not run its points in its plan's order" % k)
+    for g, size in enumerate((8, 1024)):
+        group = mine[6 * g:6 * g + 6]
+        got = ["%s:%s" % (r["kind"], r["name"]) for r in group]
+        if any(r["size_B"] != size for r in group) or set(got) != impls:
+            errs.append("launch %d, group %d: %r" % (k, g, [(r["size_B"], x) for r, x in zip(group, got)]))
+        orders.append(tuple(got))
+for r in recs:
+    e = r["effective"]
+    if r["status"] != "ok":
+        errs.append("%s %s" % (r["point_id"], r["reason"]))
+    elif r["kind"] == "native" and r["name"] != "default" and e["knobs"]["algorithm"] != r["name"]:
+        errs.append("%s ran with knobs %r" % (r["point_id"], e["knobs"]))
+    elif r["kind"] == "native" and r["name"] == "default" and e["forced_by"] is not None:
+        errs.append("%s ran forced by %r" % (r["point_id"], e["forced_by"]))
+if len(set(orders)) < 4:
+    errs.append("only %d distinct orders in 6 groups" % len(set(orders)))
+if len({j["order_seed"] for j in plan}) != 3:
+    errs.append("seeds %r" % [j["order_seed"] for j in plan])
+print("; ".join(errs[:4]) if errs else "%d orders in 6 groups of 6, forced natives forced" % len(set(orders)))
+sys.exit(1 if errs else 0)
+EOF
+) && [ "$("$collgen" run "$tmp/order.json" --dry-run 2>&1 | grep -c "^  order:  each size's implementations shuffled for this launch (seed ")" -eq 3 ]; then
+    pass "launches_run_each_size_s_implementations_in_an_order_of_their_own ($why)"
+else
+    tail -5 "$tmp/order.out"
+    fail launches_run_each_size_s_implementations_in_an_order_of_their_own "exit $rc: ${why:-}"
+fi
+
 # ---- the report of a campaign of 5 launches (synthetic) --------------------------
 
 "$collgen" report "$tmp/fx/base5" --no-plots --quiet 2>"$tmp/b5.err"

@@ -649,6 +649,7 @@ static void strided_ranges_should_move_every_stride_th_block_as_one_stream(void)
         fill_poison(tmp, count + GUARD);
         fill_poison(back, count + GUARD);
         cg_xchg_set_max_elems(cut ? 3 : 0);
+        cg_xchg_hold_enable(0); /* messages counted as requests: none held */
         CHECK(cg_xchg_begin(&c, 13) == MPI_SUCCESS);
         CHECK(cg_send_strided(&c, right, &bout, first, n, stride) == MPI_SUCCESS);
         CHECK(cg_recv(&c, left, &btmp, 0, n) == MPI_SUCCESS);
@@ -657,6 +658,7 @@ static void strided_ranges_should_move_every_stride_th_block_as_one_stream(void)
         CHECK(cut ? (c.nreqs > 4) : (c.nreqs == 4)); /* one message a range, or cut into 3s */
         CHECK(cg_xchg_wait(&c) == MPI_SUCCESS);
         cg_xchg_set_max_elems(0);
+        cg_xchg_hold_enable(2);
 
         size_t ns = strided_indices(&bout, first, n, stride, sidx);
         size_t nr = range_indices(&btmp, 0, n, ridx);
@@ -749,20 +751,30 @@ static void duplicate_should_return_an_error_for_a_send_to_an_invalid_rank(void)
     struct cg_buf b = { (char *)data, g, 1 }, bs = { (char *)sink, g, 1 };
     int cls = MPI_SUCCESS;
 
-    CHECK(cg_call_begin(&c, MPI_COMM_WORLD, MPI_INT, MPI_OP_NULL, 0) == MPI_SUCCESS);
-    CHECK(cg_xchg_begin(&c, 5) == MPI_SUCCESS);
-    CHECK(cg_recv(&c, c.rank, &bs, 0, 1) == MPI_SUCCESS); /* left posted: abandoned below */
-    int rc = cg_send(&c, c.p, &b, 0, 1);
-    CHECK(rc != MPI_SUCCESS);
-    MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_RANK);
-    const char *err = cg_last_error();
-    CHECKF(strstr(err, "MPI_Isend: ") != NULL, "%s", err);
-    CHECKF(strncmp(err, "rank ", 5) == 0, "%s", err);
-    CHECKF(strstr(err, ": runtime/xchg.c:") != NULL, "%s", err);
-    cg_call_end(&c);
-    /* The abandoned receive must not take the next message with its tag. */
-    check_self_exchange(5);
+    /* Held (the default), the send fails at the wait, with the receive
+     * posted before it; posted at once (hook 0), at cg_send. */
+    for (int level = 2; level >= 0; level -= 2) {
+        cg_xchg_hold_enable(level);
+        CHECK(cg_call_begin(&c, MPI_COMM_WORLD, MPI_INT, MPI_OP_NULL, 0) == MPI_SUCCESS);
+        CHECK(cg_xchg_begin(&c, 5) == MPI_SUCCESS);
+        CHECK(cg_recv(&c, c.rank, &bs, 0, 1) == MPI_SUCCESS); /* left posted: abandoned below */
+        int rc = cg_send(&c, c.p, &b, 0, 1);
+        if (level == 2) {
+            CHECKF((rc == MPI_SUCCESS) && (c.nreqs == 1), "rc %d, %d requests", rc, c.nreqs);
+            rc = cg_xchg_wait(&c); /* returns, although the receive is pending */
+        }
+        CHECK(rc != MPI_SUCCESS);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_RANK);
+        const char *err = cg_last_error();
+        CHECKF(strstr(err, (level == 2) ? "MPI_Send: " : "MPI_Isend: ") != NULL, "%s", err);
+        CHECKF(strncmp(err, "rank ", 5) == 0, "%s", err);
+        CHECKF(strstr(err, ": runtime/xchg.c:") != NULL, "%s", err);
+        cg_call_end(&c);
+        cg_xchg_hold_enable(2);
+        /* The abandoned receive must not take the next message with its tag. */
+        check_self_exchange(5);
+    }
 }
 
 /* An exchange of one message of one run holds it until the wait, which
@@ -790,9 +802,45 @@ static void exchange_should_send_a_lone_message_blocking_at_the_wait(void)
     MPI_Error_class(rc, &cls);
     CHECKF(cls == MPI_ERR_RANK, "class %d", cls);
     CHECKF(strstr(cg_last_error(), "MPI_Isend: ") != NULL, "%s", cg_last_error());
-    cg_xchg_hold_enable(1);
+    cg_xchg_hold_enable(2);
     cg_call_end(&c);
     check_self_exchange(8);
+}
+
+/* The latest send is held too: the receive after it posts first, and the
+ * next send posts it; counted in c.nreqs, with each level of the hook. Two
+ * sends to self and their receives then match in posting order: the data
+ * says which landed where. */
+static void exchange_should_post_a_receive_before_the_send_held_before_it(void)
+{
+    struct cg_call c;
+    int32_t src[8], dst[8 + GUARD];
+    struct cg_geom g = { 8, 2 };
+    struct cg_buf bs = { (char *)src, g, 2 }, bd = { (char *)dst, g, 2 };
+    const int want_after_recv[3] = { 2, 2, 1 }, want_after_send[3] = { 3, 3, 2 };
+
+    for (int level = 0; level <= 2; level++) {
+        fill_unique(src, 8, world_rank, 31 + level);
+        fill_poison(dst, 8 + GUARD);
+        cg_xchg_hold_enable(level);
+        CHECK(cg_call_begin(&c, MPI_COMM_WORLD, MPI_INT, MPI_OP_NULL, 0) == MPI_SUCCESS);
+        CHECK(cg_xchg_begin(&c, 9) == MPI_SUCCESS);
+        CHECK(cg_send(&c, c.rank, &bs, 0, 1) == MPI_SUCCESS);
+        CHECKF(c.nreqs == (level == 0), "level %d: %d requests after a send", level, c.nreqs);
+        CHECK(cg_recv(&c, c.rank, &bd, 0, 1) == MPI_SUCCESS);
+        CHECKF(c.nreqs == want_after_recv[level], "level %d: %d requests after a receive", level,
+               c.nreqs);
+        CHECK(cg_send(&c, c.rank, &bs, 1, 1) == MPI_SUCCESS);
+        CHECKF(c.nreqs == want_after_send[level], "level %d: %d requests after a second send",
+               level, c.nreqs);
+        CHECK(cg_recv(&c, c.rank, &bd, 1, 1) == MPI_SUCCESS);
+        CHECKF(c.nreqs == 4 - (level == 2), "level %d: %d requests posted", level, c.nreqs);
+        CHECK(cg_xchg_wait(&c) == MPI_SUCCESS);
+        CHECKF((memcmp(src, dst, sizeof(src)) == 0) && (dst[8] == POISON), "level %d", level);
+        cg_call_end(&c);
+    }
+    cg_xchg_hold_enable(2);
+    check_self_exchange(9);
 }
 
 static void exchange_should_report_a_truncated_message_at_wait(void)
@@ -2469,6 +2517,7 @@ int main(int argc, char **argv)
     RUN_ALL(exchange_should_post_nothing_for_empty_ranges);
     RUN_ALL(duplicate_should_return_an_error_for_a_send_to_an_invalid_rank);
     RUN_ALL(exchange_should_send_a_lone_message_blocking_at_the_wait);
+    RUN_ALL(exchange_should_post_a_receive_before_the_send_held_before_it);
     RUN_ALL(exchange_should_report_a_truncated_message_at_wait);
     RUN_ALL(call_should_reject_a_non_commutative_op_when_the_schedule_needs_one);
     RUN_ALL(context_should_be_cached_on_the_communicator_and_freed_with_it);
