@@ -98,6 +98,12 @@ static int cg_xchg_reserve(struct cg_call *c)
     struct cg_comm *cc = c->cc;
     int cap = cc->reqs_cap, cap2 = cc->reqs_cap; /* reqs and is_recv share one */
 
+    /* Room already: the steady state, where the arrays grew in an earlier
+     * call (cg_call_begin set c->reqs and c->types to them). */
+    if ((c->nreqs < cc->reqs_cap) && (c->ntypes < cc->types_cap)) {
+        return MPI_SUCCESS;
+    }
+
     MPI_Request *reqs = cg_xchg_grow(cc->reqs, &cap, c->nreqs + 1, sizeof(*reqs), 16,
                                      "requests", &rc);
     if (reqs == NULL) {
@@ -264,6 +270,18 @@ out:
     return rc;
 }
 
+/* Before a message that is posted now: the held one, unless the new one is
+ * a receive and the held one a send, which the receive goes before. */
+static int cg_xchg_post_held_before(struct cg_call *c, int is_recv)
+{
+    const struct cg_held *h = &c->cc->held;
+
+    if (is_recv && h->on && !h->is_recv && (cg_xchg_hold_on > 1)) {
+        return MPI_SUCCESS;
+    }
+    return cg_xchg_post_held(c);
+}
+
 /* The held message, now, blocking: a receive is alone; a send comes after
  * every receive of the exchange. */
 static int cg_xchg_complete_held(struct cg_call *c)
@@ -278,6 +296,32 @@ static int cg_xchg_complete_held(struct cg_call *c)
     } else {
         CG_CHECK_MPI(MPI_Send(h->ptr, h->count, c->dtype, h->peer, c->tag, c->comm));
     }
+out:
+    return rc;
+}
+
+/* Posts, or holds, one run of count elements of c->dtype at ptr (cg_xchg_post,
+ * and the direct path of cg_xchg_range). */
+static int cg_xchg_post_run(struct cg_call *c, int peer, char *ptr, int count, int is_recv)
+{
+    int rc = MPI_SUCCESS;
+    struct cg_held *h = &c->cc->held;
+
+    /* A segmented exchange's requests are counted per segment (cg_xchg_find):
+     * nothing is held there. */
+    if ((c->nseg == 1) && (cg_xchg_hold_on > 0) &&
+        ((!is_recv && (cg_xchg_hold_on > 1)) || ((c->nreqs == 0) && !h->on))) {
+        CG_CHECK(cg_xchg_post_held(c)); /* a send after it, or a receive held alone */
+        h->on = 1;
+        h->is_recv = is_recv;
+        h->peer = peer;
+        h->ptr = ptr;
+        h->count = count;
+        goto out;
+    }
+    CG_CHECK(cg_xchg_post_held_before(c, is_recv));
+    CG_CHECK(cg_xchg_reserve(c));
+    rc = cg_xchg_isend_irecv(c, ptr, count, c->dtype, peer, is_recv);
 out:
     return rc;
 }
@@ -298,27 +342,13 @@ static int cg_xchg_post(struct cg_call *c, int peer, const struct cg_buf *b, int
     size_t total = (npieces > 1) ? cg_segs_len(piece, npieces) : 0;
     size_t at = 0;
 
-    struct cg_held *h = &c->cc->held;
-    /* A segmented exchange's requests are counted per segment (cg_xchg_find):
-     * nothing is held there. */
-    if ((npieces == 1) && (c->nseg == 1) && (cg_xchg_hold_on > 0) &&
-        ((!is_recv && (cg_xchg_hold_on > 1)) || ((c->nreqs == 0) && !h->on))) {
-        CG_CHECK(cg_xchg_post_held(c)); /* a send after it, or a receive held alone */
-        h->on = 1;
-        h->is_recv = is_recv;
-        h->peer = peer;
-        h->ptr = b->base + (MPI_Aint)piece[0].off * c->extent;
-        h->count = (int)piece[0].len;
-        goto out;
-    }
-    if (!(is_recv && h->on && !h->is_recv && (cg_xchg_hold_on > 1))) {
-        CG_CHECK(cg_xchg_post_held(c)); /* else a receive goes before the held send */
-    }
-    CG_CHECK(cg_xchg_reserve(c));
     if (npieces == 1) {
-        ptr = b->base + (MPI_Aint)piece[0].off * c->extent;
-        count = (int)piece[0].len;
-    } else if (cg_xchg_stage(c, total * (size_t)c->extent, &at)) {
+        return cg_xchg_post_run(c, peer, b->base + (MPI_Aint)piece[0].off * c->extent,
+                                (int)piece[0].len, is_recv);
+    }
+    CG_CHECK(cg_xchg_post_held_before(c, is_recv)); /* several pieces are never held */
+    CG_CHECK(cg_xchg_reserve(c));
+    if (cg_xchg_stage(c, total * (size_t)c->extent, &at)) {
         ptr = c->cc->pack + at;
         count = (int)total;
         if (is_recv) {
@@ -462,6 +492,24 @@ static int cg_xchg_range(struct cg_call *c, int peer, const struct cg_buf *b, lo
     int nseg = 0;
     struct cg_xrecv *x = NULL;
 
+    /* Why a direct path: most messages are one run of blocks that does not
+     * wrap, under the cut, in an unsegmented exchange; the general path
+     * below (runs, window, pieces) posts the same one message after three
+     * more calls. Anything else, a bad range included, takes it. */
+    if ((c->nseg == 1) && (n >= 1) && (n <= b->nblocks)) {
+        long f = ((first >= 0) && (first < b->nblocks)) ? first : cg_mod(first, b->nblocks);
+        if (f <= b->nblocks - n) {
+            size_t off = cg_geom_off(&b->geom, f);
+            size_t len = cg_geom_off(&b->geom, f + n) - off;
+            if (len == 0) {
+                return MPI_SUCCESS; /* as below */
+            }
+            if (len <= cg_xchg_max_elems) {
+                return cg_xchg_post_run(c, peer, b->base + (MPI_Aint)off * c->extent, (int)len,
+                                        is_recv);
+            }
+        }
+    }
     CG_CHECK(cg_range_segs(b, first, n, seg, &nseg));
     if (nseg == 0) {
         /* Nothing to post, on either end (a count-0 range: a binomial tree's

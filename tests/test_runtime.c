@@ -142,6 +142,27 @@ static void integer_helpers_should_follow_the_schedule_language(void)
     CHECK(cg_ceil_log2(4) == 2);
     CHECK(cg_pof2(6) == 4);
     CHECK(cg_pow(3, 4) == 81);
+    /* The bit scans against their definitions: every x to 2^16, then each
+     * power of two to 2^61 and its neighbours; 0 at x <= 1. */
+    long bad = 0;
+    for (long b = 0; b <= 61; b++) {
+        long lo = (b <= 16) ? ((b == 0) ? -3 : (1L << (b - 1)) + 2) : (1L << b) - 1;
+        for (long x = lo; x <= (1L << b) + 1; x++) {
+            int fl = 0, ce = 0;
+            while ((x >= 2) && ((1L << (fl + 1)) <= x) && (fl < 62)) {
+                fl++;
+            }
+            while ((1L << ce) < x) {
+                ce++;
+            }
+            if ((cg_log2(x) != fl) || (cg_ceil_log2(x) != ce)) {
+                bad++;
+                CHECKF(bad > 3, "x %ld: cg_log2 %d (want %d), cg_ceil_log2 %d (want %d)", x,
+                       cg_log2(x), fl, cg_ceil_log2(x), ce);
+            }
+        }
+    }
+    CHECKF(bad == 0, "%ld values wrong", bad);
 }
 
 /* ---- typed kernels ---------------------------------------------------------- */
