@@ -270,6 +270,25 @@ static inline int cg_range_segs(const struct cg_buf *b, long first, long n, stru
     return MPI_SUCCESS;
 }
 
+/* Blocks [first, first + n) of b as one run that does not wrap: 1 and its
+ * offset and length in elements, or 0 (it wraps, or the range is bad: the
+ * caller's general path reports it). The direct paths of the exchanges,
+ * copies and reduces (xchg.c, reduce.c). */
+static inline int cg_range_run(const struct cg_buf *b, long first, long n, size_t *off,
+                               size_t *len)
+{
+    if ((n < 1) || (n > b->nblocks)) {
+        return 0;
+    }
+    long f = ((first >= 0) && (first < b->nblocks)) ? first : cg_mod(first, b->nblocks);
+    if (f > b->nblocks - n) {
+        return 0;
+    }
+    *off = cg_geom_off(&b->geom, f);
+    *len = cg_geom_off(&b->geom, f + n) - *off;
+    return 1;
+}
+
 /* Posts the element stream of nseg runs of b as messages to or from peer,
  * cut at max_elems as every exchange is (xchg.c); strided.c's ranges. */
 int cg_xchg_segs(struct cg_call *c, int peer, const struct cg_buf *b, const struct cg_seg *seg,

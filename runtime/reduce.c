@@ -209,9 +209,23 @@ static int cg_walk_window(struct cg_call *c, const struct cg_buf *to, long tfirs
                           const struct cg_buf *from, long ffirst, long n, cg_piece_fn fn,
                           int arg, size_t lo, size_t hi);
 
+/* Why a direct path: most copies and reduces are one run of blocks on
+ * each side, as long as each other (a block, or the whole vector); the
+ * window's runs and its loop give fn the same one piece. Anything else, a
+ * bad range included, takes the general walk. */
 static int cg_walk(struct cg_call *c, const struct cg_buf *to, long tfirst,
                    const struct cg_buf *from, long ffirst, long n, cg_piece_fn fn, int arg)
 {
+    size_t toff = 0, tlen = 0, foff = 0, flen = 0;
+
+    if (cg_range_run(to, tfirst, n, &toff, &tlen) && cg_range_run(from, ffirst, n, &foff, &flen) &&
+        (tlen == flen)) {
+        if (tlen == 0) {
+            return MPI_SUCCESS;
+        }
+        return fn(c, to->base + (MPI_Aint)toff * c->extent,
+                  from->base + (MPI_Aint)foff * c->extent, tlen, arg);
+    }
     return cg_walk_window(c, to, tfirst, from, ffirst, n, fn, arg, 0, SIZE_MAX);
 }
 

@@ -496,18 +496,14 @@ static int cg_xchg_range(struct cg_call *c, int peer, const struct cg_buf *b, lo
      * wrap, under the cut, in an unsegmented exchange; the general path
      * below (runs, window, pieces) posts the same one message after three
      * more calls. Anything else, a bad range included, takes it. */
-    if ((c->nseg == 1) && (n >= 1) && (n <= b->nblocks)) {
-        long f = ((first >= 0) && (first < b->nblocks)) ? first : cg_mod(first, b->nblocks);
-        if (f <= b->nblocks - n) {
-            size_t off = cg_geom_off(&b->geom, f);
-            size_t len = cg_geom_off(&b->geom, f + n) - off;
-            if (len == 0) {
-                return MPI_SUCCESS; /* as below */
-            }
-            if (len <= cg_xchg_max_elems) {
-                return cg_xchg_post_run(c, peer, b->base + (MPI_Aint)off * c->extent, (int)len,
-                                        is_recv);
-            }
+    size_t off = 0, len = 0;
+    if ((c->nseg == 1) && cg_range_run(b, first, n, &off, &len)) {
+        if (len == 0) {
+            return MPI_SUCCESS; /* as below */
+        }
+        if (len <= cg_xchg_max_elems) {
+            return cg_xchg_post_run(c, peer, b->base + (MPI_Aint)off * c->extent, (int)len,
+                                    is_recv);
         }
     }
     CG_CHECK(cg_range_segs(b, first, n, seg, &nseg));
@@ -518,7 +514,7 @@ static int cg_xchg_range(struct cg_call *c, int peer, const struct cg_buf *b, lo
          * for the rest and reduces nothing. */
         goto out;
     }
-    size_t len = cg_segs_len(seg, nseg);
+    len = cg_segs_len(seg, nseg);
     if (c->nseg <= 1) {
         rc = cg_xchg_window(c, peer, b, seg, nseg, 0, len, is_recv);
         goto out;
