@@ -889,12 +889,27 @@ static void prologue(struct cg_emitter *em)
     snprintf(head, sizeof(head), api->gpu ? "CG_CU_BEGIN(%s%s(" : "CG_TRY(%s%s(", api->begin,
              info->name);
     const char *end = "));";
-    if (4 * o->indent + strlen(head) + strlen(names) + strlen(flags) + strlen(fallback) + 10 <=
+    /* MPI: the function names itself, for its plans (runtime/plan.c). One
+     * line, or the caller's arguments and then the schedule's, or those
+     * and then the site, each within 120 columns. */
+    char sched[300], site[120] = "", tail[420];
+    snprintf(sched, sizeof(sched), "%s, %s", flags, fallback);
+    if (!api->gpu) {
+        snprintf(site, sizeof(site), "CG_SITE(%s%s)", api->prefix, s->name);
+    }
+    snprintf(tail, sizeof(tail), "%s%s%s", sched, api->gpu ? "" : ", ", site);
+    size_t indent = 4 * (size_t)o->indent, pad = strlen(head);
+    if (indent + pad + strlen("&c, ") + strlen(names) + strlen(", ") + strlen(tail) +
+            strlen(end) <=
         120) {
-        cg_out_line(o, "%s&c, %s, %s, %s%s", head, names, flags, fallback, end);
+        cg_out_line(o, "%s&c, %s, %s%s", head, names, tail, end);
+    } else if (api->gpu || (indent + pad + strlen(tail) + strlen(end) <= 120)) {
+        cg_out_line(o, "%s&c, %s,", head, names);
+        cg_out_line(o, "%*s%s%s", (int)pad, "", tail, end);
     } else {
         cg_out_line(o, "%s&c, %s,", head, names);
-        cg_out_line(o, "%*s%s, %s%s", (int)strlen(head), "", flags, fallback, end);
+        cg_out_line(o, "%*s%s,", (int)pad, "", sched);
+        cg_out_line(o, "%*s%s%s", (int)pad, "", site, end);
     }
     for (int i = 0; i < s->nparams; i++) {
         if (s->params[i].ranged && em->used[s->params[i].slot]) {

@@ -153,6 +153,7 @@ int cg_call_coll_in(struct cg_call *c, MPI_Comm comm, int coll, cg_any_fn fn, in
     int p = 0, me = 0;
     struct view s, r;
     int *counts = NULL, *displs = NULL, *rcounts = NULL, *rdispls = NULL;
+    cg_plan_refuse(); /* another collective: a plan holds none (plan.c) */
     CG_CHECK(cg_lazy_flush(c)); /* the callee sees the caller's memory (lazy.c) */
     CG_CHECK_MPI(MPI_Comm_size(comm, &p));
     CG_CHECK_MPI(MPI_Comm_rank(comm, &me));

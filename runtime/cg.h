@@ -191,6 +191,7 @@ struct cg_call {
                             * of the p equal blocks; in dtype */
     int empty;             /* count is 0: the call has nothing to do */
     int result;            /* the call's result when the begin returned CG_DONE */
+    int replayed;          /* the begin replayed the call's plan (plan.c) */
     const struct cg_topo *topo; /* CG_NEEDS_TOPOLOGY: this communicator's (regular) */
     /* Where the caller's output buffer is not dense in the blocks' basic
      * type (cg_sig), the blocks live in scratch and cg_call_finish unpacks
@@ -428,7 +429,8 @@ int cg_call_split(struct cg_call *c, const char *site, long instance, int color,
  * and how it ends:
  *
  *   int rc = MPI_SUCCESS;
- *   CG_TRY(cg_begin_<coll>(&c, <the collective's arguments>, flags, fallback));
+ *   CG_TRY(cg_begin_<coll>(&c, <the collective's arguments>, flags, fallback,
+ *                          CG_SITE(<the function>)));
  *   ... p, rank, the schedule's lets, the call tag ...
  *   CG_TRY(cg_buffers(&c, B, &in, &out, &tmp, scratch blocks));
  *   ... the phases ...
@@ -445,7 +447,8 @@ int cg_call_split(struct cg_call *c, const char *site, long instance, int color,
  * cg_<coll>_fn of the same collective, cast to cg_any_fn) on the same
  * arguments. It returns MPI_SUCCESS (go on), an MPI error code, or CG_DONE:
  * the call is complete without its phases, because the count is 0 (never
- * for barrier) or the fallback ran; c->result is then the call's result.
+ * for barrier), the fallback ran or the call's plan was replayed (plan.c);
+ * c->result is then the call's result.
  * With CG_READS_PARAMS a count of 0 is not CG_DONE but c->empty, which the
  * caller tests after reading its params (a bad value is an error even
  * then). cg_call_finish is safe on c whatever the begin returned. */
@@ -453,10 +456,47 @@ int cg_call_split(struct cg_call *c, const char *site, long instance, int color,
 #define CG_READS_PARAMS 4
 #define CG_DONE (-1) /* no MPI error code is negative */
 
+/* Who is calling a begin: the generated function itself, and whether it
+ * was built with timing tags (CG_TAGS). A call's plan (plan.c) is replayed
+ * only for the function that recorded it, and never while that function's
+ * tags are on: a replay runs no emitted code, so it would record no tag.
+ * CG_SITE_NONE (a test, a hand-written caller) never records nor replays. */
+struct cg_site {
+    cg_any_fn fn; /* NULL: no plans */
+    int tagged;   /* built with CG_TAGS */
+};
+#ifdef CG_TAGS
+#define CG_SITE(fn) ((struct cg_site){ (cg_any_fn)(fn), 1 })
+#else
+#define CG_SITE(fn) ((struct cg_site){ (cg_any_fn)(fn), 0 })
+#endif
+#define CG_SITE_NONE ((struct cg_site){ NULL, 0 })
+
 #define X(ID, id, mpi, bufs, combine, rooted, shape, input, in_place, size, busbw, args, ...) \
-    int cg_begin_##id(struct cg_call *c, args, int flags, cg_any_fn fallback);
+    int cg_begin_##id(struct cg_call *c, args, int flags, cg_any_fn fallback,                 \
+                      struct cg_site site);
 CG_COLL_TABLE(X)
 #undef X
+
+/* ---- plans (plan.c) ------------------------------------------------------ */
+
+/* A call's plan: what a generated call did, recorded once and replayed by
+ * later calls of the same function with the same arguments on the same
+ * communicator (every pointer, count, datatype, root and op equal): its
+ * messages (MPI_Isend, MPI_Irecv, MPI_Send, MPI_Recv, MPI_Wait in the same
+ * order, on the same addresses, peers and tags), its copies and its
+ * reductions, without the prologue, the lazy input's bookkeeping or the
+ * walk over block ranges that found them. plan.c says when that is safe
+ * and when a call is not recorded.
+ *
+ * Modes, process-wide (a measuring and testing hook; also the environment
+ * variable CG_PLANS=0, 1 or eager, read at the first call): */
+#define CG_PLANS_OFF 0   /* never record nor replay */
+#define CG_PLANS_ON 1    /* record a call whose arguments were seen before (default) */
+#define CG_PLANS_EAGER 2 /* record every call that can be (tests: the next call replays) */
+void cg_plan_mode(int mode);
+/* Plans replayed by this process so far (tests, measurements). */
+unsigned long cg_plan_replays(void);
 
 /* Ends the call (cg_call_end) and returns its result: rc, or for CG_DONE
  * what the begin left in c->result. */

@@ -7,6 +7,7 @@
 
 #include "cg.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,6 +36,148 @@ struct cg_held {
     char *ptr;    /* its run */
     int count;    /* elements of c->dtype */
 };
+
+/* ---- plans (plan.c) ------------------------------------------------------ */
+
+#define CG_NPLANS 8          /* argument sets a context remembers */
+#define CG_PLAN_MAX_OPS 4096 /* a call of more steps is not recorded */
+
+/* One thing a recorded call did, with every operand resolved. */
+enum cg_plan_kind {
+    CG_OP_ISEND,        /* MPI_Isend(to, count, type, peer, tag) as request req */
+    CG_OP_IRECV,        /* MPI_Irecv(to, count, type, peer, tag) as request req */
+    CG_OP_SEND,         /* MPI_Send(to, count, type, peer, tag) */
+    CG_OP_RECV,         /* MPI_Recv(to, count, type, peer, tag) */
+    CG_OP_WAIT,         /* MPI_Wait(request req) */
+    CG_OP_COPY,         /* memcpy(to, from, n bytes) */
+    CG_OP_ZERO,         /* memset(to, 0, n bytes) */
+    CG_OP_KERNEL,       /* cg_reduce_kernel_run(kernel, to, from, n) */
+    CG_OP_KERNEL_SW,    /* cg_reduce_kernel_sw_run(kernel, to, from, n) */
+    CG_OP_KERNEL3,      /* cg_reduce_kernel3_run(kernel, to, from, from2, n) */
+    CG_OP_REDUCE_LOCAL  /* MPI_Reduce_local(from, to, n, type, op) */
+};
+
+struct cg_plan_op {
+    int kind;          /* enum cg_plan_kind */
+    int peer, count, tag; /* messages */
+    int req;           /* ISEND, IRECV, WAIT: the request's slot in the context's array */
+    int kernel;        /* KERNEL*: the typed kernel */
+    size_t n;          /* COPY, ZERO: bytes; KERNEL*, REDUCE_LOCAL: elements */
+    char *to;
+    const char *from, *from2;
+    MPI_Datatype type; /* messages, REDUCE_LOCAL */
+    MPI_Op op;         /* REDUCE_LOCAL */
+};
+
+/* What a plan is for: the calling function and the caller's arguments.
+ * Zeroed before it is filled, so that memcmp compares it. */
+struct cg_plan_key {
+    cg_any_fn fn;
+    int coll, flags, root;
+    const void *sendbuf;
+    void *recvbuf;
+    size_t sendcount, recvcount;
+    MPI_Datatype sendtype, recvtype;
+    MPI_Op op;
+    unsigned gen;  /* the settings' generation (plan.c, cg_plan_touch) */
+    unsigned pgen; /* the params' (cg_param_gen) */
+};
+
+enum cg_plan_state {
+    CG_PLAN_EMPTY,     /* free slot */
+    CG_PLAN_SEEN,      /* the key was called once: the next such call records */
+    CG_PLAN_RECORDING, /* the call in progress records into it */
+    CG_PLAN_READY,     /* replayed by calls with its key */
+    CG_PLAN_NEVER      /* the key's calls cannot be recorded (plan.c says which) */
+};
+
+struct cg_plan {
+    int state;                /* enum cg_plan_state */
+    uint64_t hash;            /* of key, compared first */
+    struct cg_plan_key key;
+    unsigned scratch_gen;     /* the context's scratch_gen it was recorded in */
+    struct cg_plan_op *ops;   /* allocated cap, nops used */
+    int nops, cap;
+    int nreqs;                /* request slots its messages use */
+    int bad;                  /* recording: 1 scratch moved (record again), 2 refused (never) */
+    const struct cg_call *owner; /* recording: the call */
+};
+
+/* The plan the calling thread is recording into, or NULL: the hooks below
+ * add to it. Why thread-local and not in struct cg_call: the leaves that
+ * move data (cg_copy_typed, cg_sig_copy) are not given the call. */
+extern _Thread_local struct cg_plan *cg_rec;
+
+void cg_plan_note(const struct cg_plan_op *op);
+/* What a recording call did that a plan cannot replay (a derived datatype
+ * built for a message, a call step, a copy through MPI): not recorded. */
+void cg_plan_refuse(void);
+/* Lost when a scratch slot moves: every plan of the context is stale. */
+void cg_plan_note_scratch_moved(void);
+
+/* memcpy and memset that a recording call notes. */
+static inline void cg_memcpy(void *to, const void *from, size_t n)
+{
+    memcpy(to, from, n);
+    if (__builtin_expect(cg_rec != NULL, 0)) {
+        struct cg_plan_op o = { .kind = CG_OP_COPY, .n = n, .to = to, .from = from };
+        cg_plan_note(&o);
+    }
+}
+
+static inline void cg_memzero(void *to, size_t n)
+{
+    memset(to, 0, n);
+    if (__builtin_expect(cg_rec != NULL, 0)) {
+        struct cg_plan_op o = { .kind = CG_OP_ZERO, .n = n, .to = to };
+        cg_plan_note(&o);
+    }
+}
+
+/* A message posted, sent or received, or waited for. */
+static inline void cg_plan_note_msg(int kind, void *ptr, int count, MPI_Datatype type, int peer,
+                                    int tag, int req)
+{
+    if (__builtin_expect(cg_rec != NULL, 0)) {
+        struct cg_plan_op o = { .kind = kind, .peer = peer, .count = count, .tag = tag,
+                                .req = req, .to = ptr, .type = type };
+        cg_plan_note(&o);
+    }
+}
+
+/* A typed kernel or MPI_Reduce_local run. */
+static inline void cg_plan_note_reduce(int kind, int kernel, void *to, const void *from,
+                                       const void *from2, size_t n, MPI_Datatype type,
+                                       MPI_Op op)
+{
+    if (__builtin_expect(cg_rec != NULL, 0)) {
+        struct cg_plan_op o = { .kind = kind, .kernel = kernel, .n = n, .to = to,
+                                .from = from, .from2 = from2, .type = type, .op = op };
+        cg_plan_note(&o);
+    }
+}
+
+/* The begin's half (prologue.c): replays the call's plan when there is
+ * one (CG_DONE, c->result its result, c ended), else says in *rec the
+ * slot this call records into (NULL: none). hint: comm's context where the
+ * caller has it, else NULL. */
+int cg_plan_lookup(struct cg_call *c, MPI_Comm comm, struct cg_comm *hint,
+                   const struct cg_plan_key *key, struct cg_site site, struct cg_plan **rec);
+/* Starts recording the call begun on c into rec. */
+void cg_plan_record(struct cg_call *c, struct cg_plan *rec);
+/* The call on c ends with rc: its recording, if any, becomes a plan or is
+ * dropped (cg_call_finish, cg_call_end). */
+void cg_plan_end(const struct cg_call *c, int rc);
+/* Settings that change what a call does have changed: no plan recorded
+ * before matches (the exchange hooks, cg_plan_mode). */
+void cg_plan_touch(void);
+/* cg_param_set's generation (param.c), also in a plan's key: a plan was
+ * recorded with the params of its time. */
+unsigned cg_param_gen(void);
+/* Frees a context's plans (comm.c). */
+void cg_plan_free_all(struct cg_plan *plans);
+/* The context cached on comm, or NULL when it has none yet (comm.c). */
+int cg_comm_context(MPI_Comm comm, struct cg_comm **cc);
 
 /* Cached per communicator as an attribute (comm.c); freed with it. The
  * arrays grow on demand and never shrink, so that a call in steady state
@@ -67,6 +210,10 @@ struct cg_comm {
     struct cg_seg *upiece;            /* their pieces, each receive's consecutive */
     int nupiece, upiece_cap;          /* used, allocated */
     struct cg_held held;              /* a message of the exchange not posted yet (xchg.c) */
+    unsigned scratch_gen;             /* advanced whenever a scratch slot moves (cg_scratch) */
+    struct cg_plan plans[CG_NPLANS];  /* calls recorded (plan.c) */
+    int plan_next;                    /* the slot a new key takes */
+    int plan_last;                    /* the slot the last lookup found or took */
 };
 
 /* A packed receive (xchg.c): when request `req` completes, its npieces

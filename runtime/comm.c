@@ -51,6 +51,7 @@ static void cg_comm_remember(MPI_Comm comm, struct cg_comm *cc, unsigned gen)
 
 static void cg_comm_destroy(struct cg_comm *cc)
 {
+    cg_plan_free_all(cc->plans);
     for (int i = 0; i < CG_NSCRATCH; i++) {
         free(cc->scratch[i]);
     }
@@ -151,6 +152,11 @@ static int cg_comm_find(MPI_Comm comm, struct cg_comm **out_cc)
     }
 out:
     return rc;
+}
+
+int cg_comm_context(MPI_Comm comm, struct cg_comm **cc)
+{
+    return cg_comm_find(comm, cc);
 }
 
 /* What cg_call_begin needs of datatype t: from cc's memory of it (cc may
@@ -331,6 +337,7 @@ static void cg_call_abandon(struct cg_call *c)
 void cg_call_end(struct cg_call *c)
 {
     if (c->cc != NULL) {
+        cg_plan_end(c, MPI_ERR_OTHER); /* a recording not ended by cg_call_finish: dropped */
         cg_call_abandon(c);
     }
     c->cc = NULL;
@@ -361,6 +368,8 @@ void *cg_scratch(struct cg_call *c, int slot, size_t bytes, int *rc)
         size_t want = (bytes > 0) ? bytes : 1;
         want = (want + align - 1) / align * align; /* aligned_alloc: a multiple */
         free(cc->scratch[slot]);
+        cc->scratch_gen++; /* plans hold scratch addresses (plan.c) */
+        cg_plan_note_scratch_moved();
         cc->scratch[slot] = aligned_alloc(align, want);
         cc->scratch_bytes[slot] = (cc->scratch[slot] != NULL) ? want : 0;
         if (cc->scratch[slot] == NULL) {

@@ -96,7 +96,7 @@ static int own_block(struct cg_call *c, long j)
         const char *from = c->lazy_in + (MPI_Aint)off * c->extent;
         char *to = c->lazy_out + (MPI_Aint)off * c->extent;
         if (c->contiguous) {
-            memcpy(to, from, len * (size_t)c->extent);
+            cg_memcpy(to, from, len * (size_t)c->extent);
         } else {
             CG_CHECK(cg_copy_typed(from, len, c->dtype, to, len, c->dtype));
         }

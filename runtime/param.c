@@ -27,6 +27,11 @@ static struct cg_param_setting cg_param_table[CG_PARAM_MAX_SET];
 static int cg_param_nset;
 static unsigned cg_param_generation = 1;
 
+unsigned cg_param_gen(void)
+{
+    return cg_param_generation;
+}
+
 int cg_param_set(const char *schedule, const char *name, int value)
 {
     int i = 0;

@@ -32,14 +32,44 @@ struct args {
     size_t count;       /* elements of this rank's blocks */
     MPI_Datatype dtype; /* the datatype they are counted in */
     MPI_Op op;          /* MPI_OP_NULL for collectives without one */
+    struct cg_comm *cc; /* comm's context where the begin has it, else NULL */
 };
 
 static int begin(struct cg_call *c, const struct args *a, MPI_Comm comm, int flags,
-                 cg_any_fn fallback)
+                 cg_any_fn fallback, struct cg_site site)
 {
     int rc = MPI_SUCCESS;
     MPI_Datatype dtype = a->dtype;
     size_t count = a->count;
+    struct cg_plan *rec = NULL;
+
+    /* A call with a plan is replayed before anything else (plan.c); the
+     * key is the caller's arguments (count and dtype follow from them). */
+    if (site.fn != NULL) {
+        struct cg_plan_key key;
+        memset(&key, 0, sizeof(key));
+        key.fn = site.fn;
+        key.coll = a->coll;
+        key.flags = flags;
+        key.root = a->root;
+        key.sendbuf = a->sendbuf;
+        key.recvbuf = a->recvbuf;
+        key.sendcount = a->sendcount;
+        key.recvcount = a->recvcount;
+        key.sendtype = a->sendtype;
+        key.recvtype = a->recvtype;
+        key.op = a->op;
+        c->replayed = 0;
+        rc = cg_plan_lookup(c, comm, a->cc, &key, site, &rec);
+        if (rc == CG_DONE) {
+            c->replayed = 1;
+            goto out;
+        }
+        if (rc != MPI_SUCCESS) {
+            memset(c, 0, sizeof(*c)); /* as below: cg_call_finish is safe on c */
+            goto out;
+        }
+    }
 
     /* A collective that moves data without an op counts its blocks in the
      * basic elements of the signature (signature.c says why); one that
@@ -88,6 +118,9 @@ static int begin(struct cg_call *c, const struct args *a, MPI_Comm comm, int fla
     if (c->empty && (flags & CG_READS_PARAMS) == 0) {
         rc = CG_DONE;
     }
+    if ((rc == MPI_SUCCESS) && (rec != NULL)) {
+        cg_plan_record(c, rec); /* from the buffers on, until cg_call_finish */
+    }
 out:
     return rc;
 }
@@ -106,6 +139,9 @@ int cg_call_finish(struct cg_call *c, int rc)
         rc = cg_sig_copy(c->unpack_to, c->unpack_count, c->unpack_type, c->unpack_from,
                          c->unpack_nbasic, c->dtype, 1);
     }
+    if (c->cc != NULL) {
+        cg_plan_end(c, rc); /* a recording call: its plan is complete */
+    }
     cg_call_end(c);
     return (rc == CG_DONE) ? c->result : rc;
 }
@@ -113,7 +149,7 @@ int cg_call_finish(struct cg_call *c, int rc)
 /* Whether begin's CG_DONE is for the fallback, not for a count of 0. */
 static int falls_back(const struct cg_call *c, int rc)
 {
-    return (rc == CG_DONE) && !c->empty;
+    return (rc == CG_DONE) && !c->empty && !c->replayed;
 }
 
 /* The rank of the caller in comm, for the rooted collectives whose blocks'
@@ -132,11 +168,11 @@ static int rank_first(struct cg_call *c, MPI_Comm comm, int *rank)
  * and cg_exscan_fn are one type). */
 static int begin_vector(struct cg_call *c, int coll, const void *sendbuf, void *recvbuf,
                         size_t count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int flags,
-                        cg_any_fn fallback)
+                        cg_any_fn fallback, struct cg_site site)
 {
     struct args a = { coll, sendbuf, recvbuf, count, count, datatype, datatype, 0, count,
-                      datatype, op };
-    int rc = begin(c, &a, comm, flags, fallback);
+                      datatype, op, NULL };
+    int rc = begin(c, &a, comm, flags, fallback, site);
     if (falls_back(c, rc)) {
         c->result = ((cg_allreduce_fn)fallback)(sendbuf, recvbuf, count, datatype, op, comm);
     }
@@ -146,11 +182,12 @@ static int begin_vector(struct cg_call *c, int coll, const void *sendbuf, void *
 /* allgather and alltoall: one signature. */
 static int begin_pair(struct cg_call *c, int coll, const void *sendbuf, size_t sendcount,
                       MPI_Datatype sendtype, void *recvbuf, size_t recvcount,
-                      MPI_Datatype recvtype, MPI_Comm comm, int flags, cg_any_fn fallback)
+                      MPI_Datatype recvtype, MPI_Comm comm, int flags, cg_any_fn fallback,
+                      struct cg_site site)
 {
     struct args a = { coll, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, 0,
-                      recvcount, recvtype, MPI_OP_NULL };
-    int rc = begin(c, &a, comm, flags, fallback);
+                      recvcount, recvtype, MPI_OP_NULL, NULL };
+    int rc = begin(c, &a, comm, flags, fallback, site);
     if (falls_back(c, rc)) {
         c->result = ((cg_allgather_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                                 recvtype, comm);
@@ -158,24 +195,26 @@ static int begin_pair(struct cg_call *c, int coll, const void *sendbuf, size_t s
     return rc;
 }
 
-int cg_begin_allreduce(struct cg_call *c, CG_ALLREDUCE_ARGS, int flags, cg_any_fn fallback)
+int cg_begin_allreduce(struct cg_call *c, CG_ALLREDUCE_ARGS, int flags, cg_any_fn fallback,
+                       struct cg_site site)
 {
     return begin_vector(c, CG_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm, flags,
-                        fallback);
+                        fallback, site);
 }
 
-int cg_begin_allgather(struct cg_call *c, CG_ALLGATHER_ARGS, int flags, cg_any_fn fallback)
+int cg_begin_allgather(struct cg_call *c, CG_ALLGATHER_ARGS, int flags, cg_any_fn fallback,
+                       struct cg_site site)
 {
     return begin_pair(c, CG_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, comm, flags, fallback);
+                      recvtype, comm, flags, fallback, site);
 }
 
 int cg_begin_reduce_scatter_block(struct cg_call *c, CG_REDUCE_SCATTER_BLOCK_ARGS, int flags,
-                                  cg_any_fn fallback)
+                                  cg_any_fn fallback, struct cg_site site)
 {
     struct args a = { CG_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, recvcount,
-                      datatype, datatype, 0, recvcount, datatype, op };
-    int rc = begin(c, &a, comm, flags, fallback);
+                      datatype, datatype, 0, recvcount, datatype, op, NULL };
+    int rc = begin(c, &a, comm, flags, fallback, site);
     if (falls_back(c, rc)) {
         c->result = ((cg_reduce_scatter_block_fn)fallback)(sendbuf, recvbuf, recvcount,
                                                            datatype, op, comm);
@@ -183,22 +222,24 @@ int cg_begin_reduce_scatter_block(struct cg_call *c, CG_REDUCE_SCATTER_BLOCK_ARG
     return rc;
 }
 
-int cg_begin_bcast(struct cg_call *c, CG_BCAST_ARGS, int flags, cg_any_fn fallback)
+int cg_begin_bcast(struct cg_call *c, CG_BCAST_ARGS, int flags, cg_any_fn fallback,
+                   struct cg_site site)
 {
     struct args a = { CG_COLL_BCAST, NULL, buffer, count, count, datatype, datatype, root,
-                      count, datatype, MPI_OP_NULL };
-    int rc = begin(c, &a, comm, flags, fallback);
+                      count, datatype, MPI_OP_NULL, NULL };
+    int rc = begin(c, &a, comm, flags, fallback, site);
     if (falls_back(c, rc)) {
         c->result = ((cg_bcast_fn)fallback)(buffer, count, datatype, root, comm);
     }
     return rc;
 }
 
-int cg_begin_reduce(struct cg_call *c, CG_REDUCE_ARGS, int flags, cg_any_fn fallback)
+int cg_begin_reduce(struct cg_call *c, CG_REDUCE_ARGS, int flags, cg_any_fn fallback,
+                    struct cg_site site)
 {
     struct args a = { CG_COLL_REDUCE, sendbuf, recvbuf, count, count, datatype, datatype, root,
-                      count, datatype, op };
-    int rc = begin(c, &a, comm, flags, fallback);
+                      count, datatype, op, NULL };
+    int rc = begin(c, &a, comm, flags, fallback, site);
     if (falls_back(c, rc)) {
         c->result = ((cg_reduce_fn)fallback)(sendbuf, recvbuf, count, datatype, op, root, comm);
     }
@@ -216,19 +257,28 @@ int cg_begin_reduce(struct cg_call *c, CG_REDUCE_ARGS, int flags, cg_any_fn fall
 static int begin_rooted(struct cg_call *c, int coll, const void *sendbuf, size_t sendcount,
                         MPI_Datatype sendtype, void *recvbuf, size_t recvcount,
                         MPI_Datatype recvtype, int root, MPI_Comm comm, int flags,
-                        cg_any_fn fallback)
+                        cg_any_fn fallback, struct cg_site site)
 {
     int rank = 0;
-    int rc = rank_first(c, comm, &rank);
-    if (rc != MPI_SUCCESS) {
-        return rc;
+    int rc = MPI_SUCCESS;
+    struct cg_comm *cc = NULL;
+
+    /* The context's rank (the duplicate's is the caller's) where there is
+     * one: MPI_Comm_rank was a tenth of a replayed call (plan.c). */
+    if ((comm == MPI_COMM_NULL) || (cg_comm_context(comm, &cc) != MPI_SUCCESS) || (cc == NULL)) {
+        rc = rank_first(c, comm, &rank);
+        if (rc != MPI_SUCCESS) {
+            return rc;
+        }
+    } else {
+        rank = cc->rank;
     }
     int in_send = (coll == CG_COLL_GATHER) ? (rank != root)
                                            : ((rank == root) && (recvbuf == MPI_IN_PLACE));
     struct args a = { coll, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, root,
                       in_send ? sendcount : recvcount, in_send ? sendtype : recvtype,
-                      MPI_OP_NULL };
-    rc = begin(c, &a, comm, flags, fallback);
+                      MPI_OP_NULL, cc };
+    rc = begin(c, &a, comm, flags, fallback, site);
     if (falls_back(c, rc)) {
         c->result = ((cg_gather_fn)fallback)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                              recvtype, root, comm);
@@ -236,43 +286,49 @@ static int begin_rooted(struct cg_call *c, int coll, const void *sendbuf, size_t
     return rc;
 }
 
-int cg_begin_gather(struct cg_call *c, CG_GATHER_ARGS, int flags, cg_any_fn fallback)
+int cg_begin_gather(struct cg_call *c, CG_GATHER_ARGS, int flags, cg_any_fn fallback,
+                    struct cg_site site)
 {
     return begin_rooted(c, CG_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                        recvtype, root, comm, flags, fallback);
+                        recvtype, root, comm, flags, fallback, site);
 }
 
-int cg_begin_scatter(struct cg_call *c, CG_SCATTER_ARGS, int flags, cg_any_fn fallback)
+int cg_begin_scatter(struct cg_call *c, CG_SCATTER_ARGS, int flags, cg_any_fn fallback,
+                     struct cg_site site)
 {
     return begin_rooted(c, CG_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                        recvtype, root, comm, flags, fallback);
+                        recvtype, root, comm, flags, fallback, site);
 }
 
-int cg_begin_alltoall(struct cg_call *c, CG_ALLTOALL_ARGS, int flags, cg_any_fn fallback)
+int cg_begin_alltoall(struct cg_call *c, CG_ALLTOALL_ARGS, int flags, cg_any_fn fallback,
+                      struct cg_site site)
 {
     return begin_pair(c, CG_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, comm, flags, fallback);
+                      recvtype, comm, flags, fallback, site);
 }
 
-int cg_begin_scan(struct cg_call *c, CG_SCAN_ARGS, int flags, cg_any_fn fallback)
+int cg_begin_scan(struct cg_call *c, CG_SCAN_ARGS, int flags, cg_any_fn fallback,
+                  struct cg_site site)
 {
     return begin_vector(c, CG_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, comm, flags,
-                        fallback);
+                        fallback, site);
 }
 
-int cg_begin_exscan(struct cg_call *c, CG_EXSCAN_ARGS, int flags, cg_any_fn fallback)
+int cg_begin_exscan(struct cg_call *c, CG_EXSCAN_ARGS, int flags, cg_any_fn fallback,
+                    struct cg_site site)
 {
     return begin_vector(c, CG_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, flags,
-                        fallback);
+                        fallback, site);
 }
 
 /* No user data: every message carries a 1-byte token (the runtime posts
  * nothing for an empty range); merging tokens is a no-op. */
-int cg_begin_barrier(struct cg_call *c, CG_BARRIER_ARGS, int flags, cg_any_fn fallback)
+int cg_begin_barrier(struct cg_call *c, CG_BARRIER_ARGS, int flags, cg_any_fn fallback,
+                     struct cg_site site)
 {
     struct args a = { CG_COLL_BARRIER, NULL, NULL, 1, 1, MPI_BYTE, MPI_BYTE, 0, 1, MPI_BYTE,
-                      MPI_OP_NULL };
-    int rc = begin(c, &a, comm, flags, fallback);
+                      MPI_OP_NULL, NULL };
+    int rc = begin(c, &a, comm, flags, fallback, site);
     if (falls_back(c, rc)) {
         c->result = ((cg_barrier_fn)fallback)(comm);
     }

@@ -307,14 +307,22 @@ static int cg_reduce_piece(struct cg_call *c, char *into, const char *from, size
 
     if ((arg & CG_FROM_SWAPPED) != 0) {
         cg_reduce_kernel_sw_run(c->kernel, into, from, n);
+        cg_plan_note_reduce(CG_OP_KERNEL_SW, c->kernel, into, from, NULL, n, MPI_DATATYPE_NULL,
+                            MPI_OP_NULL);
     } else if ((arg & CG_FROM_INPUT) != 0) {
-        cg_reduce_kernel3_run(c->kernel, into, c->lazy_in + (into - c->lazy_out), from, n);
+        const char *in = c->lazy_in + (into - c->lazy_out);
+        cg_reduce_kernel3_run(c->kernel, into, in, from, n);
+        cg_plan_note_reduce(CG_OP_KERNEL3, c->kernel, into, in, from, n, MPI_DATATYPE_NULL,
+                            MPI_OP_NULL);
     } else if (c->kernel >= 0) {
         cg_reduce_kernel_run(c->kernel, into, from, n);
+        cg_plan_note_reduce(CG_OP_KERNEL, c->kernel, into, from, NULL, n, MPI_DATATYPE_NULL,
+                            MPI_OP_NULL);
     } else if (order == CG_FROM_INTO) {
         while (n > 0) {
             size_t k = (n < INT_MAX) ? n : INT_MAX;
             CG_CHECK_MPI(MPI_Reduce_local(from, into, (int)k, c->dtype, c->op));
+            cg_plan_note_reduce(CG_OP_REDUCE_LOCAL, -1, into, from, NULL, k, c->dtype, c->op);
             into += (MPI_Aint)k * c->extent;
             from += (MPI_Aint)k * c->extent;
             n -= k;
@@ -339,6 +347,7 @@ static int cg_reduce_piece(struct cg_call *c, char *into, const char *from, size
             size_t k = (n < stage) ? n : stage;
             CG_CHECK(cg_copy_typed(from, k, c->dtype, tmp, k, c->dtype));
             CG_CHECK_MPI(MPI_Reduce_local(into, tmp, (int)k, c->dtype, c->op));
+            cg_plan_note_reduce(CG_OP_REDUCE_LOCAL, -1, tmp, into, NULL, k, c->dtype, c->op);
             CG_CHECK(cg_copy_typed(tmp, k, c->dtype, into, k, c->dtype));
             into += (MPI_Aint)k * c->extent;
             from += (MPI_Aint)k * c->extent;
@@ -398,7 +407,7 @@ static int cg_copy_piece(struct cg_call *c, char *to, const char *from, size_t n
         return MPI_SUCCESS;
     }
     if (contiguous) {
-        memcpy(to, from, n * (size_t)c->extent);
+        cg_memcpy(to, from, n * (size_t)c->extent);
         return MPI_SUCCESS;
     }
     return cg_copy_typed(from, n, c->dtype, to, n, c->dtype);
@@ -441,9 +450,10 @@ int cg_copy_typed(const void *src, size_t scount, MPI_Datatype stype, void *dst,
         CG_CHECK(cg_type_is_contiguous(stype, &contiguous));
         CG_CHECK_MPI(MPI_Type_get_extent(stype, &lb, &extent));
         if (contiguous) {
-            memcpy(d, s, scount * (size_t)extent);
+            cg_memcpy(d, s, scount * (size_t)extent);
             goto out;
         }
+        cg_plan_refuse(); /* a copy through MPI: derived types, never recorded */
         while (scount > 0) {
             size_t k = (scount < INT_MAX) ? scount : INT_MAX;
             CG_CHECK_MPI(MPI_Sendrecv(s, (int)k, stype, 0, 0, d, (int)k, dtype, 0, 0,
@@ -470,6 +480,7 @@ int cg_copy_typed(const void *src, size_t scount, MPI_Datatype stype, void *dst,
             rc = MPI_ERR_COUNT;
             goto out;
         }
+        cg_plan_refuse();
         CG_CHECK_MPI(MPI_Sendrecv(s, (int)scount, stype, 0, 0, d, (int)dcount, dtype, 0, 0,
                                   MPI_COMM_SELF, MPI_STATUS_IGNORE));
     }
@@ -492,7 +503,7 @@ int cg_fill(struct cg_call *c, const struct cg_buf *b, long first, long n)
     CG_CHECK(cg_lazy_write(c, b, first, n));
     CG_CHECK(cg_range_segs(b, first, n, seg, &nseg));
     for (int i = 0; i < nseg; i++) {
-        memset(b->base + seg[i].off * (size_t)c->extent, 0, seg[i].len * (size_t)c->extent);
+        cg_memzero(b->base + seg[i].off * (size_t)c->extent, seg[i].len * (size_t)c->extent);
     }
 out:
     return rc;

@@ -308,7 +308,7 @@ int cg_sig_copy(void *buf, size_t n, MPI_Datatype type, void *packed, size_t nba
     CG_CHECK_MPI(MPI_Type_size_x(basic, &bsize));
     if (s.dense) {
         size_t bytes = nbasic * (size_t)bsize;
-        memcpy(unpack ? buf : packed, unpack ? packed : buf, bytes);
+        cg_memcpy(unpack ? buf : packed, unpack ? packed : buf, bytes);
         goto out;
     }
     if (s.per > INT_MAX) {
@@ -318,6 +318,7 @@ int cg_sig_copy(void *buf, size_t n, MPI_Datatype type, void *packed, size_t nba
         goto out;
     }
     CG_CHECK_MPI(MPI_Type_get_extent(type, &lb, &extent));
+    cg_plan_refuse(); /* a copy through MPI: derived types, never recorded */
     /* Pieces of whole elements, at most INT_MAX on either side. */
     size_t most = (size_t)INT_MAX / s.per;
     char *b = buf, *q = packed;

@@ -21,6 +21,7 @@ static size_t cg_xchg_max_elems = INT_MAX;
 void cg_xchg_set_max_elems(size_t max_elems)
 {
     cg_xchg_max_elems = ((max_elems >= 1) && (max_elems <= INT_MAX)) ? max_elems : INT_MAX;
+    cg_plan_touch();
 }
 
 /* Why small messages of several pieces are packed: an hindexed type costs
@@ -35,6 +36,7 @@ static size_t cg_xchg_pack_max = CG_XCHG_PACK_DEFAULT;
 void cg_xchg_set_pack_max(size_t bytes)
 {
     cg_xchg_pack_max = (bytes <= CG_PACK_ARENA) ? bytes : CG_PACK_ARENA;
+    cg_plan_touch();
 }
 
 int cg_xchg_begin(struct cg_call *c, int tag)
@@ -195,7 +197,7 @@ static void cg_xchg_unpack(struct cg_call *c, int req)
         for (int k = 0; k < u->npieces; k++) {
             const struct cg_seg *s = &cc->upiece[u->piece + k];
             size_t bytes = s->len * (size_t)c->extent;
-            memcpy(u->base + (MPI_Aint)s->off * c->extent, from, bytes);
+            cg_memcpy(u->base + (MPI_Aint)s->off * c->extent, from, bytes);
             from += bytes;
         }
         u->req = -1;
@@ -207,6 +209,9 @@ static void cg_xchg_unpack(struct cg_call *c, int req)
 static int cg_xchg_wait_one(struct cg_call *c, int i)
 {
     int wrc = MPI_Wait(&c->reqs[i], MPI_STATUS_IGNORE);
+    if (wrc == MPI_SUCCESS) {
+        cg_plan_note_msg(CG_OP_WAIT, NULL, 0, MPI_DATATYPE_NULL, 0, 0, i);
+    }
     if ((wrc == MPI_SUCCESS) && (c->cc->nunpack > 0)) {
         cg_xchg_unpack(c, i);
     }
@@ -236,6 +241,7 @@ static int cg_xchg_hold_on = 2;
 void cg_xchg_hold_enable(int level)
 {
     cg_xchg_hold_on = (level < 0) ? 0 : ((level > 2) ? 2 : level);
+    cg_plan_touch();
 }
 
 /* Posts one message as request c->nreqs (room reserved). */
@@ -250,6 +256,8 @@ static int cg_xchg_isend_irecv(struct cg_call *c, char *ptr, int count, MPI_Data
     } else {
         CG_CHECK_MPI(MPI_Isend(ptr, count, type, peer, c->tag, c->comm, &c->reqs[c->nreqs]));
     }
+    cg_plan_note_msg(is_recv ? CG_OP_IRECV : CG_OP_ISEND, ptr, count, type, peer, c->tag,
+                     c->nreqs);
     c->nreqs++;
 out:
     return rc;
@@ -296,6 +304,8 @@ static int cg_xchg_complete_held(struct cg_call *c)
     } else {
         CG_CHECK_MPI(MPI_Send(h->ptr, h->count, c->dtype, h->peer, c->tag, c->comm));
     }
+    cg_plan_note_msg(h->is_recv ? CG_OP_RECV : CG_OP_SEND, h->ptr, h->count, c->dtype, h->peer,
+                     c->tag, -1);
 out:
     return rc;
 }
@@ -357,7 +367,7 @@ static int cg_xchg_post(struct cg_call *c, int peer, const struct cg_buf *b, int
             char *to = ptr;
             for (int i = 0; i < npieces; i++) {
                 size_t bytes = piece[i].len * (size_t)c->extent;
-                memcpy(to, b->base + (MPI_Aint)piece[i].off * c->extent, bytes);
+                cg_memcpy(to, b->base + (MPI_Aint)piece[i].off * c->extent, bytes);
                 to += bytes;
             }
         }
@@ -375,6 +385,7 @@ static int cg_xchg_post(struct cg_call *c, int peer, const struct cg_buf *b, int
             lens[i] = (int)piece[i].len;
             disps[i] = (MPI_Aint)piece[i].off * c->extent;
         }
+        cg_plan_refuse(); /* a type made for this call: a plan could not keep it */
         CG_CHECK_MPI(MPI_Type_create_hindexed(npieces, lens, disps, c->dtype, &type));
         c->types[c->ntypes++] = type;
         CG_CHECK_MPI(MPI_Type_commit(&c->types[c->ntypes - 1]));
@@ -575,6 +586,7 @@ static int cg_recv_to_on = 1;
 void cg_recv_to_enable(int on)
 {
     cg_recv_to_on = (on != 0);
+    cg_plan_touch();
 }
 
 int cg_recv_to(struct cg_call *c, int from, const struct cg_buf *tmp, long first, long n,

@@ -208,9 +208,15 @@ static void affine_compose(void *in, void *inout, int *len, MPI_Datatype *type)
  * - affine: (a, b) = (2 * (1000 * rank + i) + 1, u). Wrapping is part of
  *   the op, but a and b must not be tied: maps with b = k * (a - 1) for one
  *   k share the fixed point -k and commute, which hides a wrong order. */
+/* Added to every rank's values for the second run of a case (AGAIN), so
+ * that a replayed plan (runtime/plan.c) that reads anything the first run
+ * left behind, instead of this run's input, gives another result. */
+static int value_salt;
+
 static void make_value(const struct elem_type *t, const struct red_op *op, int rank, size_t i,
                        void *dst)
 {
+    rank += value_salt;
     long long u = ((long long)rank * 1000003) + ((long long)i * 7) + 1;
     long long sign = ((i & 1) != 0) ? -1 : 1;
 
@@ -528,6 +534,18 @@ static void check_refuses_op(struct check *ck, size_t id, const struct check_cas
         case_wrong(ck, id, cs, "returned %s, expected class MPI_ERR_OP", text);
     }
 }
+
+/* Runs a case twice where its count is small: the first call is recorded
+ * (main sets CG_PLANS_EAGER) and the second, with other values in the same
+ * buffers, replays its plan; both are checked like any case. Why not at the
+ * largest count: it would double the test's time for the same plans. */
+#define AGAIN(cs, call)                                                                       \
+    do {                                                                                      \
+        for (value_salt = 0; value_salt < (((cs)->count <= 1000) ? 2 : 1); value_salt++) {     \
+            call;                                                                             \
+        }                                                                                     \
+        value_salt = 0;                                                                       \
+    } while (0)
 
 /* ---- one case per collective -------------------------------------------- */
 
@@ -1003,11 +1021,11 @@ static void run_moving(struct check *ck, struct check_case *cs)
         for (cs->mixed = 0; cs->mixed <= mixes; cs->mixed++) {
             for (cs->in_place = 0; cs->in_place < (cs->mixed ? 1 : 2); cs->in_place++) {
                 if (coll == CG_COLL_GATHER) {
-                    run_gather(ck, cs);
+                    AGAIN(cs, run_gather(ck, cs));
                 } else if (coll == CG_COLL_SCATTER) {
-                    run_scatter(ck, cs);
+                    AGAIN(cs, run_scatter(ck, cs));
                 } else {
-                    run_alltoall(ck, cs);
+                    AGAIN(cs, run_alltoall(ck, cs));
                 }
             }
         }
@@ -1551,26 +1569,26 @@ static void run_reducing(struct check *ck, struct check_case *cs, int is_pair)
         cs->op = &red_ops[o];
         switch (coll) {
         case CG_COLL_ALLREDUCE:
-            run_allreduce(ck, cs);
+            AGAIN(cs, run_allreduce(ck, cs));
             break;
         case CG_COLL_REDUCE_SCATTER_BLOCK:
-            run_reduce_scatter_block(ck, cs);
+            AGAIN(cs, run_reduce_scatter_block(ck, cs));
             break;
         case CG_COLL_REDUCE: {
             int first = 0;
             int nroots = roots_at(ck, cs->count, &first);
             for (int k = 0; k < nroots; k++) {
                 cs->root = first + k;
-                run_reduce(ck, cs);
+                AGAIN(cs, run_reduce(ck, cs));
             }
             cs->root = -1;
             break;
         }
         case CG_COLL_SCAN:
-            run_scan(ck, cs, 0);
+            AGAIN(cs, run_scan(ck, cs, 0));
             break;
         case CG_COLL_EXSCAN:
-            run_scan(ck, cs, 1);
+            AGAIN(cs, run_scan(ck, cs, 1));
             break;
         default:
             break;
@@ -1595,7 +1613,7 @@ static void run_algo(struct check *ck)
 
             if (coll == CG_COLL_BCAST) {
                 for (cs.root = 0; cs.root < ck->p; cs.root++) {
-                    run_bcast(ck, &cs);
+                    AGAIN(&cs, run_bcast(ck, &cs));
                 }
                 continue;
             }
@@ -1606,7 +1624,7 @@ static void run_algo(struct check *ck)
             }
             for (cs.in_place = 0; cs.in_place < 2; cs.in_place++) {
                 if (coll == CG_COLL_ALLGATHER) {
-                    run_allgather(ck, &cs);
+                    AGAIN(&cs, run_allgather(ck, &cs));
                 } else if (coll_reduces(coll)) {
                     run_reducing(ck, &cs, is_pair);
                 }
@@ -1684,6 +1702,9 @@ int main(int argc, char **argv)
         return 2;
     }
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    if (getenv("CG_PLANS") == NULL) {
+        cg_plan_mode(CG_PLANS_EAGER); /* AGAIN's second run replays */
+    }
     MPI_Type_contiguous(2, MPI_INT32_T, &pair);
     MPI_Type_commit(&pair);
     MPI_Type_create_resized(pair, 0, PAD_EXTENT, &padded_pair);
@@ -1754,7 +1775,9 @@ int main(int argc, char **argv)
             failed_algos++;
             continue;
         }
+        unsigned long replays = cg_plan_replays();
         run_algo(&ck);
+        replays = cg_plan_replays() - replays;
         if (ck.ncases > 0) {
             MPI_Allreduce(MPI_IN_PLACE, ck.wrong, (int)ck.ncases, MPI_UNSIGNED_CHAR, MPI_MAX,
                           comm);
@@ -1763,6 +1786,7 @@ int main(int argc, char **argv)
             nwrong += (ck.wrong[i] != 0);
         }
         if (rank == 0) {
+            printf("# plans %s: %lu calls replayed on rank 0\n", algo->name, replays);
             if (nwrong == 0) {
                 printf("PASS " CHECKED " %s %s p=%d%s (%zu cases)\n", algo->name, CG_FLAVOUR, p,
                        shape, ck.ncases);

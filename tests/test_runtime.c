@@ -1047,7 +1047,7 @@ static int ring_allreduce(CG_ALLREDUCE_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
-                              CG_NEEDS_COMMUTATIVE, NULL));
+                              CG_NEEDS_COMMUTATIVE, NULL, CG_SITE(ring_allreduce)));
     const int p = c.p, rank = c.rank;
     const int right = cg_mod(rank + 1, p), left = cg_mod(rank - 1, p);
     CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
@@ -1067,6 +1067,106 @@ static int ring_allreduce(CG_ALLREDUCE_ARGS)
     }
 out:
     return cg_call_finish(&c, rc);
+}
+
+/* One call of ring_allreduce on comm with values of `salt`, checked
+ * against MPI_Allreduce; returns how many plans it replayed (0 or 1). */
+static unsigned long planned_call(MPI_Comm comm, int32_t *in, int32_t *got, size_t n,
+                                  MPI_Datatype type, MPI_Op op, int salt)
+{
+    int32_t *want = malloc((n + 1) * sizeof(int32_t));
+    for (size_t i = 0; i < n; i++) {
+        in[i] = (int32_t)((world_rank + 1) * 1000 + (int)i * 7 + salt * 100003);
+        got[i] = POISON;
+    }
+    MPI_Allreduce(in, want, (int)n, MPI_INT32_T, MPI_SUM, comm);
+    unsigned long before = cg_plan_replays();
+    CHECK(ring_allreduce(in, got, n, type, op, comm) == MPI_SUCCESS);
+    unsigned long replayed = cg_plan_replays() - before;
+    CHECKF(memcmp(got, want, n * sizeof(int32_t)) == 0, "count %zu, values %d", n, salt);
+    free(want);
+    return replayed;
+}
+
+static void isum32(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; i++) {
+        ((int32_t *)inout)[i] += ((const int32_t *)in)[i];
+    }
+}
+
+/* A plan is replayed only by a call with the key it was recorded with, in
+ * the scratch and settings it was recorded in, and with other values it
+ * computes what the schedule computes (runtime/plan.c). */
+static void plans_should_replay_repeated_calls_only_while_they_hold(void)
+{
+    const size_t n = 37;
+    int32_t *in = malloc(4 * n * sizeof(int32_t)), *got = malloc(4 * n * sizeof(int32_t));
+    MPI_Comm comm;
+    MPI_Datatype dup_int;
+    MPI_Op user;
+    int salt = 0;
+
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Type_contiguous(1, MPI_INT32_T, &dup_int);
+    MPI_Type_commit(&dup_int);
+    MPI_Op_create(isum32, 1, &user);
+    cg_tag_enable(0); /* ring_allreduce is built with tags: replayed only with them off */
+    cg_plan_mode(CG_PLANS_ON);
+    /* The first call makes the context, the second is seen, the third
+     * recorded, the fourth and later replayed, each with its own values. */
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 0);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 0);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 0);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 1);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 1);
+    /* Another argument is another key: a buffer, a count. */
+    CHECK(planned_call(comm, in + 1, got, n, MPI_INT32_T, MPI_SUM, salt++) == 0);
+    CHECK(planned_call(comm, in, got, n - 1, MPI_INT32_T, MPI_SUM, salt++) == 0);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 1);
+    /* A setting that changes what a call does: recorded again. */
+    cg_xchg_set_max_elems(0);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 0);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 0);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 1);
+    /* A param set (any: the key holds cg_param_set's generation). */
+    CHECK(cg_param_set("plans_test", "radix", 3) == MPI_SUCCESS);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 0);
+    CHECK(cg_param_set("plans_test", "radix", INT_MIN) == MPI_SUCCESS);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 0);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 0);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 1);
+    /* Scratch that moves (a larger call grows tmp's slot): the plan's
+     * addresses are stale, so the next call records again. */
+    CHECK(planned_call(comm, in, got, 4 * n, MPI_INT32_T, MPI_SUM, salt++) == 0);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 0);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 1);
+    /* Tags on for a function built with them: run, not replayed. */
+    cg_tag_enable(1);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 0);
+    cg_tag_enable(0);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 1);
+    /* A derived datatype or a user op is never recorded. */
+    for (int k = 0; k < 4; k++) {
+        CHECK(planned_call(comm, in, got, n, dup_int, user, salt++) == 0);
+        CHECK(planned_call(comm, in, got, n, MPI_INT32_T, user, salt++) == 0);
+    }
+    /* Off: never; eager: the first call with a context records. */
+    cg_plan_mode(CG_PLANS_OFF);
+    for (int k = 0; k < 3; k++) {
+        CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 0);
+    }
+    cg_plan_mode(CG_PLANS_EAGER);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 0);
+    CHECK(planned_call(comm, in, got, n, MPI_INT32_T, MPI_SUM, salt++) == 1);
+    cg_plan_mode(CG_PLANS_ON);
+    cg_tag_enable(1);
+    MPI_Op_free(&user);
+    MPI_Type_free(&dup_int);
+    MPI_Comm_free(&comm);
+    free(in);
+    free(got);
 }
 
 static void ring_allreduce_should_match_mpi_allreduce(void)
@@ -1201,7 +1301,7 @@ static int seg_ring(const void *sendbuf, void *recvbuf, size_t count, MPI_Dataty
     struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL, CG_SITE_NONE));
     const int p = c.p, rank = c.rank;
     const int right = cg_mod(rank + 1, p), left = cg_mod(rank - 1, p);
     CG_TRY(cg_buffers(&c, p, NULL, &out, &tmp, p));
@@ -1525,7 +1625,7 @@ static void lazy_copy_should_leave_what_the_copy_first_leaves(void)
                     }
                     CHECK(cg_begin_allreduce(&c, in_place ? MPI_IN_PLACE : send, lz, n, cs->type,
                                              cs->op, MPI_COMM_WORLD, CG_READS_PARAMS,
-                                             NULL) == MPI_SUCCESS);
+                                             NULL, CG_SITE_NONE) == MPI_SUCCESS);
                     CHECK(cg_buffers(&c, LZ_B, NULL, &out, &tmp, LZ_B) == MPI_SUCCESS);
                     CHECK(c.lazy_pending == (in_place ? 0 : LZ_B));
                     memcpy(tmp.base, init, bytes);
@@ -1581,7 +1681,7 @@ static void receive_into_out_should_reduce_as_into_tmp(void)
             memset(lz, 0x5a, sizeof lz);
             memcpy(eg, sv, sizeof eg);
             CHECK(cg_begin_allreduce(&c, send, lz, 6, MPI_DOUBLE, ops[o], MPI_COMM_WORLD,
-                                     CG_READS_PARAMS, NULL) == MPI_SUCCESS);
+                                     CG_READS_PARAMS, NULL, CG_SITE_NONE) == MPI_SUCCESS);
             CHECK(cg_buffers(&c, 2, NULL, &out, &tmp, 2) == MPI_SUCCESS);
             memcpy(tmp.base, tv, sizeof tv);
             CHECK(cg_xchg_begin(&c, 3) == MPI_SUCCESS);
@@ -1651,7 +1751,7 @@ static void lazy_range_should_stand_for_one_block_only(void)
                 /* in place: out is lz, already the input; then block jb of
                  * it stands for blk */
                 CHECK(cg_begin_allreduce(&c, MPI_IN_PLACE, lz, n, cs->type, cs->op, MPI_COMM_WORLD,
-                                         CG_READS_PARAMS, NULL) == MPI_SUCCESS);
+                                         CG_READS_PARAMS, NULL, CG_SITE_NONE) == MPI_SUCCESS);
                 CHECK(cg_buffers(&c, LZ_B, NULL, &out, &tmp, LZ_B) == MPI_SUCCESS);
                 CHECK(c.lazy_pending == 0);
                 size_t off = cg_geom_off(&out.geom, jb), len = cg_geom_len(&out.geom, jb);
@@ -1679,7 +1779,7 @@ static void lazy_range_should_stand_for_one_block_only(void)
         struct cg_buf out;
         int v[LZ_B] = { 0 };
         CHECK(cg_begin_allreduce(&c, MPI_IN_PLACE, v, LZ_B, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
-                                 CG_READS_PARAMS, NULL) == MPI_SUCCESS);
+                                 CG_READS_PARAMS, NULL, CG_SITE_NONE) == MPI_SUCCESS);
         CHECK(cg_buffers(&c, LZ_B, NULL, &out, NULL, 0) == MPI_SUCCESS);
         CHECK(cg_lazy_start_range(&c, &out, v, LZ_B - 1, 2, 1) == MPI_ERR_INTERN);
         CHECK(cg_lazy_start_range(&c, &out, v, -1, 1, 1) == MPI_ERR_INTERN);
@@ -1746,7 +1846,7 @@ static void prologue_should_copy_the_input_into_out_unless_in_place(void)
     /* allreduce (scan alike): out is recvbuf, holding the input, copied on
      * first use (lazy.c): here at the end of the call; tmp in scratch. */
     int32_t *send = unique_vec(n, rank, 0), *recv = poison_vec(n);
-    CHECK(cg_begin_allreduce(&c, send, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
+    CHECK(cg_begin_allreduce(&c, send, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) ==
           MPI_SUCCESS);
     CHECK(!c.empty && c.coll == CG_COLL_ALLREDUCE && c.count == n && c.p == p);
     CHECK(cg_buffers(&c, 3, NULL, &out, &tmp, 7) == MPI_SUCCESS);
@@ -1757,30 +1857,30 @@ static void prologue_should_copy_the_input_into_out_unless_in_place(void)
     CHECK(holds_unique(recv, n, rank, 0) && all_poison(recv + n, GUARD));
     /* A failed call leaves out as it was: no copy at the end. */
     fill_poison(recv, n + GUARD);
-    CHECK(cg_begin_allreduce(&c, send, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
+    CHECK(cg_begin_allreduce(&c, send, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) ==
           MPI_SUCCESS);
     CHECK(cg_buffers(&c, 3, NULL, &out, &tmp, 7) == MPI_SUCCESS);
     CHECK(cg_call_finish(&c, MPI_ERR_ARG) == MPI_ERR_ARG && all_poison(recv, n + GUARD));
     /* In place: recvbuf is the input, left alone. */
     fill_unique(recv, n, rank, 5);
-    CHECK(cg_begin_scan(&c, MPI_IN_PLACE, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
+    CHECK(cg_begin_scan(&c, MPI_IN_PLACE, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) ==
           MPI_SUCCESS);
     CHECK(cg_buffers(&c, 1, NULL, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(out.base == (char *)recv && holds_unique(recv, n, rank, 5));
     cg_call_end(&c);
     /* Count 0: the call is done, successfully; with CG_READS_PARAMS the
      * caller tests c.empty after its params. */
-    CHECK(cg_begin_allreduce(&c, send, recv, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
+    CHECK(cg_begin_allreduce(&c, send, recv, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) ==
           CG_DONE);
     CHECK(c.empty && cg_call_finish(&c, CG_DONE) == MPI_SUCCESS);
     CHECK(cg_begin_allreduce(&c, send, recv, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
-                             CG_READS_PARAMS, NULL) == MPI_SUCCESS);
+                             CG_READS_PARAMS, NULL, CG_SITE_NONE) == MPI_SUCCESS);
     CHECK(c.empty && cg_call_finish(&c, MPI_ERR_ARG) == MPI_ERR_ARG);
 
     /* exscan in place: in is a copy of recvbuf in scratch, B blocks. */
     struct cg_buf in;
     fill_unique(recv, n, rank, 9);
-    CHECK(cg_begin_exscan(&c, MPI_IN_PLACE, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
+    CHECK(cg_begin_exscan(&c, MPI_IN_PLACE, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) ==
           MPI_SUCCESS);
     CHECK(cg_buffers(&c, 4, &in, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(in.base != (char *)recv && in.nblocks == 4 && out.base == (char *)recv);
@@ -1788,7 +1888,7 @@ static void prologue_should_copy_the_input_into_out_unless_in_place(void)
     cg_call_end(&c);
     /* exscan not in place: in is sendbuf itself, out untouched. */
     fill_poison(recv, n + GUARD);
-    CHECK(cg_begin_exscan(&c, send, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL) ==
+    CHECK(cg_begin_exscan(&c, send, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) ==
           MPI_SUCCESS);
     CHECK(cg_buffers(&c, 4, &in, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(in.base == (char *)send && all_poison(recv, n + GUARD));
@@ -1797,7 +1897,7 @@ static void prologue_should_copy_the_input_into_out_unless_in_place(void)
     /* reduce_scatter_block in place: p blocks of recvcount copied; out is block 0 of recvbuf. */
     int32_t *all = unique_vec((size_t)p * n, rank, 3);
     CHECK(cg_begin_reduce_scatter_block(&c, MPI_IN_PLACE, all, n, MPI_INT, MPI_SUM,
-                                        MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+                                        MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) == MPI_SUCCESS);
     CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(in.base != (char *)all && in.nblocks == p && out.base == (char *)all && out.nblocks == 1);
     CHECK(in.geom.count == (size_t)p * n && in.geom.nb == p);
@@ -1808,7 +1908,7 @@ static void prologue_should_copy_the_input_into_out_unless_in_place(void)
     MPI_Op affine;
     MPI_Op_create(affine_compose, 0, &affine);
     CHECK(cg_begin_allreduce(&c, send, recv, n, MPI_INT, affine, MPI_COMM_WORLD,
-                             CG_NEEDS_COMMUTATIVE, NULL) == MPI_ERR_OP);
+                             CG_NEEDS_COMMUTATIVE, NULL, CG_SITE_NONE) == MPI_ERR_OP);
     cg_call_end(&c);
     MPI_Op_free(&affine);
     free(send);
@@ -1828,7 +1928,7 @@ static void prologue_should_keep_partial_results_in_scratch_off_the_root(void)
     int32_t *send = unique_vec(n, rank, 0), *recv = poison_vec((size_t)p * n);
 
     /* reduce: the root reduces into recvbuf, the others into scratch. */
-    CHECK(cg_begin_reduce(&c, send, recv, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, 0, NULL) ==
+    CHECK(cg_begin_reduce(&c, send, recv, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) ==
           MPI_SUCCESS);
     CHECK(c.root == root && cg_buffers(&c, 2, NULL, &out, NULL, 0) == MPI_SUCCESS);
     CHECK((out.base == (char *)recv) == (rank == root));
@@ -1846,7 +1946,7 @@ static void prologue_should_keep_partial_results_in_scratch_off_the_root(void)
     const size_t m = 10; /* ints per rank: 5 pairs at the root, 10 ints elsewhere */
     int32_t *mine = unique_vec(m, rank, 7);
     CHECK(cg_begin_gather(&c, mine, m, MPI_INT, recv, m / 2, pair, root, MPI_COMM_WORLD, 0,
-                          NULL) == MPI_SUCCESS);
+                          NULL, CG_SITE_NONE) == MPI_SUCCESS);
     CHECK(c.count == m);
     CHECK(c.dtype == MPI_INT);
     CHECK(cg_buffers(&c, p, NULL, &out, NULL, 0) == MPI_SUCCESS);
@@ -1864,7 +1964,7 @@ static void prologue_should_keep_partial_results_in_scratch_off_the_root(void)
         fill_unique(recv + (size_t)rank * m, m, rank, 2);
     }
     CHECK(cg_begin_gather(&c, (rank == root) ? MPI_IN_PLACE : mine, m, MPI_INT, recv, m,
-                          MPI_INT, root, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+                          MPI_INT, root, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) == MPI_SUCCESS);
     CHECK(cg_buffers(&c, p, NULL, &out, NULL, 0) == MPI_SUCCESS);
     if (rank != root) { /* a non-root's own block stands for sendbuf's until used (lazy.c) */
         CHECK(c.lazy_pending == 1 && cg_lazy_flush(&c) == MPI_SUCCESS && c.lazy_pending == 0);
@@ -1873,7 +1973,7 @@ static void prologue_should_keep_partial_results_in_scratch_off_the_root(void)
                        (rank == root) ? 2 : 7));
     cg_call_end(&c);
     /* A communicator that is not one: MPI_ERR_COMM, and c is safe to end. */
-    CHECK(cg_begin_gather(&c, mine, m, MPI_INT, recv, m, MPI_INT, 0, MPI_COMM_NULL, 0, NULL) ==
+    CHECK(cg_begin_gather(&c, mine, m, MPI_INT, recv, m, MPI_INT, 0, MPI_COMM_NULL, 0, NULL, CG_SITE_NONE) ==
           MPI_ERR_COMM);
     cg_call_end(&c);
     MPI_Type_free(&pair);
@@ -1898,7 +1998,7 @@ static void prologue_should_place_and_convert_blocks_of_p_equal_blocks(void)
 
     /* allgather: the block goes to block rank of recvbuf, m ints into
      * m / 2 pairs, which are m ints (the blocks are counted in MPI_INT). */
-    CHECK(cg_begin_allgather(&c, send, m, MPI_INT, recv, m / 2, pair, MPI_COMM_WORLD, 0, NULL) ==
+    CHECK(cg_begin_allgather(&c, send, m, MPI_INT, recv, m / 2, pair, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) ==
           MPI_SUCCESS);
     CHECK(c.count == m && c.dtype == MPI_INT);
     CHECK(cg_buffers(&c, p, NULL, &out, NULL, 0) == MPI_SUCCESS);
@@ -1908,7 +2008,7 @@ static void prologue_should_place_and_convert_blocks_of_p_equal_blocks(void)
     CHECK(all_poison(recv + (size_t)(rank + 1) * m, (size_t)(p - rank - 1) * m + GUARD));
     cg_call_end(&c);
     /* A count that does not fit p equal blocks is the generator's bug. */
-    CHECK(cg_begin_allgather(&c, send, m, MPI_INT, recv, m, MPI_INT, MPI_COMM_WORLD, 0, NULL) ==
+    CHECK(cg_begin_allgather(&c, send, m, MPI_INT, recv, m, MPI_INT, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) ==
           MPI_SUCCESS);
     CHECK(cg_buffers(&c, p + 1, NULL, &out, NULL, 0) == MPI_ERR_INTERN);
     CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_ERR_INTERN);
@@ -1916,19 +2016,19 @@ static void prologue_should_place_and_convert_blocks_of_p_equal_blocks(void)
 
     /* alltoall: the input is sendbuf when it is dense in the basic type
      * (pairs of ints are ints), a copy of recvbuf in place. */
-    CHECK(cg_begin_alltoall(&c, send, m, MPI_INT, recv, m, MPI_INT, MPI_COMM_WORLD, 0, NULL) ==
+    CHECK(cg_begin_alltoall(&c, send, m, MPI_INT, recv, m, MPI_INT, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) ==
           MPI_SUCCESS);
     CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(in.base == (char *)send && in.nblocks == p);
     cg_call_end(&c);
-    CHECK(cg_begin_alltoall(&c, send, m, MPI_INT, recv, m / 2, pair, MPI_COMM_WORLD, 0, NULL) ==
+    CHECK(cg_begin_alltoall(&c, send, m, MPI_INT, recv, m / 2, pair, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) ==
           MPI_SUCCESS);
     CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(in.base == (char *)send && out.base == (char *)recv);
     cg_call_end(&c);
     fill_unique(recv, (size_t)p * m, rank, 4);
     CHECK(cg_begin_alltoall(&c, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, m, MPI_INT,
-                            MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+                            MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) == MPI_SUCCESS);
     CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(in.base != (char *)recv && holds_unique((const int32_t *)in.base, (size_t)p * m, rank, 4));
     cg_call_end(&c);
@@ -1936,13 +2036,13 @@ static void prologue_should_place_and_convert_blocks_of_p_equal_blocks(void)
     /* scatter: at the root in place, out is its own block of sendbuf; with
      * another type pair of the same basic elements nothing is copied. */
     CHECK(cg_begin_scatter(&c, send, m, MPI_INT, (rank == root) ? MPI_IN_PLACE : recv, m,
-                           MPI_INT, root, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+                           MPI_INT, root, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) == MPI_SUCCESS);
     CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(out.nblocks == 1 && in.nblocks == p && in.base == (char *)send);
     CHECK(out.base == ((rank == root) ? (char *)(send + (size_t)root * m) : (char *)recv));
     cg_call_end(&c);
     CHECK(cg_begin_scatter(&c, send, m, MPI_INT, recv, m / 2, pair, root, MPI_COMM_WORLD, 0,
-                           NULL) == MPI_SUCCESS);
+                           NULL, CG_SITE_NONE) == MPI_SUCCESS);
     CHECK(c.count == m && c.dtype == MPI_INT);
     CHECK(cg_buffers(&c, p, &in, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(in.base == (char *)send && out.base == (char *)recv);
@@ -1950,12 +2050,12 @@ static void prologue_should_place_and_convert_blocks_of_p_equal_blocks(void)
 
     /* bcast: out is the buffer; barrier: out is the call's token. */
     fill_poison(recv, (size_t)p * m + GUARD);
-    CHECK(cg_begin_bcast(&c, recv, m, MPI_INT, root, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+    CHECK(cg_begin_bcast(&c, recv, m, MPI_INT, root, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) == MPI_SUCCESS);
     CHECK(cg_buffers(&c, 2, NULL, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(out.base == (char *)recv && out.nblocks == 2 && all_poison(recv, (size_t)p * m + GUARD));
     cg_call_end(&c);
     struct cg_buf tmp;
-    CHECK(cg_begin_barrier(&c, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+    CHECK(cg_begin_barrier(&c, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) == MPI_SUCCESS);
     CHECK(!c.empty && cg_buffers(&c, 1, NULL, &out, &tmp, 1) == MPI_SUCCESS);
     CHECK(out.base == &c.token && out.nblocks == 1 && tmp.nblocks == 1 && tmp.base != NULL);
     cg_call_end(&c);
@@ -2124,7 +2224,7 @@ static void prologue_should_count_moving_blocks_in_basic_elements_and_unpack_at_
     /* bcast of 4 strided elements: 12 ints in 3 blocks, in scratch. */
     fill_poison(buf, (E * EXT) + GUARD);
     fill_unique(want, E * K, rank, 5);
-    CHECK(cg_begin_bcast(&c, buf, E, vec, 0, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+    CHECK(cg_begin_bcast(&c, buf, E, vec, 0, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) == MPI_SUCCESS);
     CHECK(c.count == E * K && c.dtype == MPI_INT && c.extent == sizeof(int32_t));
     CHECK(cg_buffers(&c, 3, NULL, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(out.base != (char *)buf && out.geom.count == E * K && out.nblocks == 3);
@@ -2140,7 +2240,7 @@ static void prologue_should_count_moving_blocks_in_basic_elements_and_unpack_at_
     CHECK(ok);
     /* A failed call writes nothing back. */
     fill_poison(buf, (E * EXT) + GUARD);
-    CHECK(cg_begin_bcast(&c, buf, E, vec, 0, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+    CHECK(cg_begin_bcast(&c, buf, E, vec, 0, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) == MPI_SUCCESS);
     CHECK(cg_buffers(&c, 3, NULL, &out, NULL, 0) == MPI_SUCCESS);
     memcpy(out.base, want, sizeof(want));
     CHECK(cg_call_finish(&c, MPI_ERR_OTHER) == MPI_ERR_OTHER);
@@ -2157,7 +2257,7 @@ static void prologue_should_count_moving_blocks_in_basic_elements_and_unpack_at_
         }
     }
     CHECK(cg_begin_gather(&c, (rank == root) ? MPI_IN_PLACE : mine, E * K, MPI_INT, recv, E, vec,
-                          root, MPI_COMM_WORLD, 0, NULL) == MPI_SUCCESS);
+                          root, MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) == MPI_SUCCESS);
     CHECK(c.count == E * K && c.dtype == MPI_INT);
     CHECK(cg_buffers(&c, p, NULL, &out, NULL, 0) == MPI_SUCCESS);
     CHECK(out.base != (char *)recv);
@@ -2172,7 +2272,7 @@ static void prologue_should_count_moving_blocks_in_basic_elements_and_unpack_at_
     MPI_Type_contiguous(0, MPI_INT, &empty);
     MPI_Type_commit(&empty);
     CHECK(cg_begin_bcast(&c, buf, (rank == 0) ? 5 : 0, (rank == 0) ? empty : MPI_INT, 0,
-                         MPI_COMM_WORLD, 0, NULL) == CG_DONE);
+                         MPI_COMM_WORLD, 0, NULL, CG_SITE_NONE) == CG_DONE);
     CHECK(cg_call_finish(&c, CG_DONE) == MPI_SUCCESS);
     MPI_Type_free(&empty);
     MPI_Type_free(&vec);
@@ -2206,7 +2306,7 @@ static void prologue_should_run_the_fallback_where_the_topology_is_not_regular(v
         MPI_Comm_dup(MPI_COMM_WORLD, &dup);
         fallback_calls = 0;
         int rc = cg_begin_bcast(&c, v, 4, MPI_INT, 0, dup, CG_NEEDS_TOPOLOGY,
-                                (cg_any_fn)fallback_bcast);
+                                (cg_any_fn)fallback_bcast, CG_SITE_NONE);
         unsetenv("CG_PPN");
         int regular = (k == 1) || (p % 2 == 0);
         if (regular) {
@@ -2223,7 +2323,7 @@ static void prologue_should_run_the_fallback_where_the_topology_is_not_regular(v
         MPI_Comm dup;
         setenv("CG_PPN", "2", 1);
         MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-        CHECK(cg_begin_bcast(&c, v, 4, MPI_INT, 0, dup, CG_NEEDS_TOPOLOGY, NULL) ==
+        CHECK(cg_begin_bcast(&c, v, 4, MPI_INT, 0, dup, CG_NEEDS_TOPOLOGY, NULL, CG_SITE_NONE) ==
               MPI_ERR_INTERN);
         unsetenv("CG_PPN");
         cg_call_end(&c);
@@ -2544,6 +2644,7 @@ int main(int argc, char **argv)
     RUN_ALL(context_should_be_cached_on_the_communicator_and_freed_with_it);
     RUN_ALL(context_should_not_outlive_a_freed_communicator_whose_handle_is_reused);
     RUN_ALL(ring_allreduce_should_match_mpi_allreduce);
+    RUN_ALL(plans_should_replay_repeated_calls_only_while_they_hold);
     RUN_ALL(call_should_ask_a_derived_datatype_again_when_its_handle_is_reused);
     RUN_ALL(segmented_exchange_should_reduce_each_piece_as_the_whole_exchange_does);
     RUN_ALL(prologue_should_copy_the_input_into_out_unless_in_place);

@@ -25,7 +25,8 @@ int cg_allgather_alltoall(CG_ALLGATHER_ARGS)
     struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_allgather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL));
+    CG_TRY(cg_begin_allgather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              0, NULL, CG_SITE(cg_allgather_alltoall)));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_ALLGATHER_ALLTOALL);

@@ -22,7 +22,8 @@ int cg_allgather_neighbor(CG_ALLGATHER_ARGS)
     struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_allgather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL));
+    CG_TRY(cg_begin_allgather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              0, NULL, CG_SITE(cg_allgather_neighbor)));
     const int p = c.p;
     const int rank = c.rank;
     const int b = rank - cg_mod(rank, 2);

@@ -30,7 +30,7 @@ int cg_allgather_two_level_ring(CG_ALLGATHER_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_allgather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allgather_ring));
+                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allgather_ring, CG_SITE(cg_allgather_two_level_ring)));
     const int p = c.p;
     const int rank = c.rank;
     const int ppn = c.topo->ppn;

@@ -25,7 +25,8 @@ int cg_allreduce_bine_latency(CG_ALLREDUCE_ARGS)
     struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, CG_NEEDS_COMMUTATIVE, NULL));
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                              CG_NEEDS_COMMUTATIVE, NULL, CG_SITE(cg_allreduce_bine_latency)));
     const int p = c.p;
     const int rank = c.rank;
     const int q = cg_pof2(p);

@@ -27,7 +27,8 @@ int cg_allreduce_hier(CG_ALLREDUCE_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
-                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_recursive_doubling));
+                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_recursive_doubling,
+                              CG_SITE(cg_allreduce_hier)));
     const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_HIER);
     CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));

@@ -27,7 +27,8 @@ int cg_allreduce_lane(CG_ALLREDUCE_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
-                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_recursive_doubling));
+                              CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_recursive_doubling,
+                              CG_SITE(cg_allreduce_lane)));
     const int ppn = c.topo->ppn;
     const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_LANE);

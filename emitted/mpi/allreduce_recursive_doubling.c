@@ -27,7 +27,8 @@ int cg_allreduce_recursive_doubling(CG_ALLREDUCE_ARGS)
     struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                              0, NULL, CG_SITE(cg_allreduce_recursive_doubling)));
     const int p = c.p;
     const int rank = c.rank;
     const int rem = p - cg_pof2(p);

@@ -23,7 +23,8 @@ int cg_allreduce_reduce_bcast(CG_ALLREDUCE_ARGS)
     struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                              0, NULL, CG_SITE(cg_allreduce_reduce_bcast)));
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_REDUCE_BCAST);
     CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 

@@ -36,7 +36,7 @@ int cg_allreduce_ring(CG_ALLREDUCE_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
-                              CG_NEEDS_COMMUTATIVE | CG_READS_PARAMS, NULL));
+                              CG_NEEDS_COMMUTATIVE | CG_READS_PARAMS, NULL, CG_SITE(cg_allreduce_ring)));
     CG_TRY(cg_param_value(&cg_param_allreduce_ring_segments, &segments));
     if (c.empty) {
         goto out;

@@ -23,7 +23,8 @@ int cg_allreduce_rsb_allgather(CG_ALLREDUCE_ARGS)
     struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                              0, NULL, CG_SITE(cg_allreduce_rsb_allgather)));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_ALLREDUCE_RSB_ALLGATHER);

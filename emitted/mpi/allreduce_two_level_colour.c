@@ -23,7 +23,8 @@ int cg_allreduce_two_level_colour(CG_ALLREDUCE_ARGS)
     struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
+    CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                              0, NULL, CG_SITE(cg_allreduce_two_level_colour)));
     const int p = c.p;
     const int rank = c.rank;
     const int g = cg_mod(p, 2) == 0 ? 2 : 1;

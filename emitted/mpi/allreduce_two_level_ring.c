@@ -30,7 +30,8 @@ int cg_allreduce_two_level_ring(CG_ALLREDUCE_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_allreduce(&c, sendbuf, recvbuf, count, datatype, op, comm,
-                              CG_NEEDS_COMMUTATIVE | CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_ring));
+                              CG_NEEDS_COMMUTATIVE | CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_allreduce_ring,
+                              CG_SITE(cg_allreduce_two_level_ring)));
     const int p = c.p;
     const int ppn = c.topo->ppn;
     const int nnodes = c.topo->nnodes;

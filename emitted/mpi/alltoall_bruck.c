@@ -31,7 +31,8 @@ int cg_alltoall_bruck(CG_ALLTOALL_ARGS)
     struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_alltoall(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL));
+    CG_TRY(cg_begin_alltoall(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                             0, NULL, CG_SITE(cg_alltoall_bruck)));
     const int p = c.p;
     const int rank = c.rank;
     const int h = cg_div(p, 2);

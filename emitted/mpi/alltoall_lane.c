@@ -33,7 +33,7 @@ int cg_alltoall_lane(CG_ALLTOALL_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_alltoall(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                             CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_alltoall_pairwise));
+                             CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_alltoall_pairwise, CG_SITE(cg_alltoall_lane)));
     const int p = c.p;
     const int ppn = c.topo->ppn;
     const int nnodes = c.topo->nnodes;

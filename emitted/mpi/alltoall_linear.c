@@ -22,7 +22,8 @@ int cg_alltoall_linear(CG_ALLTOALL_ARGS)
     struct cg_buf in, out;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_alltoall(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL));
+    CG_TRY(cg_begin_alltoall(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                             0, NULL, CG_SITE(cg_alltoall_linear)));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_ALLTOALL_LINEAR);

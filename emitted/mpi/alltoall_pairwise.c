@@ -24,7 +24,8 @@ int cg_alltoall_pairwise(CG_ALLTOALL_ARGS)
     struct cg_buf in, out;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_alltoall(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL));
+    CG_TRY(cg_begin_alltoall(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                             0, NULL, CG_SITE(cg_alltoall_pairwise)));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_ALLTOALL_PAIRWISE);

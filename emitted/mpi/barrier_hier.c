@@ -27,7 +27,8 @@ int cg_barrier_hier(CG_BARRIER_ARGS)
     struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_barrier(&c, comm, CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_barrier_dissemination));
+    CG_TRY(cg_begin_barrier(&c, comm,
+                            CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_barrier_dissemination, CG_SITE(cg_barrier_hier)));
     const int rank = c.rank;
     const int ppn = c.topo->ppn;
     const int nnodes = c.topo->nnodes;

@@ -24,7 +24,7 @@ int cg_barrier_recursive_doubling(CG_BARRIER_ARGS)
     struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_barrier(&c, comm, 0, NULL));
+    CG_TRY(cg_begin_barrier(&c, comm, 0, NULL, CG_SITE(cg_barrier_recursive_doubling)));
     const int p = c.p;
     const int rank = c.rank;
     const int rem = p - cg_pof2(p);

@@ -22,7 +22,7 @@ int cg_bcast_bine(CG_BCAST_ARGS)
     struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, 0, NULL));
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, 0, NULL, CG_SITE(cg_bcast_bine)));
     const int p = c.p;
     const int rank = c.rank;
     const int q = cg_pof2(p);

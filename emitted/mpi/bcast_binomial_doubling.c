@@ -22,7 +22,7 @@ int cg_bcast_binomial_doubling(CG_BCAST_ARGS)
     struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, 0, NULL));
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, 0, NULL, CG_SITE(cg_bcast_binomial_doubling)));
     const int p = c.p;
     const int rank = c.rank;
     const int v = cg_mod(rank - root, p);

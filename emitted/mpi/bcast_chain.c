@@ -35,7 +35,7 @@ int cg_bcast_chain(CG_BCAST_ARGS)
     int segments = 0;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, CG_READS_PARAMS, NULL));
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, CG_READS_PARAMS, NULL, CG_SITE(cg_bcast_chain)));
     CG_TRY(cg_param_value(&cg_param_bcast_chain_segments, &segments));
     if (c.empty) {
         goto out;

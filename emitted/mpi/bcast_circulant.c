@@ -30,7 +30,7 @@ int cg_bcast_circulant(CG_BCAST_ARGS)
     int n = 0;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, CG_READS_PARAMS, NULL));
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, CG_READS_PARAMS, NULL, CG_SITE(cg_bcast_circulant)));
     CG_TRY(cg_param_value(&cg_param_bcast_circulant_n, &n));
     if (c.empty) {
         goto out;

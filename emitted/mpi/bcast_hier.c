@@ -25,7 +25,7 @@ int cg_bcast_hier(CG_BCAST_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm,
-                          CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_bcast_binomial_doubling));
+                          CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_bcast_binomial_doubling, CG_SITE(cg_bcast_hier)));
     const int ppn = c.topo->ppn;
     const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_BCAST_HIER);

@@ -26,7 +26,7 @@ int cg_bcast_knomial(CG_BCAST_ARGS)
     int radix = 0;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, CG_READS_PARAMS, NULL));
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, CG_READS_PARAMS, NULL, CG_SITE(cg_bcast_knomial)));
     CG_TRY(cg_param_value(&cg_param_bcast_knomial_radix, &radix));
     if (c.empty) {
         goto out;

@@ -26,7 +26,7 @@ int cg_bcast_lane(CG_BCAST_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm,
-                          CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_bcast_scatter_allgather));
+                          CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_bcast_scatter_allgather, CG_SITE(cg_bcast_lane)));
     const int ppn = c.topo->ppn;
     const int node = c.topo->node;
     const int local = c.topo->local;

@@ -22,7 +22,8 @@ int cg_bcast_scatter_allgather_native(CG_BCAST_ARGS)
     struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, 0, NULL));
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm,
+                          0, NULL, CG_SITE(cg_bcast_scatter_allgather_native)));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_BCAST_SCATTER_ALLGATHER_NATIVE);

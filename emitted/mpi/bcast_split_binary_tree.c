@@ -23,7 +23,7 @@ int cg_bcast_split_binary_tree(CG_BCAST_ARGS)
     struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, 0, NULL));
+    CG_TRY(cg_begin_bcast(&c, buffer, count, datatype, root, comm, 0, NULL, CG_SITE(cg_bcast_split_binary_tree)));
     const int p = c.p;
     const int rank = c.rank;
     const int s = cg_mod(rank - root, p);

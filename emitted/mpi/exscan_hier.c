@@ -31,7 +31,7 @@ int cg_exscan_hier(CG_EXSCAN_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_exscan(&c, sendbuf, recvbuf, count, datatype, op, comm,
-                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_exscan_recursive_doubling));
+                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_exscan_recursive_doubling, CG_SITE(cg_exscan_hier)));
     const int ppn = c.topo->ppn;
     const int node = c.topo->node;
     const int local = c.topo->local;

@@ -28,7 +28,7 @@ int cg_exscan_linear(CG_EXSCAN_ARGS)
     struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_exscan(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
+    CG_TRY(cg_begin_exscan(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL, CG_SITE(cg_exscan_linear)));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_EXSCAN_LINEAR);

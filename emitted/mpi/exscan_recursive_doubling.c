@@ -27,7 +27,8 @@ int cg_exscan_recursive_doubling(CG_EXSCAN_ARGS)
     struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_exscan(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
+    CG_TRY(cg_begin_exscan(&c, sendbuf, recvbuf, count, datatype, op, comm,
+                           0, NULL, CG_SITE(cg_exscan_recursive_doubling)));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_EXSCAN_RECURSIVE_DOUBLING);

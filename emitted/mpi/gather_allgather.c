@@ -21,7 +21,8 @@ int cg_gather_allgather(CG_GATHER_ARGS)
     struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_gather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL));
+    CG_TRY(cg_begin_gather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                           0, NULL, CG_SITE(cg_gather_allgather)));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_GATHER_ALLGATHER);

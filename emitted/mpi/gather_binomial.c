@@ -22,7 +22,8 @@ int cg_gather_binomial(CG_GATHER_ARGS)
     struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_gather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL));
+    CG_TRY(cg_begin_gather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                           0, NULL, CG_SITE(cg_gather_binomial)));
     const int p = c.p;
     const int rank = c.rank;
     const int v = cg_mod(rank - root, p);

@@ -28,7 +28,7 @@ int cg_gather_lane(CG_GATHER_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_gather(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_gather_binomial));
+                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_gather_binomial, CG_SITE(cg_gather_lane)));
     const int p = c.p;
     const int rank = c.rank;
     const int ppn = c.topo->ppn;

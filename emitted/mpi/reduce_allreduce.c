@@ -22,7 +22,8 @@ int cg_reduce_allreduce(CG_REDUCE_ARGS)
     struct cg_buf out;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm, 0, NULL));
+    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm,
+                           0, NULL, CG_SITE(cg_reduce_allreduce)));
     CG_TAG_BEGIN(CG_TAG_REDUCE_ALLREDUCE);
     CG_TRY(cg_buffers(&c, 1, NULL, &out, NULL, 0));
 

@@ -25,7 +25,8 @@ int cg_reduce_binomial(CG_REDUCE_ARGS)
     struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm, 0, NULL));
+    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm,
+                           0, NULL, CG_SITE(cg_reduce_binomial)));
     const int p = c.p;
     const int rank = c.rank;
     const int x = rank < root ? root - rank : rank - root;

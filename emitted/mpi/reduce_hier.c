@@ -26,7 +26,7 @@ int cg_reduce_hier(CG_REDUCE_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm,
-                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_binomial));
+                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_binomial, CG_SITE(cg_reduce_hier)));
     const int ppn = c.topo->ppn;
     const int local = c.topo->local;
     CG_TAG_BEGIN(CG_TAG_REDUCE_HIER);

@@ -27,7 +27,7 @@ int cg_reduce_lane(CG_REDUCE_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm,
-                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_binomial));
+                           CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_binomial, CG_SITE(cg_reduce_lane)));
     const int ppn = c.topo->ppn;
     const int node = c.topo->node;
     const int local = c.topo->local;

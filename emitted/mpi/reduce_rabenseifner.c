@@ -27,7 +27,8 @@ int cg_reduce_rabenseifner(CG_REDUCE_ARGS)
     struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm, CG_NEEDS_COMMUTATIVE, NULL));
+    CG_TRY(cg_begin_reduce(&c, sendbuf, recvbuf, count, datatype, op, root, comm,
+                           CG_NEEDS_COMMUTATIVE, NULL, CG_SITE(cg_reduce_rabenseifner)));
     const int p = c.p;
     const int rank = c.rank;
     const int rem = p - cg_pof2(p);

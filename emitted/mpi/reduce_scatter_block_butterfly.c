@@ -32,7 +32,8 @@ int cg_reduce_scatter_block_butterfly(CG_REDUCE_SCATTER_BLOCK_ARGS)
     struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, 0, NULL));
+    CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
+                                         0, NULL, CG_SITE(cg_reduce_scatter_block_butterfly)));
     const int p = c.p;
     const int rank = c.rank;
     const int q = cg_pof2(p);

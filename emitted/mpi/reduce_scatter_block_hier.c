@@ -27,7 +27,8 @@ int cg_reduce_scatter_block_hier(CG_REDUCE_SCATTER_BLOCK_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
-                                         CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_scatter_block_reduce_scatter));
+                                         CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_scatter_block_reduce_scatter,
+                                         CG_SITE(cg_reduce_scatter_block_hier)));
     const int p = c.p;
     const int ppn = c.topo->ppn;
     const int local = c.topo->local;

@@ -28,7 +28,8 @@ int cg_reduce_scatter_block_recursive_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
-                                         CG_NEEDS_COMMUTATIVE, NULL));
+                                         CG_NEEDS_COMMUTATIVE, NULL,
+                                         CG_SITE(cg_reduce_scatter_block_recursive_halving)));
     const int p = c.p;
     const int rank = c.rank;
     const int rem = p - cg_pof2(p);

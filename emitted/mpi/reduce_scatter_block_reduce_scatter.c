@@ -23,7 +23,8 @@ int cg_reduce_scatter_block_reduce_scatter(CG_REDUCE_SCATTER_BLOCK_ARGS)
     struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm, 0, NULL));
+    CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
+                                         0, NULL, CG_SITE(cg_reduce_scatter_block_reduce_scatter)));
     const int p = c.p;
     CG_TAG_BEGIN(CG_TAG_REDUCE_SCATTER_BLOCK_REDUCE_SCATTER);
     CG_TRY(cg_buffers(&c, p, &in, &out, &tmp, p));

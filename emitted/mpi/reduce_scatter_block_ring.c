@@ -33,7 +33,8 @@ int cg_reduce_scatter_block_ring(CG_REDUCE_SCATTER_BLOCK_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
-                                         CG_NEEDS_COMMUTATIVE | CG_READS_PARAMS, NULL));
+                                         CG_NEEDS_COMMUTATIVE | CG_READS_PARAMS, NULL,
+                                         CG_SITE(cg_reduce_scatter_block_ring)));
     CG_TRY(cg_param_value(&cg_param_reduce_scatter_block_ring_segments, &segments));
     if (c.empty) {
         goto out;

@@ -33,7 +33,8 @@ int cg_reduce_scatter_block_two_level_halving(CG_REDUCE_SCATTER_BLOCK_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_reduce_scatter_block(&c, sendbuf, recvbuf, recvcount, datatype, op, comm,
-                                         CG_NEEDS_COMMUTATIVE | CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_scatter_block_recursive_halving));
+                                         CG_NEEDS_COMMUTATIVE | CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_reduce_scatter_block_recursive_halving,
+                                         CG_SITE(cg_reduce_scatter_block_two_level_halving)));
     const int p = c.p;
     const int ppn = c.topo->ppn;
     const int nnodes = c.topo->nnodes;

@@ -23,7 +23,7 @@ int cg_scan_exscan_reduce(CG_SCAN_ARGS)
     struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_scan(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
+    CG_TRY(cg_begin_scan(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL, CG_SITE(cg_scan_exscan_reduce)));
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_SCAN_EXSCAN_REDUCE);
     CG_TRY(cg_buffers(&c, 1, NULL, &out, &tmp, 1));

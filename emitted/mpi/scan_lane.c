@@ -29,7 +29,7 @@ int cg_scan_lane(CG_SCAN_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_scan(&c, sendbuf, recvbuf, count, datatype, op, comm,
-                         CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_scan_recursive_doubling));
+                         CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_scan_recursive_doubling, CG_SITE(cg_scan_lane)));
     const int ppn = c.topo->ppn;
     const int node = c.topo->node;
     const int local = c.topo->local;

@@ -27,7 +27,7 @@ int cg_scan_linear(CG_SCAN_ARGS)
     struct cg_buf out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_scan(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL));
+    CG_TRY(cg_begin_scan(&c, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL, CG_SITE(cg_scan_linear)));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_SCAN_LINEAR);

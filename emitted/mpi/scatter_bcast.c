@@ -23,7 +23,8 @@ int cg_scatter_bcast(CG_SCATTER_ARGS)
     struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_scatter(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL));
+    CG_TRY(cg_begin_scatter(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                            0, NULL, CG_SITE(cg_scatter_bcast)));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_SCATTER_BCAST);

@@ -23,7 +23,8 @@ int cg_scatter_binomial(CG_SCATTER_ARGS)
     struct cg_buf in, out, tmp;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_scatter(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL));
+    CG_TRY(cg_begin_scatter(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                            0, NULL, CG_SITE(cg_scatter_binomial)));
     const int p = c.p;
     const int rank = c.rank;
     const int v = cg_mod(rank - root, p);

@@ -25,7 +25,7 @@ int cg_scatter_hier(CG_SCATTER_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_scatter(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                            CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_scatter_binomial));
+                            CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_scatter_binomial, CG_SITE(cg_scatter_hier)));
     const int p = c.p;
     const int ppn = c.topo->ppn;
     const int local = c.topo->local;

@@ -29,7 +29,7 @@ int cg_scatter_lane(CG_SCATTER_ARGS)
     int rc = MPI_SUCCESS;
 
     CG_TRY(cg_begin_scatter(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                            CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_scatter_binomial));
+                            CG_NEEDS_TOPOLOGY, (cg_any_fn)cg_scatter_binomial, CG_SITE(cg_scatter_lane)));
     const int p = c.p;
     const int rank = c.rank;
     const int ppn = c.topo->ppn;

@@ -24,7 +24,8 @@ int cg_scatter_linear(CG_SCATTER_ARGS)
     struct cg_buf in, out;
     int rc = MPI_SUCCESS;
 
-    CG_TRY(cg_begin_scatter(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL));
+    CG_TRY(cg_begin_scatter(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                            0, NULL, CG_SITE(cg_scatter_linear)));
     const int p = c.p;
     const int rank = c.rank;
     CG_TAG_BEGIN(CG_TAG_SCATTER_LINEAR);
