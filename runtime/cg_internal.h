@@ -83,6 +83,14 @@ struct cg_plan_key {
     unsigned pgen; /* the params' (cg_param_gen) */
 };
 
+/* The key as words, for its hash (plan.c); zeroed whole before the key's
+ * fields are set, so that padding compares equal. */
+#define CG_PLAN_KEY_WORDS ((sizeof(struct cg_plan_key) + 7) / 8)
+union cg_plan_words {
+    struct cg_plan_key key;
+    uint64_t w[CG_PLAN_KEY_WORDS];
+};
+
 enum cg_plan_state {
     CG_PLAN_EMPTY,     /* free slot */
     CG_PLAN_SEEN,      /* the key was called once: the next such call records */
@@ -160,9 +168,10 @@ static inline void cg_plan_note_reduce(int kind, int kernel, void *to, const voi
 /* The begin's half (prologue.c): replays the call's plan when there is
  * one (CG_DONE, c->result its result, c ended), else says in *rec the
  * slot this call records into (NULL: none). hint: comm's context where the
- * caller has it, else NULL. */
+ * caller has it, else NULL; key: the caller's arguments (its gen and pgen
+ * are set here). */
 int cg_plan_lookup(struct cg_call *c, MPI_Comm comm, struct cg_comm *hint,
-                   const struct cg_plan_key *key, struct cg_site site, struct cg_plan **rec);
+                   union cg_plan_words *key, struct cg_site site, struct cg_plan **rec);
 /* Starts recording the call begun on c into rec. */
 void cg_plan_record(struct cg_call *c, struct cg_plan *rec);
 /* The call on c ends with rc: its recording, if any, becomes a plan or is

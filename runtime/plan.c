@@ -131,14 +131,8 @@ void cg_plan_note_scratch_moved(void)
     }
 }
 
-/* The key as 64-bit words (zeroed padding included). Why words: a byte
- * loop over the key was half a replayed call's instructions. */
-#define CG_PLAN_KEY_WORDS ((sizeof(struct cg_plan_key) + 7) / 8)
-union cg_plan_words {
-    struct cg_plan_key key;
-    uint64_t w[CG_PLAN_KEY_WORDS];
-};
-
+/* The key as 64-bit words (cg_internal.h). Why words: a byte loop over
+ * the key was half a replayed call's instructions. */
 static uint64_t cg_plan_hash(const union cg_plan_words *k)
 {
     uint64_t h = 0x9e3779b97f4a7c15ull;
@@ -257,7 +251,7 @@ static int cg_plan_run(struct cg_comm *cc, struct cg_plan *pl)
 }
 
 int cg_plan_lookup(struct cg_call *c, MPI_Comm comm, struct cg_comm *hint,
-                   const struct cg_plan_key *key, struct cg_site site, struct cg_plan **rec)
+                   union cg_plan_words *k, struct cg_site site, struct cg_plan **rec)
 {
     int rc = MPI_SUCCESS;
     struct cg_comm *cc = NULL;
@@ -284,23 +278,20 @@ int cg_plan_lookup(struct cg_call *c, MPI_Comm comm, struct cg_comm *hint,
             goto out; /* the first call on comm: no plans yet */
         }
     }
-    union cg_plan_words k;
-    memset(&k, 0, sizeof(k));
-    k.key = *key;
-    k.key.gen = cg_plan_gen;
-    k.key.pgen = cg_param_gen();
+    k->key.gen = cg_plan_gen;
+    k->key.pgen = cg_param_gen();
     uint64_t h = 0;
     /* The slot the last lookup found first: a loop calling one collective
      * finds it there without hashing. */
     struct cg_plan *last = &cc->plans[cc->plan_last];
-    if ((last->state != CG_PLAN_EMPTY) && (memcmp(&last->key, &k.key, sizeof(k.key)) == 0)) {
+    if ((last->state != CG_PLAN_EMPTY) && (memcmp(&last->key, &k->key, sizeof(k->key)) == 0)) {
         pl = last;
     } else {
-        h = cg_plan_hash(&k);
+        h = cg_plan_hash(k);
         for (int i = 0; i < CG_NPLANS; i++) {
             struct cg_plan *q = &cc->plans[i];
             if ((q->state != CG_PLAN_EMPTY) && (q->hash == h) &&
-                (memcmp(&q->key, &k.key, sizeof(k.key)) == 0)) {
+                (memcmp(&q->key, &k->key, sizeof(k->key)) == 0)) {
                 pl = q;
                 cc->plan_last = i;
                 break;
@@ -319,7 +310,7 @@ int cg_plan_lookup(struct cg_call *c, MPI_Comm comm, struct cg_comm *hint,
         pl = &cc->plans[cc->plan_next];
         cc->plan_next = (cc->plan_next + 1) % CG_NPLANS;
         pl->state = CG_PLAN_SEEN;
-        pl->key = k.key;
+        pl->key = k->key;
         pl->hash = h;
         if (cg_plan_mode_now == CG_PLANS_EAGER) {
             *rec = pl;

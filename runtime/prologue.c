@@ -46,19 +46,19 @@ static int begin(struct cg_call *c, const struct args *a, MPI_Comm comm, int fla
     /* A call with a plan is replayed before anything else (plan.c); the
      * key is the caller's arguments (count and dtype follow from them). */
     if (site.fn != NULL) {
-        struct cg_plan_key key;
+        union cg_plan_words key;
         memset(&key, 0, sizeof(key));
-        key.fn = site.fn;
-        key.coll = a->coll;
-        key.flags = flags;
-        key.root = a->root;
-        key.sendbuf = a->sendbuf;
-        key.recvbuf = a->recvbuf;
-        key.sendcount = a->sendcount;
-        key.recvcount = a->recvcount;
-        key.sendtype = a->sendtype;
-        key.recvtype = a->recvtype;
-        key.op = a->op;
+        key.key.fn = site.fn;
+        key.key.coll = a->coll;
+        key.key.flags = flags;
+        key.key.root = a->root;
+        key.key.sendbuf = a->sendbuf;
+        key.key.recvbuf = a->recvbuf;
+        key.key.sendcount = a->sendcount;
+        key.key.recvcount = a->recvcount;
+        key.key.sendtype = a->sendtype;
+        key.key.recvtype = a->recvtype;
+        key.key.op = a->op;
         c->replayed = 0;
         rc = cg_plan_lookup(c, comm, a->cc, &key, site, &rec);
         if (rc == CG_DONE) {
