@@ -14,8 +14,9 @@ static const struct cg_command harness_commands[] = {
     { "run", cg_run_main, "run TEST [OPTIONS]",
       "run a benchmark campaign (harness/README.md; 'collgen run\n"
       "--help')" },
-    { "report", cg_report_main, "report CAMPAIGN",
-      "remake a campaign's table, CSV and plots from its records" },
+    { "report", cg_report_main, "report CAMPAIGN...",
+      "remake a campaign's table, CSV and plots from its records;\n"
+      "several runs of one descriptor pooled (--out DIR)" },
     { "compare", cg_compare_main, "compare BASE NEW",
       "regression check of two campaigns: NEW/BASE per point,\n"
       "significance, metadata differences; exit 3 on a slowdown" },

@@ -1,5 +1,8 @@
 /* report.c - collgen report DIR [--no-plots] [--quiet]: remakes a campaign's
- * table, CSV, Markdown report and plots from its records alone.
+ * table, CSV, Markdown report and plots from its records alone; collgen
+ * report DIR DIR... --out OUT pools campaigns of one descriptor into one
+ * report whose points have the launches of all of them (report_data.c,
+ * cg_rep_load_pool).
  *
  *   1. read    points.jsonl, raw files, campaign.json, run-N.json (report_data.c)
  *   2. tables  per collective, library, p (node shape) and size,
@@ -43,7 +46,8 @@
 #include "report_util.h"
 
 static const char report_usage[] =
-    "usage: collgen report DIR [--no-plots] [--quiet]\n"
+    "usage: collgen report DIR [--out OUT] [--no-plots] [--quiet]\n"
+    "       collgen report DIR DIR... --out OUT [--quiet]\n"
     "\n"
     "Remakes DIR/table.txt, DIR/report.md, DIR/points.csv, DIR/guidelines.txt\n"
     "(guideline mock-ups against the native default), DIR/profile.json (which\n"
@@ -51,6 +55,13 @@ static const char report_usage[] =
     "DIR/points.jsonl and DIR/raw/ (harness/FORMATS.md), and prints the table.\n"
     "DIR is a campaign directory written by 'collgen run'.\n"
     "\n"
+    "With several DIRs, campaigns of one descriptor (run again, to have more\n"
+    "launches a point) are pooled: every point gets the launches of all of\n"
+    "them, in the order given, so that the launch-median test and the false\n"
+    "discovery rate see them all. The report goes to OUT (created; not one of\n"
+    "the DIRs, which are only read), without plots.\n"
+    "\n"
+    "  --out OUT    write the outputs into OUT instead of DIR\n"
     "  --no-plots   write the tables, CSV and report only\n"
     "  --quiet      print nothing but errors and warnings\n"
     "\n"
@@ -59,9 +70,12 @@ static const char report_usage[] =
 
 
 struct report_opts {
-    const char *dir; /* the campaign directory */
-    int no_plots;    /* --no-plots */
-    int quiet;       /* --quiet */
+    const char *dir;          /* where the outputs go: the campaign, or --out */
+    const char *const *dirs;  /* the campaign directories (argv's) */
+    size_t ndirs;             /* how many: several are pooled */
+    const char *out;          /* --out, or NULL */
+    int no_plots;             /* --no-plots (implied when pooled) */
+    int quiet;                /* --quiet */
 };
 
 /* One output file: written to tmp, renamed to path at the end. */
@@ -202,6 +216,7 @@ static int plots_section(struct cg_rep_doc *d, const char *dir)
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
     static const struct option longs[] = {
+        { "out", required_argument, NULL, 'o' },
         { "no-plots", no_argument, NULL, 'P' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
@@ -213,6 +228,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
     optind = 1;
     while ((opt = getopt_long(argc, argv, ":qh", longs, NULL)) != -1) {
         switch (opt) {
+        case 'o':
+            o->out = optarg;
+            break;
         case 'P':
             o->no_plots = 1;
             break;
@@ -226,16 +244,18 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
             return cg_cli_bad_option("collgen report", opt, argv);
         }
     }
-    if (optind < argc - 1) {
-        fprintf(stderr, "collgen report: error: one campaign directory at a time ('%s' and '%s')\n",
-                argv[optind], argv[optind + 1]);
-        return 2;
-    }
     if (optind == argc) {
         fprintf(stderr, "collgen report: error: which campaign directory? (collgen report --help)\n");
         return 2;
     }
-    o->dir = argv[optind];
+    o->dirs = (const char *const *)(argv + optind);
+    o->ndirs = (size_t)(argc - optind);
+    if (o->ndirs > 1 && o->out == NULL) {
+        fprintf(stderr, "collgen report: error: %zu campaign directories pool into one report: "
+                        "say where it goes (--out OUT)\n", o->ndirs);
+        return 2;
+    }
+    o->dir = (o->out != NULL) ? o->out : o->dirs[0];
     return 0;
 }
 
@@ -258,9 +278,48 @@ int cg_report_main(int argc, char **argv)
     }
     o.dir = dir;
 
+    /* --out: a directory of its own, made if missing, never a source (whose
+     * own report it would overwrite). Plots need the records where they go
+     * (plots.py DIR), so only a campaign's own report has them. */
+    const char *why_no_plots = NULL;
+    if (o.out != NULL) {
+        struct stat so, sd;
+        if (mkdir(o.dir, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "%s: error: cannot make the output directory: %s\n", o.dir,
+                    strerror(errno));
+            free(dir);
+            return 2;
+        }
+        if (stat(o.dir, &so) != 0 || !S_ISDIR(so.st_mode)) {
+            fprintf(stderr, "%s: error: not a directory (--out)\n", o.dir);
+            free(dir);
+            return 2;
+        }
+        for (size_t k = 0; k < o.ndirs; k++) {
+            if (stat(o.dirs[k], &sd) == 0 && sd.st_dev == so.st_dev && sd.st_ino == so.st_ino) {
+                fprintf(stderr, "%s: error: --out is the campaign directory %s: a report with "
+                                "--out goes elsewhere\n", o.dir, o.dirs[k]);
+                free(dir);
+                return 2;
+            }
+        }
+        why_no_plots = (o.ndirs > 1) ? "a pooled report has no plots; each campaign's own "
+                                       "report has them"
+                                     : "a report written elsewhere (--out) has no plots; the "
+                                       "campaign's own report has them";
+    }
+
     /* 1. Read and check everything before writing anything. */
     struct cg_rep_campaign c;
-    rc = cg_rep_load(&c, o.dir, stderr);
+    rc = (o.ndirs > 1) ? cg_rep_load_pool(&c, o.dirs, o.ndirs, o.dir, stderr)
+                       : cg_rep_load(&c, o.dirs[0], stderr);
+    if (rc == 0 && o.out != NULL) {
+        c.out = o.out; /* "How to reproduce" names it */
+        if (o.ndirs == 1) {
+            c.sources = o.dirs;
+            c.nsources = 1;
+        }
+    }
     if (rc != 0) {
         if (rc == 1) {
             fprintf(stderr, "collgen: report: out of memory\n");
@@ -280,10 +339,12 @@ int cg_report_main(int argc, char **argv)
     }
     if (repeats > 0) {
         fprintf(stderr,
-                "collgen: report: warning: %s/points.jsonl has %zu repeated record%s (point ids "
+                "collgen: report: warning: %s%s has %zu repeated record%s (point ids "
                 "recorded more than once, first: line %d repeats line %d); the tables use the "
                 "first record of each point and report.md lists the others\n",
-                o.dir, repeats, repeats == 1 ? "" : "s", c.recs[first].line,
+                (o.ndirs > 1) ? "the pooled campaigns' " : o.dirs[0],
+                (o.ndirs > 1) ? "points" : "/points.jsonl", repeats, repeats == 1 ? "" : "s",
+                c.recs[first].line,
                 c.recs[first].duplicate_of);
     }
     /* Which generated schedules are guideline mock-ups: their summaries,
@@ -351,7 +412,7 @@ int cg_report_main(int argc, char **argv)
     }
 
     /* 4. The plots (plots.py replaces DIR/plots/ as a whole when it is done). */
-    if (!o.no_plots) {
+    if (!o.no_plots && why_no_plots == NULL) {
         plots = cg_rep_make_plots(o.dir, NULL, why, sizeof why);
         if (plots != CG_REP_PLOTS_MADE) {
             fprintf(stderr, "collgen: report: plots not made: %s\n", why);
@@ -381,6 +442,13 @@ int cg_report_main(int argc, char **argv)
         if (nplots == 0) {
             cg_rep_doc_add(&md_doc, CG_REP_PARA, 0, "plots.py found nothing to plot.");
         }
+    } else if (plots == CG_REP_PLOTS_NOT_ASKED && why_no_plots != NULL) {
+        char *msg = cg_rep_strf("Not made: %s.", why_no_plots);
+        if (msg == NULL) {
+            goto oom;
+        }
+        cg_rep_doc_add(&md_doc, CG_REP_PARA, 0, msg);
+        free(msg);
     } else if (plots == CG_REP_PLOTS_NOT_ASKED) {
         cg_rep_doc_add(&md_doc, CG_REP_PARA, 0,
                        "Not made (collgen report --no-plots); rerun without it to make them.");

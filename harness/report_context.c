@@ -295,9 +295,49 @@ static void timing_summary(struct cg_rep_doc *d, const struct cg_rep_campaign *c
 static const char *const context_heads[] = {"field", "value", "runs"};
 static const char context_align[] = "lll";
 
+/* A pooled report's sources: "Pooled from 2 campaigns of one descriptor
+ * (20 launches a point): A (launches 1-10), B (11-20). ..." */
+static void pooled_from(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
+{
+    struct cg_rep_buf b;
+    cg_rep_buf_init(&b);
+    int total = 0;
+    for (size_t k = 0; k < c->nsources; k++) {
+        total += c->source_launches[k];
+    }
+    cg_rep_buf_printf(&b, "Pooled from %zu campaigns of one descriptor (%d launches a point): ",
+                      c->nsources, total);
+    int first = 1;
+    for (size_t k = 0; k < c->nsources; k++) {
+        int last = first + c->source_launches[k] - 1;
+        cg_rep_buf_printf(&b, "%s`%s` (launch%s %d", (k > 0) ? ", " : "", c->sources[k],
+                          (last > first) ? "es" : "", first);
+        if (last > first) {
+            cg_rep_buf_printf(&b, "-%d", last);
+        }
+        cg_rep_buf_printf(&b, ")");
+        first = last + 1;
+    }
+    cg_rep_buf_printf(&b, ". Every point's launches are those of all of them, renumbered in this "
+                          "order, so the launch-median test and the false discovery rate below "
+                          "see them all; record lines count across the sources in order. The "
+                          "context below is the first campaign's.");
+    char *text = b.failed ? NULL : cg_rep_buf_take(&b);
+    cg_rep_buf_fini(&b);
+    if (text == NULL) {
+        d->failed = 1;
+        return;
+    }
+    cg_rep_doc_add(d, CG_REP_PARA, 0, text);
+    free(text);
+}
+
 void cg_rep_build_context(struct cg_rep_doc *d, const struct cg_rep_campaign *c)
 {
     cg_rep_doc_add(d, CG_REP_HEADING, 2, "Context");
+    if (c->nsources > 1) {
+        pooled_from(d, c);
+    }
     if (c->campaign == NULL) {
         cg_rep_doc_add(d, CG_REP_PARA, 0, "campaign.json: absent.");
     } else {
@@ -371,14 +411,30 @@ void cg_rep_build_reproduce(struct cg_rep_doc *d, const struct cg_rep_campaign *
     char *cmd = command_line(c);
     if (cmd != NULL) {
         cg_rep_doc_add(d, CG_REP_PARA, 0,
-                       "The campaign was run from the repository root with (campaign.json):");
+                       (c->nsources > 1)
+                           ? "The first campaign was run from the repository root with (its "
+                             "campaign.json; the others the same way, each with its own --out):"
+                           : "The campaign was run from the repository root with (campaign.json):");
         cg_rep_doc_add(d, CG_REP_CODE, 0, cmd);
         free(cmd);
     } else {
         cg_rep_doc_add(d, CG_REP_PARA, 0,
                        "campaign.json does not say how the campaign was run (no command_line).");
     }
-    char *again = cg_rep_strf("build/collgen report %s", c->dir);
+    char *again = NULL;
+    if (c->sources != NULL) {
+        struct cg_rep_buf b;
+        cg_rep_buf_init(&b);
+        cg_rep_buf_printf(&b, "build/collgen report");
+        for (size_t k = 0; k < c->nsources; k++) {
+            cg_rep_buf_printf(&b, " %s", c->sources[k]);
+        }
+        cg_rep_buf_printf(&b, " --out %s", (c->out != NULL) ? c->out : c->dir);
+        again = b.failed ? NULL : cg_rep_buf_take(&b);
+        cg_rep_buf_fini(&b);
+    } else {
+        again = cg_rep_strf("build/collgen report %s", c->dir);
+    }
     if (again == NULL) {
         d->failed = 1;
         return;

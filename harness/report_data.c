@@ -760,7 +760,9 @@ static int load_points(struct cg_rep_campaign *c, FILE *err)
     return rc;
 }
 
-int cg_rep_load(struct cg_rep_campaign *c, const char *dir, FILE *err)
+/* Reads dir's records, raw files, campaign.json and run files into c,
+ * without marking repeats or merging launches (cg_rep_load, pooling). */
+static int load_dir(struct cg_rep_campaign *c, const char *dir, FILE *err)
 {
     memset(c, 0, sizeof *c);
     c->dir = dir;
@@ -793,9 +795,6 @@ int cg_rep_load(struct cg_rep_campaign *c, const char *dir, FILE *err)
             return 1;
         }
     }
-    if (mark_duplicates(c) != 0 || mark_shapes(c) != 0 || cg_rep_merge_launches(c) != 0) {
-        return 1;
-    }
     char *path = cg_rep_strf("%s/campaign.json", dir);
     if (path == NULL) {
         return 1;
@@ -808,6 +807,180 @@ int cg_rep_load(struct cg_rep_campaign *c, const char *dir, FILE *err)
         return oom ? 1 : 2;
     }
     return load_runs(c, err);
+}
+
+/* Repeats, node shapes, launches: what the tables need of all records. */
+static int finish_load(struct cg_rep_campaign *c)
+{
+    if (mark_duplicates(c) != 0 || mark_shapes(c) != 0 || cg_rep_merge_launches(c) != 0) {
+        return 1;
+    }
+    return 0;
+}
+
+int cg_rep_load(struct cg_rep_campaign *c, const char *dir, FILE *err)
+{
+    int rc = load_dir(c, dir, err);
+    return (rc != 0) ? rc : finish_load(c);
+}
+
+/* The descriptor a campaign ran: campaign.json's test.name and, where it
+ * has one, test.fnv1a64; NULL name when there is no campaign.json. */
+static void test_of(const struct cg_rep_campaign *c, const char **name, const char **hash)
+{
+    *name = NULL;
+    *hash = NULL;
+    if (c->campaign != NULL) {
+        (void)cg_jget_str(c->campaign, "test.name", name);
+        (void)cg_jget_str(c->campaign, "test.fnv1a64", hash);
+    }
+}
+
+/* The launches a campaign ran: the largest launch.of of its records. */
+static int launches_of(const struct cg_rep_campaign *c)
+{
+    int n = 1;
+    for (size_t i = 0; i < c->nrecs; i++) {
+        n = (c->recs[i].launches > n) ? c->recs[i].launches : n;
+    }
+    return n;
+}
+
+/* Sets obj[key] to item, replacing what is there. 1 done (item is obj's);
+ * 0 item NULL or not set (then freed). */
+static int set_item(cJSON *obj, const char *key, cJSON *item)
+{
+    if (item == NULL) {
+        return 0;
+    }
+    int ok = (cJSON_GetObjectItemCaseSensitive(obj, key) != NULL)
+                 ? cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item)
+                 : cJSON_AddItemToObject(obj, key, item);
+    if (!ok) {
+        cJSON_Delete(item);
+    }
+    return ok ? 1 : 0;
+}
+
+/* Record r of the pooled campaign as launch `launch` of `of`, at pooled line
+ * `line`: its launch block says so (a single-launch record gets one, its id
+ * the shared one), and its point id becomes "<shared id>-L<launch>", since
+ * every source has a launch of the same id. In the JSON too, so that the
+ * CSV says the same. 0, or 1 out of memory. */
+static int renumber(struct cg_rep_record *r, int launch, int of, int line)
+{
+    cJSON *lb = cJSON_GetObjectItemCaseSensitive(r->json, "launch");
+    if (!cJSON_IsObject(lb)) {
+        lb = cJSON_CreateObject();
+        if (lb == NULL) {
+            return 1;
+        }
+        if (!set_item(lb, "point_id", cJSON_CreateString(r->point_id))) {
+            cJSON_Delete(lb);
+            return 1;
+        }
+        if (!set_item(r->json, "launch", lb)) {
+            return 1; /* freed */
+        }
+    }
+    if (!set_item(lb, "index", cJSON_CreateNumber(launch)) ||
+        !set_item(lb, "of", cJSON_CreateNumber(of))) {
+        return 1;
+    }
+    r->base_id = cJSON_GetObjectItemCaseSensitive(lb, "point_id")->valuestring;
+    char *id = cg_rep_strf("%s-L%d", r->base_id, launch);
+    if (id == NULL || !set_item(r->json, "point_id", cJSON_CreateString(id))) {
+        free(id);
+        return 1;
+    }
+    free(id);
+    r->point_id = cJSON_GetObjectItemCaseSensitive(r->json, "point_id")->valuestring;
+    r->launch = launch;
+    r->launches = of;
+    r->line = line;
+    return 0;
+}
+
+int cg_rep_load_pool(struct cg_rep_campaign *c, const char *const *dirs, size_t n,
+                     const char *out_dir, FILE *err)
+{
+    memset(c, 0, sizeof *c);
+    c->dir = out_dir;
+    struct cg_rep_campaign *parts = calloc(n, sizeof *parts);
+    int *launches = calloc(n, sizeof *launches);
+    if (parts == NULL || launches == NULL) {
+        free(parts);
+        free(launches);
+        return 1;
+    }
+    int rc = 0;
+    size_t nrecs = 0;
+    int total = 0;
+    const char *name0 = NULL, *hash0 = NULL;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        rc = load_dir(&parts[k], dirs[k], err);
+        if (rc != 0) {
+            break;
+        }
+        const char *name = NULL, *hash = NULL;
+        test_of(&parts[k], &name, &hash);
+        if (name == NULL) {
+            fprintf(err, "%s: error: no campaign.json with test.name: campaigns pool only when "
+                         "they ran one descriptor, and this one does not say which\n", dirs[k]);
+            rc = 2;
+        } else if (k == 0) {
+            name0 = name;
+            hash0 = hash;
+        } else if (strcmp(name, name0) != 0 ||
+                   (hash != NULL && hash0 != NULL && strcmp(hash, hash0) != 0)) {
+            fprintf(err, "%s: error: it ran descriptor '%s'%s%s%s, %s ran '%s'%s%s%s: campaigns "
+                         "pool only when they ran one descriptor (collgen compare shows what "
+                         "differs)\n", dirs[k], name, hash ? " (fnv1a64 " : "", hash ? hash : "",
+                    hash ? ")" : "", dirs[0], name0, hash0 ? " (fnv1a64 " : "",
+                    hash0 ? hash0 : "", hash0 ? ")" : "");
+            rc = 2;
+        }
+        launches[k] = launches_of(&parts[k]);
+        total += launches[k];
+        nrecs += parts[k].nrecs;
+    }
+    if (rc == 0) {
+        c->recs = calloc(nrecs + 1, sizeof *c->recs);
+        rc = (c->recs == NULL) ? 1 : 0;
+    }
+    /* The records of every source, in order, as launches of the pooled
+     * campaign: source k's launch i is launch (launches before k) + i. */
+    int first = 0, line = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        for (size_t i = 0; i < parts[k].nrecs && rc == 0; i++) {
+            struct cg_rep_record *r = &c->recs[c->nrecs];
+            *r = parts[k].recs[i];
+            c->nrecs++;
+            memset(&parts[k].recs[i], 0, sizeof parts[k].recs[i]); /* owned by c now */
+            rc = renumber(r, first + r->launch, total, ++line);
+        }
+        first += launches[k];
+        parts[k].nrecs = 0;
+    }
+    if (rc == 0) {
+        c->campaign = parts[0].campaign; /* the context: the first source's */
+        c->runs = parts[0].runs;
+        c->nruns = parts[0].nruns;
+        parts[0].campaign = NULL;
+        parts[0].runs = NULL;
+        parts[0].nruns = 0;
+        c->sources = dirs;
+        c->source_launches = launches;
+        c->nsources = n;
+        launches = NULL;
+        rc = finish_load(c);
+    }
+    for (size_t k = 0; k < n; k++) {
+        cg_rep_campaign_fini(&parts[k]);
+    }
+    free(parts);
+    free(launches);
+    return rc;
 }
 
 void cg_rep_campaign_fini(struct cg_rep_campaign *c)
@@ -823,6 +996,7 @@ void cg_rep_campaign_fini(struct cg_rep_campaign *c)
     }
     free(c->runs);
     cJSON_Delete(c->campaign);
+    free(c->source_launches);
     memset(c, 0, sizeof *c);
 }
 

@@ -106,6 +106,12 @@ struct cg_rep_campaign {
     cJSON *campaign;              /* campaign.json, or NULL when absent */
     struct cg_rep_run *runs;      /* run-<n>.json sorted by n */
     size_t nruns;                 /* how many */
+    /* Pooled (cg_rep_load_pool): the campaign directories, in order, and
+     * the launches each gave; else NULL, 0. dir is then the output's. */
+    const char *const *sources;
+    int *source_launches;         /* owned */
+    size_t nsources;
+    const char *out;              /* --out (collgen report): where the report goes, or NULL */
 };
 
 /* Reads dir. On a missing directory or points.jsonl, or anything malformed
@@ -113,6 +119,16 @@ struct cg_rep_campaign {
  * out of memory returns 1; 0 on success. c is always safe to fini. */
 int cg_rep_load(struct cg_rep_campaign *c, const char *dir, FILE *err);
 void cg_rep_campaign_fini(struct cg_rep_campaign *c);
+
+/* Reads the n campaign directories dirs (n >= 2), which must have run one
+ * descriptor (campaign.json's test.name, and test.fnv1a64 where both have
+ * one), as one campaign whose points have the launches of all of them: the
+ * first's launches first, then the second's, each record's launch index,
+ * count and point id renumbered (harness/REPORT.md, "Pooled campaigns").
+ * Its campaign.json and run files are the first's; dir is out_dir. Errors
+ * and return values as cg_rep_load's. */
+int cg_rep_load_pool(struct cg_rep_campaign *c, const char *const *dirs, size_t n,
+                     const char *out_dir, FILE *err);
 
 /* The campaign's id: campaign.json's "campaign", else the first record's,
  * else "?". Borrowed from c. */

@@ -495,7 +495,7 @@ CG_COLL_TABLE(X)
 #define CG_PLANS_ON 1    /* record a call whose arguments were seen before (default) */
 #define CG_PLANS_EAGER 2 /* record every call that can be (tests: the next call replays) */
 void cg_plan_mode(int mode);
-/* Plans replayed by this process so far (tests, measurements). */
+/* Plans replayed by the calling thread so far (tests, measurements). */
 unsigned long cg_plan_replays(void);
 
 /* Ends the call (cg_call_end) and returns its result: rc, or for CG_DONE

@@ -56,7 +56,7 @@ _Thread_local struct cg_plan *cg_rec;
  * until the first call reads CG_PLANS. */
 static int cg_plan_mode_now = -1;
 static unsigned cg_plan_gen = 1;
-static unsigned long cg_plan_nreplays;
+static _Thread_local unsigned long cg_plan_nreplays; /* per thread: no shared counter */
 
 void cg_plan_mode(int mode)
 {

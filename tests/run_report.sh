@@ -617,9 +617,13 @@ usage_case report_unknown_short_option_exits_2 \
     "collgen report: error: unknown option '-x' (collgen report --help)" "$collgen" report -x "$tmp"
 usage_case report_without_a_directory_exits_2 \
     "collgen report: error: which campaign directory? (collgen report --help)" "$collgen" report --quiet
-usage_case report_with_two_directories_exits_2 \
-    "collgen report: error: one campaign directory at a time ('a' and 'b')" "$collgen" report a b
-help_case report_help_prints_the_usage "usage: collgen report DIR [--no-plots] [--quiet]" \
+usage_case report_with_two_directories_and_no_out_exits_2 \
+    "collgen report: error: 2 campaign directories pool into one report: say where it goes (--out OUT)" \
+    "$collgen" report a b
+usage_case report_out_without_its_value_exits_2 \
+    "collgen report: error: option '--out' needs a value (collgen report --help)" \
+    "$collgen" report a --out
+help_case report_help_prints_the_usage "usage: collgen report DIR [--out OUT] [--no-plots] [--quiet]" \
     "$collgen" report --help
 usage_case compare_threshold_without_its_value_exits_2 \
     "collgen compare: error: option '--threshold' needs a value (collgen compare --help)" \
@@ -661,6 +665,90 @@ for prog in build/openmpi/bench build/cuda/bench_cuda; do
     help_case "${name}_help_prints_the_usage" "usage: $name JOBFILE" "$prog" --help
 done
 
+
+# ---- pooled campaigns (collgen report DIR DIR... --out OUT) ------------------------
+# Two copies of the fixture as two runs of one descriptor; in the second, the
+# generated ring of Open MPI p = 4 1 MiB (455 us) made 3 times slower. Pooled,
+# every point has 2 launches (the first's, then the second's), so that
+# point's median is the median of 455 and 1365 us, 910; the sources are only
+# read; the report says where its launches came from and how to remake it.
+a=$(fresh pool_a)
+b=$(fresh pool_b)
+/usr/bin/python3 - "$b" <<'EOF2'
+import json, os, sys
+d = sys.argv[1]
+recs = [json.loads(l) for l in open(os.path.join(d, "points.jsonl"))]
+for r in recs:
+    if (r["name"] == "allreduce_ring" and r["library"] == "openmpi" and r["size_B"] == 1048576
+            and r["requested"]["ranks"] == 4):
+        r["timing"]["median_ns"] *= 3
+        raw = os.path.join(d, r["raw"])
+        vals = [float(x) * 3 for x in open(raw).read().split()]
+        open(raw, "w").write("".join("%d\n" % v for v in vals))
+with open(os.path.join(d, "points.jsonl"), "w") as f:
+    for r in recs:
+        f.write(json.dumps(r) + "\n")
+EOF2
+before=$(cd "$tmp" && find pool_a pool_b -type f | sort | xargs md5sum | md5sum)
+"$collgen" report "$a" "$b" --out "$tmp/pooled" --quiet >"$tmp/pool.out" 2>"$tmp/pool.err"
+rc=$?
+check pooled_report_exits_0_and_writes_into_out \
+    [ "$rc" = 0 -a -s "$tmp/pooled/table.txt" -a -s "$tmp/pooled/report.md" -a -s "$tmp/pooled/points.csv" ]
+[ "$rc" = 0 ] || sed 's/^/# /' "$tmp/pool.err"
+check pooled_report_only_reads_its_sources \
+    [ "$(cd "$tmp" && find pool_a pool_b -type f | sort | xargs md5sum | md5sum)" = "$before" ]
+if /usr/bin/python3 - "$tmp/pooled/points.csv" "$fixture/points.jsonl" <<'EOF2'; then
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+n = sum(1 for l in open(sys.argv[2]) if l.strip())
+ids = [r["point_id"] for r in rows]
+ok = (len(rows) == 2 * n and all(r["launch.of"] == "2" for r in rows) and
+      sum(i.endswith("-L1") for i in ids) == n and sum(i.endswith("-L2") for i in ids) == n and
+      len(set(ids)) == 2 * n)
+if not ok:
+    print("rows", len(rows), "want", 2 * n, "of", sorted(set(r["launch.of"] for r in rows)))
+sys.exit(0 if ok else 1)
+EOF2
+    pass pooled_points_are_two_launches_each_with_ids_of_their_own
+else
+    fail pooled_points_are_two_launches_each_with_ids_of_their_own
+fi
+got=$(row "$tmp/pooled/table.txt" "allreduce / openmpi / p=4 / double sum" "1 MiB" | head -1)
+check pooled_median_is_the_median_of_the_launch_medians grep -q ' 910\.0 ' <<<"$got"
+grep -q ' 910\.0 ' <<<"$got" || echo "# got: $got"
+check pooled_report_names_its_sources_and_their_launches \
+    grep -q "Pooled from 2 campaigns of one descriptor (2 launches a point): \`$a\` (launch 1), \`$b\` (launch 2)" \
+    "$tmp/pooled/report.md"
+check pooled_report_says_how_to_remake_it \
+    grep -qx "build/collgen report $a $b --out $tmp/pooled" "$tmp/pooled/report.md"
+check pooled_report_has_no_plots grep -q '^Not made: a pooled report has no plots' "$tmp/pooled/report.md"
+
+# Campaigns of two descriptors do not pool: exit 2, both named, nothing written.
+c=$(fresh pool_other)
+/usr/bin/python3 - "$c/campaign.json" <<'EOF2'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["test"]["name"] = "another"
+json.dump(j, open(sys.argv[1], "w"))
+EOF2
+"$collgen" report "$a" "$c" --out "$tmp/pooled_other" --quiet >/dev/null 2>"$tmp/pool_other.err"
+rc=$?
+check pooling_two_descriptors_exits_2_naming_both \
+    [ "$rc" = 2 -a ! -e "$tmp/pooled_other/table.txt" ]
+check pooling_two_descriptors_says_which \
+    grep -q "^$c: error: it ran descriptor 'another', $a ran 'fixture': campaigns pool only when they ran one descriptor" \
+    "$tmp/pool_other.err"
+"$collgen" report "$a" "$b" --out "$b" --quiet >/dev/null 2>"$tmp/pool_self.err"
+rc=$?
+check pooling_into_a_source_exits_2 [ "$rc" = 2 -a ! -e "$b/table.txt" ]
+check pooling_into_a_source_says_so grep -q "error: --out is the campaign directory $b" "$tmp/pool_self.err"
+# One campaign with --out: its report goes there, not into the campaign.
+"$collgen" report "$a" --out "$tmp/elsewhere" --quiet >/dev/null 2>&1
+rc=$?
+check report_with_out_writes_there_only \
+    [ "$rc" = 0 -a -s "$tmp/elsewhere/table.txt" -a ! -e "$a/table.txt" ]
+check report_with_out_says_how_to_remake_it \
+    grep -qx "build/collgen report $a --out $tmp/elsewhere" "$tmp/elsewhere/report.md"
 
 # ---- the Speed section (schema 3) ------------------------------------------------
 # The fixture's records made schema 3 with a roofline: the summary pairs
