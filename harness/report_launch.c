@@ -59,13 +59,16 @@ static int merge_one(struct cg_rep_campaign *c, const struct by_base *v, size_t 
     double *med = malloc(n * sizeof *med);
     double *sorted = malloc(n * sizeof *sorted);
     double *floors = malloc(n * sizeof *floors);
+    double *limits = malloc(2 * n * sizeof *limits); /* roofline: limits, then overlaps */
     size_t nraw = 0;
     size_t nfloor = 0;
+    size_t nlimit = 0;
     long reps = 0;
-    if (med == NULL || sorted == NULL || floors == NULL) {
+    if (med == NULL || sorted == NULL || floors == NULL || limits == NULL) {
         free(med);
         free(sorted);
         free(floors);
+        free(limits);
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -77,6 +80,11 @@ static int merge_one(struct cg_rep_campaign *c, const struct by_base *v, size_t 
         if (isfinite(r->floor_ns)) {
             floors[nfloor++] = r->floor_ns;
         }
+        if (r->roof_limit_ns > 0.0 && r->roof_overlap_ns > 0.0) {
+            limits[nlimit] = r->roof_limit_ns;
+            limits[n + nlimit] = r->roof_overlap_ns;
+            nlimit++;
+        }
     }
     double *raw = NULL;
     if (nraw > 0) {
@@ -85,6 +93,7 @@ static int merge_one(struct cg_rep_campaign *c, const struct by_base *v, size_t 
             free(med);
             free(sorted);
             free(floors);
+            free(limits);
             return -1;
         }
         size_t k = 0;
@@ -113,6 +122,15 @@ static int merge_one(struct cg_rep_campaign *c, const struct by_base *v, size_t 
         rep->floor_ns = median_of(floors, nfloor);
         rep->below_floor = rep->ranks > 1 && m < rep->floor_ns;
     }
+    /* The roofline, like the floor: each launch measures its own, and the
+     * median of the launch medians is set against the median of their
+     * limits (the first launch's alone put Open MPI's 64 MiB allreduce at
+     * 1.603 of a limit its launches were 0.98 to 1.09 of, measurements/
+     * 2026-12-07-plans.md section 5). */
+    if (nlimit > 0) {
+        rep->roof_limit_ns = median_of(limits, nlimit);
+        rep->roof_overlap_ns = median_of(limits + n, nlimit);
+    }
     if (raw != NULL) {
         free(rep->raw);
         rep->raw = raw;
@@ -125,6 +143,7 @@ static int merge_one(struct cg_rep_campaign *c, const struct by_base *v, size_t 
     }
     free(sorted);
     free(floors);
+    free(limits);
     return 0;
 }
 
