@@ -107,7 +107,7 @@ struct cg_plan {
     struct cg_plan_op *ops;   /* allocated cap, nops used */
     int nops, cap;
     int nreqs;                /* request slots its messages use */
-    int bad;                  /* recording: 1 scratch moved (record again), 2 refused (never) */
+    int bad;                  /* recording: 2 refused (never), else 0 */
     const struct cg_call *owner; /* recording: the call */
 };
 
@@ -120,8 +120,6 @@ void cg_plan_note(const struct cg_plan_op *op);
 /* What a recording call did that a plan cannot replay (a derived datatype
  * built for a message, a call step, a copy through MPI): not recorded. */
 void cg_plan_refuse(void);
-/* Lost when a scratch slot moves: every plan of the context is stale. */
-void cg_plan_note_scratch_moved(void);
 
 /* memcpy and memset that a recording call notes. */
 static inline void cg_memcpy(void *to, const void *from, size_t n)

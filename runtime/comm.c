@@ -369,7 +369,6 @@ void *cg_scratch(struct cg_call *c, int slot, size_t bytes, int *rc)
         want = (want + align - 1) / align * align; /* aligned_alloc: a multiple */
         free(cc->scratch[slot]);
         cc->scratch_gen++; /* plans hold scratch addresses (plan.c) */
-        cg_plan_note_scratch_moved();
         cc->scratch[slot] = aligned_alloc(align, want);
         cc->scratch_bytes[slot] = (cc->scratch[slot] != NULL) ? want : 0;
         if (cc->scratch[slot] == NULL) {

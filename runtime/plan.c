@@ -124,13 +124,6 @@ void cg_plan_refuse(void)
     }
 }
 
-void cg_plan_note_scratch_moved(void)
-{
-    if ((cg_rec != NULL) && (cg_rec->bad == 0)) {
-        cg_rec->bad = 1;
-    }
-}
-
 /* The key as 64-bit words (cg_internal.h). Why words: a byte loop over
  * the key was half a replayed call's instructions. */
 static uint64_t cg_plan_hash(const union cg_plan_words *k)
@@ -352,7 +345,7 @@ void cg_plan_end(const struct cg_call *c, int rc)
         pl->state = CG_PLAN_EMPTY;
     } else if (pl->bad == 2) {
         pl->state = CG_PLAN_NEVER;
-    } else if ((pl->bad == 1) || (pl->scratch_gen != c->cc->scratch_gen)) {
+    } else if (pl->scratch_gen != c->cc->scratch_gen) {
         pl->state = CG_PLAN_SEEN; /* scratch moved while it ran: the next call records */
     } else {
         pl->state = CG_PLAN_READY;
